@@ -1,0 +1,61 @@
+//! Build script: records how the crate was built (for verification reports) and tells the
+//! dispatcher whether AVX2 and FMA are guaranteed at compile time.
+
+use std::env;
+use std::process::Command;
+
+fn main() {
+    println!("cargo::rustc-check-cfg=cfg(fmadiv_static_avx2_fma)");
+    println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-env-changed=RUSTFLAGS");
+    println!("cargo::rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
+
+    let target = env::var("TARGET").unwrap_or_else(|_| "unknown".into());
+    let arch = env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
+    let features = env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
+    let profile = env::var("PROFILE").unwrap_or_else(|_| "unknown".into());
+    let opt_level = env::var("OPT_LEVEL").unwrap_or_else(|_| "?".into());
+
+    // With both features enabled for the whole crate (`-C target-cpu=native`, or
+    // `-C target-feature=+avx2,+fma`) the kernel is called directly: no runtime detection.
+    let enabled: Vec<&str> = features.split(',').collect();
+    let static_avx2_fma = arch == "x86_64" && enabled.contains(&"avx2") && enabled.contains(&"fma");
+    if static_avx2_fma {
+        println!("cargo::rustc-cfg=fmadiv_static_avx2_fma");
+    }
+
+    // Only the features that matter to the kernel, in a stable order, for reports.
+    let relevant: Vec<&str> = ["sse2", "avx", "avx2", "fma", "avx512f"]
+        .into_iter()
+        .filter(|f| enabled.contains(f))
+        .collect();
+
+    let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let rustc_version = Command::new(rustc)
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|| "unknown".into());
+
+    println!("cargo::rustc-env=FMADIV_BUILD_TARGET={target}");
+    println!(
+        "cargo::rustc-env=FMADIV_BUILD_FEATURES={}",
+        if relevant.is_empty() {
+            "none".to_string()
+        } else {
+            relevant.join(",")
+        }
+    );
+    println!("cargo::rustc-env=FMADIV_BUILD_PROFILE={profile} (opt-level {opt_level})");
+    println!("cargo::rustc-env=FMADIV_BUILD_RUSTC={rustc_version}");
+    println!(
+        "cargo::rustc-env=FMADIV_BUILD_DISPATCH={}",
+        if static_avx2_fma {
+            "static (avx2+fma enabled at compile time)"
+        } else {
+            "runtime detection"
+        }
+    );
+}

@@ -1,0 +1,68 @@
+//! The portable path: the same bits as x86's `divps` on any CPU.
+//!
+//! Finite and infinite results of `a / b` are fixed by IEEE-754 on every platform; only
+//! NaN results differ between architectures (and are unspecified in Rust). They are made
+//! explicit here with x86's rule: the first NaN operand, quieted; otherwise the negative
+//! default NaN. On x86-64 without AVX2 the divisions run four at a time on SSE's `divps`
+//! (baseline on x86-64, through `safe_arch`).
+
+use crate::bits::{QUIET_NAN_BIT, X86_DEFAULT_NAN_BITS};
+
+/// The NaN x86 returns for `a / b` when the result is NaN.
+#[inline]
+fn x86_nan(a: f32, b: f32) -> f32 {
+    let propagated = if a.is_nan() {
+        a
+    } else if b.is_nan() {
+        b
+    } else {
+        return f32::from_bits(X86_DEFAULT_NAN_BITS);
+    };
+    // Signalling NaNs come back quiet, payload and sign kept.
+    f32::from_bits(propagated.to_bits() | QUIET_NAN_BIT)
+}
+
+/// One quotient with x86's bits.
+#[inline]
+pub fn div_one(a: f32, b: f32) -> f32 {
+    let q = a / b;
+    if q.is_nan() { x86_nan(a, b) } else { q }
+}
+
+/// `out[i] = a[i] / b[i]` with x86's bits. The lengths must be equal.
+pub fn div_slices(a: &[f32], b: &[f32], out: &mut [f32]) {
+    assert!(a.len() == b.len() && b.len() == out.len());
+    #[cfg(target_arch = "x86_64")]
+    {
+        use safe_arch::{cmp_unord_mask_m128, div_m128, move_mask_m128};
+        let mut oc = out.chunks_exact_mut(4);
+        for ((ac, bc), o) in a.chunks_exact(4).zip(b.chunks_exact(4)).zip(&mut oc) {
+            let va = safe_arch::m128::from([ac[0], ac[1], ac[2], ac[3]]);
+            let vb = safe_arch::m128::from([bc[0], bc[1], bc[2], bc[3]]);
+            let q = div_m128(va, vb);
+            o.copy_from_slice(&q.to_array());
+            // A NaN result has NaN operands or is 0/0, inf/inf: fix its bits explicitly.
+            if move_mask_m128(cmp_unord_mask_m128(q, q)) != 0 {
+                for ((o, &x), &y) in o.iter_mut().zip(ac).zip(bc) {
+                    *o = div_one(x, y);
+                }
+            }
+        }
+        let done = a.len() - a.len() % 4;
+        for ((o, &x), &y) in out[done..].iter_mut().zip(&a[done..]).zip(&b[done..]) {
+            *o = div_one(x, y);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        *o = div_one(x, y);
+    }
+}
+
+/// `a[i] = a[i] / b[i]` with x86's bits. The lengths must be equal.
+pub fn div_in_place(a: &mut [f32], b: &[f32]) {
+    assert_eq!(a.len(), b.len());
+    for (x, &y) in a.iter_mut().zip(b) {
+        *x = div_one(*x, y);
+    }
+}

@@ -1,0 +1,3 @@
+//! x86-64 kernels.
+
+pub mod avx2;

@@ -1,0 +1,1 @@
+//! Why the kernel is exact: notes (documentation only).

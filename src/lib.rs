@@ -1,0 +1,77 @@
+//! Exact `f32` division, eight lanes at a time with AVX2+FMA.
+//!
+//! Every function returns exactly the IEEE-754 round-to-nearest-even quotient: the same
+//! bits as `a / b` on x86, for every input, NaN bits and signed zeros included. On a CPU
+//! with AVX2 and FMA the work runs on the FMA units instead of the divider: an `rcpps`
+//! seed, one Halley step, the dividend's mantissa in [1,2), a quotient with one exact FMA
+//! residual correction (Markstein), and a lane-mask range check that sends the few lanes
+//! the fast path cannot guarantee to the hardware divider. Elsewhere a portable path gives
+//! the same bits. [`backend`] says which runs.
+//!
+//! ```
+//! let a = [1.0f32, 2.0, -0.0, f32::INFINITY];
+//! let b = [3.0f32, 0.99999994, 5.0, 2.0];
+//! let mut q = [0.0f32; 4];
+//! fmadiv::div(&a, &b, &mut q);
+//! for i in 0..4 {
+//!     assert_eq!(q[i].to_bits(), (a[i] / b[i]).to_bits());
+//! }
+//! ```
+//!
+//! Correctness is shown by exhaustive verification: the fast path depends only on the two
+//! mantissas, and `fmadiv verify mantissa` compares all 2^46 mantissa pairs with the
+//! hardware; see the README and [`kernel_notes`].
+
+#![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+mod arch;
+pub mod bits;
+mod dispatch;
+pub mod kernel_notes;
+mod slices;
+mod variant;
+
+pub use dispatch::{Backend, FORCE_PORTABLE_ENV, backend};
+pub use slices::{Error, div, div_f32x8, div_in_place, par_div, try_div};
+
+/// Build information recorded by `build.rs` (for reports).
+pub mod build_info {
+    /// The target triple.
+    pub const TARGET: &str = env!("FMADIV_BUILD_TARGET");
+    /// The SIMD features enabled at compile time that matter to the kernel.
+    pub const FEATURES: &str = env!("FMADIV_BUILD_FEATURES");
+    /// Cargo profile and optimisation level.
+    pub const PROFILE: &str = env!("FMADIV_BUILD_PROFILE");
+    /// `rustc --version` of the compiler.
+    pub const RUSTC: &str = env!("FMADIV_BUILD_RUSTC");
+    /// How the kernel is chosen: at compile time or by runtime detection.
+    pub const DISPATCH: &str = env!("FMADIV_BUILD_DISPATCH");
+    /// The crate version.
+    pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+}
+
+/// Kernel variants and raw entry points for verification, tests and benchmarks.
+///
+/// Not part of the stable API: the weakened variants here are wrong on purpose.
+#[doc(hidden)]
+pub mod internal {
+    pub use crate::arch::portable;
+    #[cfg(target_arch = "x86_64")]
+    pub use crate::arch::x86_64::avx2;
+    pub use crate::variant::{Kernel, Variant};
+
+    /// `out[i] = a[i] / b[i]` by the given kernel variant, or `None` if this CPU lacks
+    /// AVX2+FMA. Panics if the lengths differ.
+    #[cfg(target_arch = "x86_64")]
+    pub fn div_with(kernel: Kernel, a: &[f32], b: &[f32], out: &mut [f32]) -> Option<()> {
+        let k = avx2::Avx2Fma::new()?;
+        match kernel {
+            Kernel::Shipped => k.div_slices::<{ Variant::SHIPPED }>(a, b, out),
+            Kernel::Newton => k.div_slices::<{ Variant::NEWTON }>(a, b, out),
+            Kernel::Published => k.div_slices::<{ Variant::PUBLISHED }>(a, b, out),
+        }
+        Some(())
+    }
+}

@@ -1,0 +1,158 @@
+//! The public slice and vector functions.
+
+use core::fmt;
+
+use rayon::prelude::*;
+use wide::f32x8;
+
+use crate::arch::portable;
+use crate::dispatch;
+#[cfg(target_arch = "x86_64")]
+use crate::variant::Variant;
+
+/// What went wrong with the arguments of a `try_` function. Nothing was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The slices do not all have the same length.
+    LengthMismatch {
+        /// Length of the dividends.
+        dividends: usize,
+        /// Length of the divisors.
+        divisors: usize,
+        /// Length of the output.
+        out: usize,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::LengthMismatch {
+                dividends,
+                divisors,
+                out,
+            } => write!(
+                f,
+                "length mismatch: {dividends} dividends, {divisors} divisors, output of {out}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+fn check_lengths(a: usize, b: usize, out: usize) -> Result<(), Error> {
+    if a == b && b == out {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch {
+            dividends: a,
+            divisors: b,
+            out,
+        })
+    }
+}
+
+/// `out[i] = a[i] / b[i]`, bit-identical to `/` on x86.
+///
+/// # Panics
+/// If the three slices do not have the same length (nothing is written then).
+///
+/// ```
+/// let mut q = [0.0f32; 3];
+/// fmadiv::div(&[1.0, 6.0, 0.0], &[3.0, 2.0, 0.0], &mut q);
+/// assert_eq!(q[0], 1.0 / 3.0);
+/// assert!(q[2].is_nan());
+/// ```
+#[inline]
+pub fn div(a: &[f32], b: &[f32], out: &mut [f32]) {
+    if let Err(e) = try_div(a, b, out) {
+        panic!("fmadiv::div: {e}");
+    }
+}
+
+/// `out[i] = a[i] / b[i]`, or an error (and nothing written) if the lengths differ.
+///
+/// ```
+/// let mut q = [0.0f32; 2];
+/// assert!(fmadiv::try_div(&[1.0], &[2.0, 3.0], &mut q).is_err());
+/// assert_eq!(q, [0.0, 0.0]);
+/// ```
+#[inline]
+pub fn try_div(a: &[f32], b: &[f32], out: &mut [f32]) -> Result<(), Error> {
+    check_lengths(a.len(), b.len(), out.len())?;
+    #[cfg(target_arch = "x86_64")]
+    if let Some(k) = dispatch::avx2_fma() {
+        k.div_slices::<{ Variant::SHIPPED }>(a, b, out);
+        return Ok(());
+    }
+    portable::div_slices(a, b, out);
+    Ok(())
+}
+
+/// `a[i] = a[i] / b[i]`, bit-identical to `/` on x86.
+///
+/// # Panics
+/// If the slices do not have the same length (nothing is written then).
+#[inline]
+pub fn div_in_place(a: &mut [f32], b: &[f32]) {
+    if let Err(e) = check_lengths(a.len(), b.len(), a.len()) {
+        panic!("fmadiv::div_in_place: {e}");
+    }
+    #[cfg(target_arch = "x86_64")]
+    if let Some(k) = dispatch::avx2_fma() {
+        k.div_in_place::<{ Variant::SHIPPED }>(a, b);
+        return;
+    }
+    portable::div_in_place(a, b);
+}
+
+/// Eight quotients `a / b`, bit-identical to `/` lane by lane.
+///
+/// ```
+/// use wide::f32x8;
+/// let q = fmadiv::div_f32x8(f32x8::splat(1.0), f32x8::splat(3.0));
+/// assert_eq!(q.to_array(), [1.0f32 / 3.0; 8]);
+/// ```
+#[inline]
+pub fn div_f32x8(a: f32x8, b: f32x8) -> f32x8 {
+    let (a, b) = (a.to_array(), b.to_array());
+    let mut out = [0.0f32; 8];
+    #[cfg(target_arch = "x86_64")]
+    if let Some(k) = dispatch::avx2_fma() {
+        use core::arch::x86_64::{_mm256_loadu_ps, _mm256_storeu_ps};
+        // SAFETY: each pointer is to a local array of exactly 8 floats.
+        unsafe {
+            let q = k.div8(_mm256_loadu_ps(a.as_ptr()), _mm256_loadu_ps(b.as_ptr()));
+            _mm256_storeu_ps(out.as_mut_ptr(), q);
+        }
+        return f32x8::new(out);
+    }
+    portable::div_slices(&a, &b, &mut out);
+    f32x8::new(out)
+}
+
+/// Below this many elements [`par_div`] stays on the calling thread: waking workers costs
+/// more than dividing.
+pub(crate) const PAR_MIN_LEN: usize = 1 << 16;
+/// Elements per rayon task: 64 KiB of each input, large enough to amortise the task,
+/// small enough to balance.
+pub(crate) const PAR_CHUNK: usize = 1 << 14;
+
+/// [`div`] spread over rayon's thread pool, for long slices.
+///
+/// # Panics
+/// If the three slices do not have the same length (nothing is written then).
+pub fn par_div(a: &[f32], b: &[f32], out: &mut [f32]) {
+    if let Err(e) = check_lengths(a.len(), b.len(), out.len()) {
+        panic!("fmadiv::par_div: {e}");
+    }
+    if out.len() < PAR_MIN_LEN {
+        return div(a, b, out);
+    }
+    out.par_chunks_mut(PAR_CHUNK)
+        .zip(a.par_chunks(PAR_CHUNK))
+        .zip(b.par_chunks(PAR_CHUNK))
+        .for_each(|((o, a), b)| div(a, b, o));
+}

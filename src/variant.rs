@@ -1,0 +1,76 @@
+//! Kernel variants: the shipped kernel and deliberately weakened ones, for verification.
+//!
+//! The weakened variants exist so that the tests and `fmadiv verify` can show that they
+//! are able to fail. They are not part of the normal API.
+
+/// A kernel variant, passed to the kernels as a `const u8` so each compiles separately.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variant {
+    /// Halley's step (cubic) for the reciprocal; `false`: one Newton step (quadratic).
+    pub halley: bool,
+    /// Send divisors with a near-all-ones mantissa to the slow path.
+    pub all_ones_fix: bool,
+}
+
+impl Variant {
+    /// The kernel `div` runs.
+    pub const SHIPPED: u8 = 0;
+    /// One Newton step instead of Halley's, everything else as shipped.
+    pub const NEWTON: u8 = 1;
+    /// The algorithm as published: Halley's step, no fix for near-all-ones divisors.
+    pub const PUBLISHED: u8 = 2;
+
+    /// The flags of a variant id.
+    pub const fn of(id: u8) -> Variant {
+        match id {
+            Variant::NEWTON => Variant {
+                halley: false,
+                all_ones_fix: true,
+            },
+            Variant::PUBLISHED => Variant {
+                halley: true,
+                all_ones_fix: false,
+            },
+            _ => Variant {
+                halley: true,
+                all_ones_fix: true,
+            },
+        }
+    }
+}
+
+/// A kernel variant by name, for tests and the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// The kernel `div` runs.
+    Shipped,
+    /// One Newton step instead of Halley's: wrong for some pairs.
+    Newton,
+    /// Without the near-all-ones divisor fix: wrong on AMD Zen 3 (1.0 / 0x1.fffffep-1).
+    Published,
+}
+
+impl Kernel {
+    /// Every variant.
+    pub const ALL: [Kernel; 3] = [Kernel::Shipped, Kernel::Newton, Kernel::Published];
+
+    /// The name used on the command line and in reports.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Kernel::Shipped => "shipped",
+            Kernel::Newton => "newton",
+            Kernel::Published => "published",
+        }
+    }
+
+    /// Parses a name from [`Kernel::name`].
+    pub fn from_name(name: &str) -> Option<Kernel> {
+        Kernel::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+impl core::fmt::Display for Kernel {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,116 @@
+//! The slice API: every length and offset, in place, errors that write nothing.
+
+mod common;
+
+use common::{SplitMix64, assert_quotients};
+
+fn random_inputs(n: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {
+    let mut rng = SplitMix64(seed);
+    // Mostly ordinary values with a sprinkling of specials, so both paths run.
+    let mut draw = || {
+        let r = rng.next_u64();
+        if r.is_multiple_of(7) {
+            f32::from_bits((r >> 32) as u32)
+        } else {
+            ((r >> 11) as f32) * 1e-9 - 3.0
+        }
+    };
+    let a = (0..n).map(|_| draw()).collect();
+    let b = (0..n).map(|_| draw()).collect();
+    (a, b)
+}
+
+#[test]
+fn every_length_and_offset() {
+    let (a, b) = random_inputs(64, 1);
+    for len in 0..=40 {
+        for off in 0..8 {
+            let (sa, sb) = (&a[off..off + len], &b[(off * 3) % 8..(off * 3) % 8 + len]);
+            // The output sits at its own offset inside a guarded buffer: nothing outside
+            // [off, off + len) may change.
+            let mut buf = vec![f32::from_bits(0x7fc0_dead); len + 16];
+            fmadiv::div(sa, sb, &mut buf[off..off + len]);
+            assert_quotients("div", sa, sb, &buf[off..off + len]);
+            assert!(
+                buf[..off]
+                    .iter()
+                    .chain(&buf[off + len..])
+                    .all(|x| x.to_bits() == 0x7fc0_dead)
+            );
+
+            let mut inplace = a.clone();
+            fmadiv::div_in_place(&mut inplace[off..off + len], sb);
+            assert_quotients("div_in_place", sa, sb, &inplace[off..off + len]);
+            assert_eq!(&inplace[..off], &a[..off]);
+            assert!(
+                inplace[off + len..]
+                    .iter()
+                    .zip(&a[off + len..])
+                    .all(|(x, y)| x.to_bits() == y.to_bits())
+            );
+
+            let mut out = vec![0.0; len];
+            fmadiv::par_div(sa, sb, &mut out);
+            assert_quotients("par_div", sa, sb, &out);
+        }
+    }
+}
+
+#[test]
+fn long_slices_in_parallel() {
+    let (a, b) = random_inputs(300_001, 2);
+    let mut out = vec![0.0; a.len()];
+    fmadiv::par_div(&a, &b, &mut out);
+    assert_quotients("par_div", &a, &b, &out);
+}
+
+#[test]
+fn try_div_writes_nothing_on_mismatch() {
+    let mut out = [7.0f32; 3];
+    let err = fmadiv::try_div(&[1.0, 2.0, 3.0], &[1.0, 2.0], &mut out).unwrap_err();
+    assert_eq!(out, [7.0; 3]);
+    assert_eq!(
+        err,
+        fmadiv::Error::LengthMismatch {
+            dividends: 3,
+            divisors: 2,
+            out: 3
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "length mismatch: 3 dividends, 2 divisors, output of 3"
+    );
+    assert!(fmadiv::try_div(&[], &[], &mut []).is_ok());
+}
+
+#[test]
+#[should_panic(expected = "fmadiv::div: length mismatch: 2 dividends, 2 divisors, output of 1")]
+fn div_panics_on_mismatch() {
+    fmadiv::div(&[1.0, 2.0], &[1.0, 2.0], &mut [0.0]);
+}
+
+#[test]
+#[should_panic(expected = "fmadiv::div_in_place: length mismatch")]
+fn div_in_place_panics_on_mismatch() {
+    fmadiv::div_in_place(&mut [1.0, 2.0], &[1.0]);
+}
+
+#[test]
+#[should_panic(expected = "fmadiv::par_div: length mismatch")]
+fn par_div_panics_on_mismatch() {
+    fmadiv::par_div(&[1.0], &[1.0], &mut [0.0, 0.0]);
+}
+
+#[test]
+fn backend_names_the_kernel() {
+    let backend = fmadiv::backend();
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("fma")
+        && std::env::var_os(fmadiv::FORCE_PORTABLE_ENV).is_none()
+    {
+        assert_eq!(backend, fmadiv::Backend::Avx2Fma);
+    }
+    assert!(!backend.to_string().is_empty());
+}
