@@ -30,6 +30,10 @@ mod arch;
 pub mod bits;
 mod dispatch;
 pub mod kernel_notes;
+#[doc(hidden)]
+pub mod methods;
+#[doc(hidden)]
+pub mod samples;
 mod slices;
 mod variant;
 
@@ -60,6 +64,8 @@ pub mod internal {
     pub use crate::arch::portable;
     #[cfg(target_arch = "x86_64")]
     pub use crate::arch::x86_64::avx2;
+
+    pub use crate::samples;
     pub use crate::variant::{Kernel, Variant};
 
     /// `out[i] = a[i] / b[i]` by the given kernel variant, or `None` if this CPU lacks

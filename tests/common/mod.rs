@@ -1,22 +1,8 @@
 //! Shared test helpers: a seeded bit-pattern generator, the edge-value table, and checks
 //! that compare bits with the hardware's `a / b`.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
-/// SplitMix64: small, seeded, good enough to draw bit patterns.
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    pub fn next_f32_bits(&mut self) -> f32 {
-        f32::from_bits(self.next_u64() as u32)
-    }
-}
+pub use fmadiv::internal::samples::{SplitMix64, edge_values};
 
 /// The seed for random tests: `FMADIV_TEST_SEED` or a fixed default, printed either way.
 pub fn seed() -> u64 {
@@ -26,62 +12,6 @@ pub fn seed() -> u64 {
         .unwrap_or(0x5eed_f00d_1234_5678);
     eprintln!("random seed: {seed} (set FMADIV_TEST_SEED to change)");
     seed
-}
-
-/// Positive edge values; `edge_values` adds the negatives.
-const EDGE_BITS: &[u32] = &[
-    0x0000_0000, // 0
-    0x0000_0001, // smallest subnormal
-    0x0000_0002,
-    0x0040_0000, // 2^-127 (subnormal)
-    0x007f_fffe,
-    0x007f_ffff, // largest subnormal
-    0x0080_0000, // MIN_POSITIVE = 2^-126
-    0x0080_0001,
-    0x0080_0002,
-    0x00ff_ffff, // all-ones mantissa at 2^-126
-    0x0100_0000, // 2^-125
-    0x0100_0001,
-    0x3f7f_fffe,
-    0x3f7f_ffff, // 1 - 2^-24
-    0x3f80_0000, // 1
-    0x3f80_0001,
-    0x3f80_0002,
-    0x3fc0_0000, // 1.5
-    0x3fff_7fff, // just below the near-all-ones divisors
-    0x3fff_8000, // first near-all-ones divisor
-    0x3fff_fffd,
-    0x3fff_fffe,
-    0x3fff_ffff, // 0x1.fffffep+0: the all-ones divisor
-    0x4000_0000, // 2
-    0x4040_0000, // 3
-    0x3dcc_cccd, // 0.1
-    0x3eaa_aaab, // 1/3
-    0x4b7f_ffff, // 2^24 - 1
-    0x7e00_0000, // 2^125
-    0x7e7f_ffff, // just below 2^126
-    0x7e80_0000, // 2^126
-    0x7e80_0001,
-    0x7eff_ffff, // all-ones mantissa at 2^126
-    0x7f00_0000, // 2^127
-    0x7f00_0001,
-    0x7f7f_fffe,
-    0x7f7f_ffff, // MAX
-    0x7f80_0000, // inf
-    0x7f80_0001, // signalling NaN, smallest payload
-    0x7fa0_0000, // signalling NaN
-    0x7fbf_ffff, // signalling NaN, largest payload
-    0x7fc0_0000, // quiet NaN
-    0x7fc1_2345, // quiet NaN with payload
-    0x7fff_ffff, // quiet NaN, all payload bits
-];
-
-/// Both signs of every edge value.
-pub fn edge_values() -> Vec<f32> {
-    EDGE_BITS
-        .iter()
-        .flat_map(|&b| [f32::from_bits(b), f32::from_bits(b | 0x8000_0000)])
-        .collect()
 }
 
 /// Formats a mismatch for a failure message.

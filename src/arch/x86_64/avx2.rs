@@ -132,13 +132,26 @@ pub fn fast_path<const V: u8>(a: __m256, b: __m256) -> (__m256, __m256) {
     // Multiplying by a power of two is exact while the result stays normal.
     let quotient = _mm256_mul_ps(q1, scale);
 
+    // A zero dividend gives a correctly signed zero whenever the divisor is normal
+    // (0·q' = ±0), and NaN when it is not: mark zero dividends with QUOTIENT_MIN so their
+    // zero quotients pass the range check while their NaNs still fail it. Sparse data then
+    // stays on the fast path; any other zero quotient is an underflow and is flagged.
+    let a_is_zero = _mm256_cmpeq_epi32(
+        _mm256_and_si256(_mm256_castps_si256(a), _mm256_set1_epi32(ABS_MASK as i32)),
+        _mm256_setzero_si256(),
+    );
+    let zero_mark = _mm256_and_si256(a_is_zero, _mm256_set1_epi32(QUOTIENT_MIN_BITS as i32));
+    let abs_bits = _mm256_or_si256(
+        _mm256_and_si256(
+            _mm256_castps_si256(quotient),
+            _mm256_set1_epi32(ABS_MASK as i32),
+        ),
+        zero_mark,
+    );
+
     // Range check on |quotient| in [QUOTIENT_MIN, QUOTIENT_MAX], as one signed compare:
     // adding (i32::MIN - MIN) maps the range onto [i32::MIN, i32::MIN + MAX - MIN] and
     // everything else (NaN, inf, subnormal, zero) above it.
-    let abs_bits = _mm256_and_si256(
-        _mm256_castps_si256(quotient),
-        _mm256_set1_epi32(ABS_MASK as i32),
-    );
     let shifted = _mm256_add_epi32(
         abs_bits,
         _mm256_set1_epi32(i32::MIN.wrapping_sub(QUOTIENT_MIN_BITS as i32)),
@@ -183,8 +196,7 @@ pub fn div8<const V: u8>(a: __m256, b: __m256) -> __m256 {
 
 /// The exact IEEE quotient for the flagged lanes: the hardware divider, which defines the
 /// bits (NaN propagation, signed zeros, subnormals, MXCSR flags) that we promise.
-#[cold]
-#[inline(never)]
+#[inline]
 #[target_feature(enable = "avx2,fma")]
 fn slow_path(a: __m256, b: __m256, quotient: __m256, unsafe_lanes: __m256) -> __m256 {
     _mm256_blendv_ps(quotient, _mm256_div_ps(a, b), unsafe_lanes)

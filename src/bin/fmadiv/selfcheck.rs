@@ -1,0 +1,116 @@
+//! The quick self-check `fmadiv` runs with no arguments.
+
+use std::time::Instant;
+
+use fmadiv::internal::samples::{SplitMix64, edge_values};
+
+/// One line of the self-check.
+pub struct Check {
+    pub name: String,
+    pub pairs: u64,
+    pub mismatches: u64,
+    pub first: Option<String>,
+}
+
+fn describe(a: f32, b: f32, got: f32) -> String {
+    format!(
+        "{:#010x} / {:#010x}: got {:#010x}, want {:#010x}",
+        a.to_bits(),
+        b.to_bits(),
+        got.to_bits(),
+        (a / b).to_bits()
+    )
+}
+
+/// Compares `f` with `a / b` on the given pairs.
+fn compare(name: &str, a: &[f32], b: &[f32], f: impl Fn(&[f32], &[f32], &mut [f32])) -> Check {
+    let mut out = vec![0.0f32; a.len()];
+    f(a, b, &mut out);
+    let mut check = Check {
+        name: name.into(),
+        pairs: a.len() as u64,
+        mismatches: 0,
+        first: None,
+    };
+    for i in 0..a.len() {
+        if out[i].to_bits() != (a[i] / b[i]).to_bits() {
+            check.mismatches += 1;
+            check
+                .first
+                .get_or_insert_with(|| describe(a[i], b[i], out[i]));
+        }
+    }
+    check
+}
+
+/// Dividend `1.m` against all 2^23 divisors in [1,2).
+fn mantissa_row(m: u32) -> (Vec<f32>, Vec<f32>) {
+    let b: Vec<f32> = (0..1u32 << 23)
+        .map(|d| f32::from_bits(0x3f80_0000 | d))
+        .collect();
+    (vec![f32::from_bits(0x3f80_0000 | m); b.len()], b)
+}
+
+/// Runs the checks; the bool says whether the weakened kernels were caught as expected.
+pub fn run() -> (Vec<Check>, Vec<Check>) {
+    let mut checks = Vec::new();
+
+    let edges = edge_values();
+    let a: Vec<f32> = edges
+        .iter()
+        .flat_map(|&x| edges.iter().map(move |_| x))
+        .collect();
+    let b: Vec<f32> = edges.iter().flat_map(|_| edges.iter().copied()).collect();
+    checks.push(compare("edge values, all pairs", &a, &b, fmadiv::div));
+
+    let mut rng = SplitMix64(0x5e1f_c4ec);
+    let a: Vec<f32> = (0..10_000_000).map(|_| rng.next_f32_bits()).collect();
+    let b: Vec<f32> = (0..10_000_000).map(|_| rng.next_f32_bits()).collect();
+    checks.push(compare("random bit patterns", &a, &b, fmadiv::par_div));
+
+    // Row 0 holds 1 / 0x1.fffffep+0 (the published algorithm's failure on AMD Zen 3), row
+    // 0x2f the pair that a single Newton step gets wrong.
+    let mut weakened = Vec::new();
+    for row in [0u32, 0x2f] {
+        let (a, b) = mantissa_row(row);
+        let name = format!("mantissa row {row:#x} x 2^23 divisors");
+        checks.push(compare(&name, &a, &b, fmadiv::div));
+        #[cfg(target_arch = "x86_64")]
+        for kernel in [
+            fmadiv::internal::Kernel::Newton,
+            fmadiv::internal::Kernel::Published,
+        ] {
+            use fmadiv::internal::div_with;
+            if fmadiv::internal::avx2::Avx2Fma::new().is_some() {
+                let name = format!("{name}, {kernel} kernel");
+                weakened.push(compare(&name, &a, &b, |a, b, o| {
+                    div_with(kernel, a, b, o).unwrap()
+                }));
+            }
+        }
+    }
+    (checks, weakened)
+}
+
+/// Prints the self-check; returns false if the shipped kernel had a mismatch.
+pub fn report() -> bool {
+    let start = Instant::now();
+    let (checks, weakened) = run();
+    let mut ok = true;
+    for c in &checks {
+        let verdict = if c.mismatches == 0 { "ok" } else { "MISMATCH" };
+        println!("  {verdict:<8} {:<48} {:>11} pairs", c.name, c.pairs);
+        if let Some(first) = &c.first {
+            println!("           first: {first}");
+            ok = false;
+        }
+    }
+    for c in &weakened {
+        println!(
+            "  {:<8} {:<48} {:>11} mismatches (weakened on purpose)",
+            "info", c.name, c.mismatches
+        );
+    }
+    println!("  self-check took {:.1} s", start.elapsed().as_secs_f64());
+    ok
+}
