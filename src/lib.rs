@@ -29,12 +29,16 @@
 mod arch;
 pub mod bits;
 mod dispatch;
+#[doc(hidden)]
+pub mod fingerprint;
 pub mod kernel_notes;
 #[doc(hidden)]
 pub mod methods;
 #[doc(hidden)]
 pub mod samples;
 mod slices;
+#[doc(hidden)]
+pub mod sweep;
 mod variant;
 
 pub use dispatch::{Backend, FORCE_PORTABLE_ENV, backend};

@@ -1,7 +1,11 @@
 //! `fmadiv`: self-check, exhaustive verification and benchmarks of the fmadiv kernel.
 
 mod bench;
+mod files;
+mod progress;
+mod report;
 mod selfcheck;
+mod verify;
 
 use std::process::ExitCode;
 
@@ -20,6 +24,16 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Compare the kernel with the hardware divider, exhaustively or on chosen inputs.
+    #[command(subcommand)]
+    Verify(verify::VerifyCommand),
+    /// CPU vendor and model, and a fingerprint of its rcpps table (verifications hold
+    /// for one table).
+    Fingerprint {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Throughput of fmadiv and its peers, as a table (or JSON).
     Bench {
         /// Fewer sizes and rounds: well under 30 seconds.
@@ -32,7 +46,7 @@ enum Command {
 }
 
 /// Exit statuses.
-const EXIT_MISMATCH: u8 = 1;
+pub const EXIT_MISMATCH: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
@@ -40,6 +54,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         None => default_run(),
         Some(Command::Bench { quick, json }) => run_bench(quick, json),
+        Some(Command::Verify(cmd)) => verify::run(cmd),
+        Some(Command::Fingerprint { json }) => fingerprint(json),
     };
     match result {
         Ok(code) => code,
@@ -127,6 +143,38 @@ fn run_bench(quick: bool, json: bool) -> Result<ExitCode, String> {
         );
     } else {
         bench::print_table(&rows);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn fingerprint(json: bool) -> Result<ExitCode, String> {
+    let cpu = fmadiv::fingerprint::cpu();
+    let f = fmadiv::fingerprint::rcp_fingerprint().ok_or("this CPU has no AVX: no rcpps table")?;
+    let samples: Vec<String> = f
+        .samples
+        .iter()
+        .map(|(x, r)| format!("rcp({:#010x}) = {:#010x}", x, r))
+        .collect();
+    if json {
+        let doc = serde_json::json!({
+            "cpu_vendor": cpu.vendor,
+            "cpu_model": cpu.model,
+            "cpu_signature": cpu.signature,
+            "rcp_fingerprint": f.hash,
+            "samples": samples,
+            "input_fraction_bits": f.input_bits,
+            "output_fraction_bits": f.output_bits,
+            "max_error_units_of_2^-12": f.max_error,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
+    } else {
+        println!("cpu:             {} / {} (family/model/stepping {})", cpu.vendor, cpu.model, cpu.signature);
+        println!("rcp fingerprint: {}", f.hash);
+        println!("  {}", samples.join(", "));
+        println!(
+            "  result depends on the top {} fraction bits, carries {} fraction bits, max |1 - b*rcp(b)| = {:.4} * 2^-12",
+            f.input_bits, f.output_bits, f.max_error
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,137 @@
+//! Checkpoints of a mantissa sweep: which work units are done and what they found.
+//!
+//! Written atomically (temporary file, then rename), so a kill at any moment leaves either
+//! the previous checkpoint or the new one. A checksum over the contents catches files
+//! damaged by other means; a checkpoint from other arguments is refused.
+
+use std::path::Path;
+
+use fmadiv::sweep::Tally;
+use serde::{Deserialize, Serialize};
+
+use crate::files;
+use crate::report::HexPair;
+
+const CHECKPOINT_FORMAT: &str = "fmadiv-checkpoint-1";
+
+/// What a checkpoint belongs to: resuming with anything else would mix two runs.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct RunKey {
+    pub kernel: String,
+    /// The dividend mantissas this run covers (after sharding).
+    pub from: u32,
+    pub to: u32,
+    pub rcp_fingerprint: String,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug)]
+struct File {
+    format: String,
+    key: RunKey,
+    units: usize,
+    /// One bit per work unit, hex, lowest unit first.
+    units_done: String,
+    pairs_checked: u64,
+    mismatches: u64,
+    counterexamples: Vec<HexPair>,
+    elapsed_seconds: f64,
+    /// FNV-1a 64 of the file with this field empty.
+    checksum: String,
+}
+
+/// The state of a sweep that a checkpoint holds.
+#[derive(Clone, Debug)]
+pub struct State {
+    pub key: RunKey,
+    pub done: Vec<bool>,
+    pub tally: Tally,
+    pub elapsed_seconds: f64,
+}
+
+fn checksum(file: &File) -> String {
+    let mut copy = file.clone();
+    copy.checksum = String::new();
+    let text = serde_json::to_string(&copy).expect("serialisable");
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        h ^= u64::from(byte);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+fn encode(done: &[bool]) -> String {
+    done.chunks(4)
+        .map(|c| {
+            let nibble = c.iter().enumerate().fold(0u32, |n, (i, &d)| n | (u32::from(d) << i));
+            char::from_digit(nibble, 16).expect("nibble")
+        })
+        .collect()
+}
+
+fn decode(text: &str, units: usize) -> Option<Vec<bool>> {
+    if text.len() != units.div_ceil(4) {
+        return None;
+    }
+    let mut done = Vec::with_capacity(units);
+    for ch in text.chars() {
+        let nibble = ch.to_digit(16)?;
+        done.extend((0..4).map(|i| nibble >> i & 1 == 1));
+    }
+    done.truncate(units);
+    Some(done)
+}
+
+impl State {
+    pub fn new(key: RunKey, units: usize) -> State {
+        State { key, done: vec![false; units], tally: Tally::default(), elapsed_seconds: 0.0 }
+    }
+
+    pub fn save(&self, path: &Path) -> Result<(), String> {
+        let mut file = File {
+            format: CHECKPOINT_FORMAT.into(),
+            key: self.key.clone(),
+            units: self.done.len(),
+            units_done: encode(&self.done),
+            pairs_checked: self.tally.pairs,
+            mismatches: self.tally.mismatches,
+            counterexamples: self.tally.counterexamples.iter().map(HexPair::from).collect(),
+            elapsed_seconds: self.elapsed_seconds,
+            checksum: String::new(),
+        };
+        file.checksum = checksum(&file);
+        let text = serde_json::to_string_pretty(&file).map_err(|e| e.to_string())?;
+        files::write_atomic(path, format!("{text}\n").as_bytes())
+    }
+
+    /// Loads a checkpoint for `key`; refuses corrupt files and files of other runs.
+    pub fn load(path: &Path, key: &RunKey, units: usize) -> Result<State, String> {
+        let shown = path.display();
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read checkpoint {shown}: {e}"))?;
+        let file: File = serde_json::from_str(&text)
+            .map_err(|e| format!("checkpoint {shown} is corrupt (not valid checkpoint JSON: {e}); left untouched"))?;
+        if file.format != CHECKPOINT_FORMAT {
+            return Err(format!("checkpoint {shown} has unknown format {:?}; left untouched", file.format));
+        }
+        if checksum(&file) != file.checksum {
+            return Err(format!("checkpoint {shown} is corrupt (checksum mismatch); left untouched"));
+        }
+        if &file.key != key || file.units != units {
+            return Err(format!(
+                "checkpoint {shown} belongs to another run ({} kernel, mantissas [{:#x}, {:#x}), rcp table {}); \
+                 this run is {} kernel, [{:#x}, {:#x}), rcp table {}. Use another file or the same arguments; left untouched",
+                file.key.kernel, file.key.from, file.key.to, file.key.rcp_fingerprint,
+                key.kernel, key.from, key.to, key.rcp_fingerprint
+            ));
+        }
+        let done = decode(&file.units_done, units)
+            .ok_or_else(|| format!("checkpoint {shown} is corrupt (unit bitmap); left untouched"))?;
+        let counterexamples = file.counterexamples.iter().map(HexPair::parse).collect::<Result<_, _>>()?;
+        Ok(State {
+            key: file.key,
+            done,
+            tally: Tally { pairs: file.pairs_checked, mismatches: file.mismatches, counterexamples },
+            elapsed_seconds: file.elapsed_seconds,
+        })
+    }
+}

@@ -1,0 +1,156 @@
+//! `fmadiv verify ...`: exhaustive and targeted comparisons with the hardware divider.
+
+pub mod checkpoint;
+pub mod mantissa;
+pub mod merge;
+pub mod pairs;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand, ValueEnum};
+use fmadiv::internal::Kernel;
+
+use crate::report::Report;
+
+#[derive(Subcommand)]
+pub enum VerifyCommand {
+    /// Every dividend mantissa in [FROM, TO) against all 2^23 divisor mantissas, in [1,2).
+    Mantissa(MantissaArgs),
+    /// Every exponent pair with edge mantissas, all specials, and the exponent ranges
+    /// where the scaling under- or overflows: what the mantissa sweep does not cover.
+    Edges(CommonArgs),
+    /// Random bit patterns from a seeded generator.
+    Random {
+        /// Number of pairs.
+        #[arg(long, default_value_t = 1_000_000_000)]
+        count: u64,
+        /// Generator seed (printed and reported).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[command(flatten)]
+        common: CommonArgs,
+    },
+    /// All 2^32 dividend bit patterns against one divisor.
+    Dividends {
+        /// The divisor: a decimal float (0.1, -inf, nan) or bits in hex (0x3dcccccd).
+        #[arg(long, allow_hyphen_values = true)]
+        divisor: String,
+        #[command(flatten)]
+        common: CommonArgs,
+    },
+    /// Combine shard reports of `verify mantissa`: checks that they cover their range
+    /// exactly once, and prints the combined verdict.
+    Merge {
+        /// Reports to combine.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// Write the combined report here.
+        #[arg(long)]
+        report: Option<PathBuf>,
+    },
+}
+
+/// Kernel variants on the command line.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum KernelArg {
+    /// The kernel `div` runs.
+    Shipped,
+    /// One Newton step instead of Halley's: wrong on purpose.
+    Newton,
+    /// The published algorithm without the near-all-ones divisor fix.
+    Published,
+}
+
+impl KernelArg {
+    pub fn kernel(self) -> Kernel {
+        match self {
+            KernelArg::Shipped => Kernel::Shipped,
+            KernelArg::Newton => Kernel::Newton,
+            KernelArg::Published => Kernel::Published,
+        }
+    }
+}
+
+#[derive(Args, Clone)]
+pub struct CommonArgs {
+    /// Kernel variant to check.
+    #[arg(long, value_enum, default_value = "shipped")]
+    pub kernel: KernelArg,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Write a JSON report here (atomically).
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct MantissaArgs {
+    /// First dividend mantissa (0 to 2^23).
+    #[arg(long, default_value_t = 0, value_parser = parse_u32)]
+    pub from: u32,
+    /// One past the last dividend mantissa (0 to 2^23).
+    #[arg(long, default_value_t = fmadiv::sweep::MANTISSAS, value_parser = parse_u32)]
+    pub to: u32,
+    /// Resume from and save progress to this file (atomically, at least every 30 s).
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Run only part I of N (0 <= I < N) of [FROM, TO): for job arrays and clusters.
+    #[arg(long, value_parser = parse_shard)]
+    pub shard: Option<(u32, u32)>,
+    /// Seconds between checkpoints (default 30; 0 saves after every work unit).
+    #[arg(long, default_value_t = 30, hide = true)]
+    pub checkpoint_every: u64,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+fn parse_u32(s: &str) -> Result<u32, String> {
+    let parsed = match s.strip_prefix("0x") {
+        Some(h) => u32::from_str_radix(h, 16),
+        None => s.parse(),
+    };
+    parsed.map_err(|e| format!("{s:?} is not a number: {e}"))
+}
+
+fn parse_shard(s: &str) -> Result<(u32, u32), String> {
+    let (i, n) = s.split_once('/').ok_or_else(|| format!("shard {s:?} is not I/N"))?;
+    let (i, n) = (parse_u32(i)?, parse_u32(n)?);
+    if n == 0 {
+        return Err("shard count N must be at least 1".into());
+    }
+    if i >= n {
+        return Err(format!("shard index {i} must be below the count {n} (shards are 0..N-1)"));
+    }
+    Ok((i, n))
+}
+
+/// The thread pool for a run.
+pub fn pool(threads: Option<usize>) -> Result<(rayon::ThreadPool, usize), String> {
+    let n = threads.unwrap_or_else(num_cpus::get);
+    if n == 0 {
+        return Err("--threads must be at least 1".into());
+    }
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(|e| e.to_string())?;
+    Ok((pool, n))
+}
+
+/// Ends a run: write the report if asked, print it, exit 0 (pass) or 1 (mismatches).
+pub fn finish(report: &Report, path: Option<&PathBuf>) -> Result<ExitCode, String> {
+    if let Some(path) = path {
+        report.write(path)?;
+    }
+    report.print_summary();
+    Ok(if report.mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::from(crate::EXIT_MISMATCH) })
+}
+
+pub fn run(cmd: VerifyCommand) -> Result<ExitCode, String> {
+    match cmd {
+        VerifyCommand::Mantissa(args) => mantissa::run(args),
+        VerifyCommand::Edges(common) => pairs::edges(common),
+        VerifyCommand::Random { count, seed, common } => pairs::random(count, seed, common),
+        VerifyCommand::Dividends { divisor, common } => pairs::dividends(&divisor, common),
+        VerifyCommand::Merge { reports, report } => merge::run(&reports, report.as_ref()),
+    }
+}
