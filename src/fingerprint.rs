@@ -24,7 +24,10 @@ pub fn cpu() -> Cpu {
         };
         let text = |words: &[u32]| {
             let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-            String::from_utf8_lossy(&bytes).trim_matches(char::from(0)).trim().to_string()
+            String::from_utf8_lossy(&bytes)
+                .trim_matches(char::from(0))
+                .trim()
+                .to_string()
         };
         let v = regs(0);
         let vendor = text(&[v[1], v[3], v[2]]);
@@ -36,13 +39,29 @@ pub fn cpu() -> Cpu {
         };
         let eax = regs(1)[0];
         let base_family = (eax >> 8) & 0xf;
-        let family = if base_family == 0xf { base_family + ((eax >> 20) & 0xff) } else { base_family };
-        let model_id = if base_family >= 0x6 { ((eax >> 4) & 0xf) | ((eax >> 12) & 0xf0) } else { (eax >> 4) & 0xf };
-        Cpu { vendor, model, signature: format!("{family:#x}/{model_id:#x}/{:#x}", eax & 0xf) }
+        let family = if base_family == 0xf {
+            base_family + ((eax >> 20) & 0xff)
+        } else {
+            base_family
+        };
+        let model_id = if base_family >= 0x6 {
+            ((eax >> 4) & 0xf) | ((eax >> 12) & 0xf0)
+        } else {
+            (eax >> 4) & 0xf
+        };
+        Cpu {
+            vendor,
+            model,
+            signature: format!("{family:#x}/{model_id:#x}/{:#x}", eax & 0xf),
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        Cpu { vendor: "unknown".into(), model: "unknown".into(), signature: "unknown".into() }
+        Cpu {
+            vendor: "unknown".into(),
+            model: "unknown".into(),
+            signature: "unknown".into(),
+        }
     }
 }
 
@@ -111,7 +130,9 @@ fn fingerprint_avx() -> RcpFingerprint {
     edges.extend(edges.clone().iter().map(|b| b | crate::bits::SIGN_MASK));
     edges.resize(edges.len().div_ceil(8) * 8, 0);
     for chunk in edges.chunks_exact(8) {
-        rcp8(chunk.try_into().unwrap()).iter().for_each(|&r| hash.write_u32(r));
+        rcp8(chunk.try_into().unwrap())
+            .iter()
+            .for_each(|&r| hash.write_u32(r));
     }
 
     // The fewest leading fraction bits that determine every result.
@@ -122,7 +143,11 @@ fn fingerprint_avx() -> RcpFingerprint {
         })
         .unwrap_or(23);
     // Results in [1/2, 1] carry this many fraction bits (trailing zeros tell).
-    let min_trailing = table.iter().map(|r| (r & MANTISSA_MASK | 1 << 23).trailing_zeros()).min().unwrap_or(0);
+    let min_trailing = table
+        .iter()
+        .map(|r| (r & MANTISSA_MASK | 1 << 23).trailing_zeros())
+        .min()
+        .unwrap_or(0);
     let max_error = (0..=MANTISSA_MASK)
         .map(|m| {
             let b = f64::from(f32::from_bits(ONE_BITS | m));
@@ -132,7 +157,11 @@ fn fingerprint_avx() -> RcpFingerprint {
     let at = |m: u32| table[m as usize];
     RcpFingerprint {
         hash: format!("{:016x}", hash.0),
-        samples: [(0x3f80_0000, at(0)), (0x3fc0_0000, at(0x40_0000)), (0x3fff_ffff, at(MANTISSA_MASK))],
+        samples: [
+            (0x3f80_0000, at(0)),
+            (0x3fc0_0000, at(0x40_0000)),
+            (0x3fff_ffff, at(MANTISSA_MASK)),
+        ],
         input_bits,
         output_bits: 23 - min_trailing,
         max_error: max_error * 4096.0,

@@ -54,7 +54,8 @@ impl Tally {
     pub fn merge(&mut self, other: &Tally) {
         self.pairs += other.pairs;
         self.mismatches += other.mismatches;
-        self.counterexamples.extend_from_slice(&other.counterexamples);
+        self.counterexamples
+            .extend_from_slice(&other.counterexamples);
         self.trim();
     }
 
@@ -75,16 +76,21 @@ pub fn mantissa_tile(
     divisors: core::ops::Range<u32>,
 ) -> Option<Tally> {
     assert!(dividends.end <= MANTISSAS && divisors.end <= MANTISSAS);
-    assert!(divisors.start % 8 == 0 && divisors.end % 8 == 0, "divisor bounds must be multiples of 8");
+    assert!(
+        divisors.start.is_multiple_of(8) && divisors.end.is_multiple_of(8),
+        "divisor bounds must be multiples of 8"
+    );
     #[cfg(target_arch = "x86_64")]
     {
         use crate::variant::Variant;
         let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
-        // SAFETY (all three): `k` proves AVX2 and FMA.
-        let tally = match kernel {
-            Kernel::Shipped => unsafe { tile::<{ Variant::SHIPPED }>(k, dividends, divisors) },
-            Kernel::Newton => unsafe { tile::<{ Variant::NEWTON }>(k, dividends, divisors) },
-            Kernel::Published => unsafe { tile::<{ Variant::PUBLISHED }>(k, dividends, divisors) },
+        // SAFETY: `k` proves AVX2 and FMA, the features `tile` is compiled for.
+        let tally = unsafe {
+            match kernel {
+                Kernel::Shipped => tile::<{ Variant::SHIPPED }>(k, dividends, divisors),
+                Kernel::Newton => tile::<{ Variant::NEWTON }>(k, dividends, divisors),
+                Kernel::Published => tile::<{ Variant::PUBLISHED }>(k, dividends, divisors),
+            }
         };
         Some(tally)
     }
@@ -146,7 +152,12 @@ fn record_lanes(
     let (a, b, got, want) = (lanes(a), lanes(b), lanes(got), lanes(want));
     for i in 0..8 {
         if got[i] != want[i] {
-            tally.record(Counterexample { a: a[i], b: b[i], got: got[i], want: want[i] });
+            tally.record(Counterexample {
+                a: a[i],
+                b: b[i],
+                got: got[i],
+                want: want[i],
+            });
         }
     }
 }
@@ -158,15 +169,25 @@ pub fn compare_pairs(kernel: Kernel, a: &[f32], b: &[f32], scratch: &mut Vec<f32
     match kernel {
         Kernel::Shipped => crate::div(a, b, scratch),
         #[cfg(target_arch = "x86_64")]
-        _ => crate::internal::div_with(kernel, a, b, scratch).expect("kernel variants need AVX2+FMA"),
+        _ => {
+            crate::internal::div_with(kernel, a, b, scratch).expect("kernel variants need AVX2+FMA")
+        }
         #[cfg(not(target_arch = "x86_64"))]
         _ => panic!("kernel variants need AVX2+FMA"),
     }
-    let mut tally = Tally { pairs: a.len() as u64, ..Tally::default() };
+    let mut tally = Tally {
+        pairs: a.len() as u64,
+        ..Tally::default()
+    };
     for ((&x, &y), &q) in a.iter().zip(b).zip(scratch.iter()) {
         let want = x / y;
         if q.to_bits() != want.to_bits() {
-            tally.record(Counterexample { a: x.to_bits(), b: y.to_bits(), got: q.to_bits(), want: want.to_bits() });
+            tally.record(Counterexample {
+                a: x.to_bits(),
+                b: y.to_bits(),
+                got: q.to_bits(),
+                want: want.to_bits(),
+            });
         }
     }
     tally.trim();

@@ -5,7 +5,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 fn temp_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
     name.push(format!(".{}.tmp", std::process::id()));
     path.with_file_name(name)
 }

@@ -166,9 +166,15 @@ fn fingerprint(json: bool) -> Result<ExitCode, String> {
             "output_fraction_bits": f.output_bits,
             "max_error_units_of_2^-12": f.max_error,
         });
-        println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
+        );
     } else {
-        println!("cpu:             {} / {} (family/model/stepping {})", cpu.vendor, cpu.model, cpu.signature);
+        println!(
+            "cpu:             {} / {} (family/model/stepping {})",
+            cpu.vendor, cpu.model, cpu.signature
+        );
         println!("rcp fingerprint: {}", f.hash);
         println!("  {}", samples.join(", "));
         println!(

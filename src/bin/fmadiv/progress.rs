@@ -34,7 +34,14 @@ impl Progress {
             bar
         });
         let now = Instant::now();
-        Progress { bar, total, done, start: now, last_line: now, done_at_start: done }
+        Progress {
+            bar,
+            total,
+            done,
+            start: now,
+            last_line: now,
+            done_at_start: done,
+        }
     }
 
     pub fn add(&mut self, pairs: u64) {

@@ -147,7 +147,12 @@ impl Report {
             pairs_checked: tally.pairs,
             mismatches: tally.mismatches,
             counterexamples: tally.counterexamples.iter().map(HexPair::from).collect(),
-            verdict: if tally.mismatches == 0 { "pass" } else { "fail" }.into(),
+            verdict: if tally.mismatches == 0 {
+                "pass"
+            } else {
+                "fail"
+            }
+            .into(),
             machine,
             threads,
             wall_seconds,
@@ -168,7 +173,11 @@ impl Report {
         Ok(Tally {
             pairs: self.pairs_checked,
             mismatches: self.mismatches,
-            counterexamples: self.counterexamples.iter().map(HexPair::parse).collect::<Result<_, _>>()?,
+            counterexamples: self
+                .counterexamples
+                .iter()
+                .map(HexPair::parse)
+                .collect::<Result<_, _>>()?,
         })
     }
 
@@ -178,11 +187,16 @@ impl Report {
     }
 
     pub fn read(path: &Path) -> Result<Report, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let report: Report =
-            serde_json::from_str(&text).map_err(|e| format!("{} is not a fmadiv report: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let report: Report = serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not a fmadiv report: {e}", path.display()))?;
         if report.format != REPORT_FORMAT {
-            return Err(format!("{}: unknown report format {:?}", path.display(), report.format));
+            return Err(format!(
+                "{}: unknown report format {:?}",
+                path.display(),
+                report.format
+            ));
         }
         Ok(report)
     }
@@ -190,7 +204,10 @@ impl Report {
     /// The human summary printed at the end of a run.
     pub fn print_summary(&self) {
         let scope = match self.range {
-            Some(r) => format!(" dividend mantissas [{:#x}, {:#x}) x all 2^23 divisors", r.from, r.to),
+            Some(r) => format!(
+                " dividend mantissas [{:#x}, {:#x}) x all 2^23 divisors",
+                r.from, r.to
+            ),
             None => String::new(),
         };
         println!("verify {} ({} kernel){scope}", self.mode, self.kernel);
@@ -204,11 +221,17 @@ impl Report {
             println!("    {} / {}: got {}, want {}", c.a, c.b, c.got, c.want);
         }
         if self.counterexamples.len() > 10 {
-            println!("    ... ({} counterexamples kept in the report)", self.counterexamples.len());
+            println!(
+                "    ... ({} counterexamples kept in the report)",
+                self.counterexamples.len()
+            );
         }
         println!(
             "  {:.1} s, {:.3e} pairs/s ({:.3e} per thread, {} threads)",
-            self.wall_seconds, self.pairs_per_second, self.pairs_per_second_per_thread, self.threads
+            self.wall_seconds,
+            self.pairs_per_second,
+            self.pairs_per_second_per_thread,
+            self.threads
         );
         println!(
             "  {} / {}, rcp table {}",

@@ -63,7 +63,10 @@ fn checksum(file: &File) -> String {
 fn encode(done: &[bool]) -> String {
     done.chunks(4)
         .map(|c| {
-            let nibble = c.iter().enumerate().fold(0u32, |n, (i, &d)| n | (u32::from(d) << i));
+            let nibble = c
+                .iter()
+                .enumerate()
+                .fold(0u32, |n, (i, &d)| n | (u32::from(d) << i));
             char::from_digit(nibble, 16).expect("nibble")
         })
         .collect()
@@ -84,7 +87,12 @@ fn decode(text: &str, units: usize) -> Option<Vec<bool>> {
 
 impl State {
     pub fn new(key: RunKey, units: usize) -> State {
-        State { key, done: vec![false; units], tally: Tally::default(), elapsed_seconds: 0.0 }
+        State {
+            key,
+            done: vec![false; units],
+            tally: Tally::default(),
+            elapsed_seconds: 0.0,
+        }
     }
 
     pub fn save(&self, path: &Path) -> Result<(), String> {
@@ -95,7 +103,12 @@ impl State {
             units_done: encode(&self.done),
             pairs_checked: self.tally.pairs,
             mismatches: self.tally.mismatches,
-            counterexamples: self.tally.counterexamples.iter().map(HexPair::from).collect(),
+            counterexamples: self
+                .tally
+                .counterexamples
+                .iter()
+                .map(HexPair::from)
+                .collect(),
             elapsed_seconds: self.elapsed_seconds,
             checksum: String::new(),
         };
@@ -107,30 +120,54 @@ impl State {
     /// Loads a checkpoint for `key`; refuses corrupt files and files of other runs.
     pub fn load(path: &Path, key: &RunKey, units: usize) -> Result<State, String> {
         let shown = path.display();
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read checkpoint {shown}: {e}"))?;
-        let file: File = serde_json::from_str(&text)
-            .map_err(|e| format!("checkpoint {shown} is corrupt (not valid checkpoint JSON: {e}); left untouched"))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read checkpoint {shown}: {e}"))?;
+        let file: File = serde_json::from_str(&text).map_err(|e| {
+            format!(
+                "checkpoint {shown} is corrupt (not valid checkpoint JSON: {e}); left untouched"
+            )
+        })?;
         if file.format != CHECKPOINT_FORMAT {
-            return Err(format!("checkpoint {shown} has unknown format {:?}; left untouched", file.format));
+            return Err(format!(
+                "checkpoint {shown} has unknown format {:?}; left untouched",
+                file.format
+            ));
         }
         if checksum(&file) != file.checksum {
-            return Err(format!("checkpoint {shown} is corrupt (checksum mismatch); left untouched"));
+            return Err(format!(
+                "checkpoint {shown} is corrupt (checksum mismatch); left untouched"
+            ));
         }
         if &file.key != key || file.units != units {
             return Err(format!(
                 "checkpoint {shown} belongs to another run ({} kernel, mantissas [{:#x}, {:#x}), rcp table {}); \
                  this run is {} kernel, [{:#x}, {:#x}), rcp table {}. Use another file or the same arguments; left untouched",
-                file.key.kernel, file.key.from, file.key.to, file.key.rcp_fingerprint,
-                key.kernel, key.from, key.to, key.rcp_fingerprint
+                file.key.kernel,
+                file.key.from,
+                file.key.to,
+                file.key.rcp_fingerprint,
+                key.kernel,
+                key.from,
+                key.to,
+                key.rcp_fingerprint
             ));
         }
-        let done = decode(&file.units_done, units)
-            .ok_or_else(|| format!("checkpoint {shown} is corrupt (unit bitmap); left untouched"))?;
-        let counterexamples = file.counterexamples.iter().map(HexPair::parse).collect::<Result<_, _>>()?;
+        let done = decode(&file.units_done, units).ok_or_else(|| {
+            format!("checkpoint {shown} is corrupt (unit bitmap); left untouched")
+        })?;
+        let counterexamples = file
+            .counterexamples
+            .iter()
+            .map(HexPair::parse)
+            .collect::<Result<_, _>>()?;
         Ok(State {
             key: file.key,
             done,
-            tally: Tally { pairs: file.pairs_checked, mismatches: file.mismatches, counterexamples },
+            tally: Tally {
+                pairs: file.pairs_checked,
+                mismatches: file.mismatches,
+                counterexamples,
+            },
             elapsed_seconds: file.elapsed_seconds,
         })
     }

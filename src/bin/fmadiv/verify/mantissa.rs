@@ -29,7 +29,10 @@ fn unit_ranges(from: u32, to: u32, u: usize) -> (std::ops::Range<u32>, std::ops:
     let tile = u as u32 / DIVISOR_TILES;
     let d = u as u32 % DIVISOR_TILES;
     let a0 = from + tile * DIVIDEND_TILE;
-    (a0..(a0 + DIVIDEND_TILE).min(to), d * DIVISOR_TILE..(d + 1) * DIVISOR_TILE)
+    (
+        a0..(a0 + DIVIDEND_TILE).min(to),
+        d * DIVISOR_TILE..(d + 1) * DIVISOR_TILE,
+    )
 }
 
 struct Shared {
@@ -44,7 +47,9 @@ struct Shared {
 pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
     let (from, to) = (args.from, args.to);
     if to > MANTISSAS || from > MANTISSAS {
-        return Err(format!("mantissas run from 0 to 2^23 = {MANTISSAS}; got --from {from} --to {to}"));
+        return Err(format!(
+            "mantissas run from 0 to 2^23 = {MANTISSAS}; got --from {from} --to {to}"
+        ));
     }
     if from > to {
         return Err(format!("--from {from} is above --to {to}"));
@@ -100,7 +105,12 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
 
     pool.install(|| {
         pending.par_iter().for_each(|&u| {
-            if shared.lock().expect("no panics while locked").error.is_some() {
+            if shared
+                .lock()
+                .expect("no panics while locked")
+                .error
+                .is_some()
+            {
                 return;
             }
             let (dividends, divisors) = unit_ranges(lo, hi, u);
@@ -111,7 +121,8 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
             s.progress.add(tally.pairs);
             if let Some(path) = &args.checkpoint {
                 if s.last_save.elapsed() >= checkpoint_interval {
-                    s.state.elapsed_seconds = s.elapsed_before + s.run_start.elapsed().as_secs_f64();
+                    s.state.elapsed_seconds =
+                        s.elapsed_before + s.run_start.elapsed().as_secs_f64();
                     if let Err(e) = s.state.save(path) {
                         s.error = Some(e);
                     }
@@ -134,7 +145,10 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
     }
     let tally: &Tally = &s.state.tally;
     if tally.pairs != expected {
-        return Err(format!("internal error: checked {} pairs, expected {expected}", tally.pairs));
+        return Err(format!(
+            "internal error: checked {} pairs, expected {expected}",
+            tally.pairs
+        ));
     }
     let report = Report::new(
         "mantissa",

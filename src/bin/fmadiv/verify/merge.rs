@@ -16,20 +16,37 @@ pub fn run(paths: &[PathBuf], out: Option<&PathBuf>) -> Result<ExitCode, String>
     for path in paths {
         let r = Report::read(path)?;
         if r.mode != "mantissa" {
-            return Err(format!("{}: a {} report; only mantissa sweeps merge", path.display(), r.mode));
+            return Err(format!(
+                "{}: a {} report; only mantissa sweeps merge",
+                path.display(),
+                r.mode
+            ));
         }
-        let range = r.range.ok_or_else(|| format!("{}: no range", path.display()))?;
+        let range = r
+            .range
+            .ok_or_else(|| format!("{}: no range", path.display()))?;
         if r.pairs_checked != r.pairs_expected
             || r.pairs_expected != u64::from(range.to - range.from) * u64::from(MANTISSAS)
         {
-            return Err(format!("{}: incomplete ({} of {} pairs)", path.display(), r.pairs_checked, r.pairs_expected));
+            return Err(format!(
+                "{}: incomplete ({} of {} pairs)",
+                path.display(),
+                r.pairs_checked,
+                r.pairs_expected
+            ));
         }
         reports.push((path, r, range));
     }
     let first = reports[0].1.clone();
     for (path, r, _) in &reports {
         if r.kernel != first.kernel {
-            return Err(format!("{}: {} kernel, but {} is {}", path.display(), r.kernel, paths[0].display(), first.kernel));
+            return Err(format!(
+                "{}: {} kernel, but {} is {}",
+                path.display(),
+                r.kernel,
+                paths[0].display(),
+                first.kernel
+            ));
         }
         if r.machine.rcp_fingerprint != first.machine.rcp_fingerprint {
             return Err(format!(
@@ -51,13 +68,21 @@ pub fn run(paths: &[PathBuf], out: Option<&PathBuf>) -> Result<ExitCode, String>
         if b.from < a.to {
             return Err(format!(
                 "overlap: {} covers [{:#x}, {:#x}) and {} covers [{:#x}, {:#x})",
-                pa.display(), a.from, a.to, pb.display(), b.from, b.to
+                pa.display(),
+                a.from,
+                a.to,
+                pb.display(),
+                b.from,
+                b.to
             ));
         }
         if b.from > a.to {
             return Err(format!(
                 "gap: nothing covers [{:#x}, {:#x}) between {} and {}",
-                a.to, b.from, pa.display(), pb.display()
+                a.to,
+                b.from,
+                pa.display(),
+                pb.display()
             ));
         }
     }
@@ -66,7 +91,10 @@ pub fn run(paths: &[PathBuf], out: Option<&PathBuf>) -> Result<ExitCode, String>
         wall += r.wall_seconds;
         threads += r.threads;
     }
-    let range = MantissaRange { from: reports[0].2.from, to: reports[reports.len() - 1].2.to };
+    let range = MantissaRange {
+        from: reports[0].2.from,
+        to: reports[reports.len() - 1].2.to,
+    };
     let expected = u64::from(range.to - range.from) * u64::from(MANTISSAS);
     let machine = first.machine;
     let kernel = first.kernel;
@@ -74,9 +102,24 @@ pub fn run(paths: &[PathBuf], out: Option<&PathBuf>) -> Result<ExitCode, String>
         "merged": paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         "note": "wall_seconds is the sum over the shards",
     });
-    let report = Report::new("merge", &kernel, Some(range), None, params, expected, &tally, machine, threads, wall, tally.pairs);
+    let report = Report::new(
+        "merge",
+        &kernel,
+        Some(range),
+        None,
+        params,
+        expected,
+        &tally,
+        machine,
+        threads,
+        wall,
+        tally.pairs,
+    );
     if range.from != 0 || range.to != MANTISSAS {
-        println!("note: the merged reports cover [{:#x}, {:#x}), not all 2^23 dividend mantissas", range.from, range.to);
+        println!(
+            "note: the merged reports cover [{:#x}, {:#x}), not all 2^23 dividend mantissas",
+            range.from, range.to
+        );
     }
     finish(&report, out)
 }

@@ -115,13 +115,17 @@ fn parse_u32(s: &str) -> Result<u32, String> {
 }
 
 fn parse_shard(s: &str) -> Result<(u32, u32), String> {
-    let (i, n) = s.split_once('/').ok_or_else(|| format!("shard {s:?} is not I/N"))?;
+    let (i, n) = s
+        .split_once('/')
+        .ok_or_else(|| format!("shard {s:?} is not I/N"))?;
     let (i, n) = (parse_u32(i)?, parse_u32(n)?);
     if n == 0 {
         return Err("shard count N must be at least 1".into());
     }
     if i >= n {
-        return Err(format!("shard index {i} must be below the count {n} (shards are 0..N-1)"));
+        return Err(format!(
+            "shard index {i} must be below the count {n} (shards are 0..N-1)"
+        ));
     }
     Ok((i, n))
 }
@@ -132,7 +136,10 @@ pub fn pool(threads: Option<usize>) -> Result<(rayon::ThreadPool, usize), String
     if n == 0 {
         return Err("--threads must be at least 1".into());
     }
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(|e| e.to_string())?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .map_err(|e| e.to_string())?;
     Ok((pool, n))
 }
 
@@ -142,14 +149,22 @@ pub fn finish(report: &Report, path: Option<&PathBuf>) -> Result<ExitCode, Strin
         report.write(path)?;
     }
     report.print_summary();
-    Ok(if report.mismatches == 0 { ExitCode::SUCCESS } else { ExitCode::from(crate::EXIT_MISMATCH) })
+    Ok(if report.mismatches == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(crate::EXIT_MISMATCH)
+    })
 }
 
 pub fn run(cmd: VerifyCommand) -> Result<ExitCode, String> {
     match cmd {
         VerifyCommand::Mantissa(args) => mantissa::run(args),
         VerifyCommand::Edges(common) => pairs::edges(common),
-        VerifyCommand::Random { count, seed, common } => pairs::random(count, seed, common),
+        VerifyCommand::Random {
+            count,
+            seed,
+            common,
+        } => pairs::random(count, seed, common),
         VerifyCommand::Dividends { divisor, common } => pairs::dividends(&divisor, common),
         VerifyCommand::Merge { reports, report } => merge::run(&reports, report.as_ref()),
     }

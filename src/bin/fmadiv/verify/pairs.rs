@@ -47,7 +47,10 @@ fn run_batches(
                     b.clear();
                     make(i, a, b);
                     let t = compare_pairs(kernel, a, b, scratch);
-                    progress.lock().expect("no panics while locked").add(t.pairs);
+                    progress
+                        .lock()
+                        .expect("no panics while locked")
+                        .add(t.pairs);
                     t
                 },
             )
@@ -56,20 +59,38 @@ fn run_batches(
                 x
             })
     });
-    progress.into_inner().expect("no panics while locked").finish();
+    progress
+        .into_inner()
+        .expect("no panics while locked")
+        .finish();
     if tally.pairs != total {
-        return Err(format!("internal error: checked {} pairs, expected {total}", tally.pairs));
+        return Err(format!(
+            "internal error: checked {} pairs, expected {total}",
+            tally.pairs
+        ));
     }
     let secs = start.elapsed().as_secs_f64();
-    let report = Report::new(mode, kernel.name(), None, None, parameters, total, &tally, machine, threads, secs, tally.pairs);
+    let report = Report::new(
+        mode,
+        kernel.name(),
+        None,
+        None,
+        parameters,
+        total,
+        &tally,
+        machine,
+        threads,
+        secs,
+        tally.pairs,
+    );
     finish(&report, common.report.as_ref())
 }
 
 /// Edge mantissas used with every exponent: zero, one ulp, halves, thirds, and the
 /// near-all-ones patterns that broke the published kernel.
 const EDGE_MANTISSAS: [u32; 16] = [
-    0, 1, 2, 0x00_0fff, 0x15_5555, 0x2a_aaab, 0x40_0000, 0x40_0001, 0x55_5555, 0x7f_7fff, 0x7f_8000,
-    0x7f_fff0, 0x7f_fffd, 0x7f_fffe, 0x7f_ffff, 0x3f_ffff,
+    0, 1, 2, 0x00_0fff, 0x15_5555, 0x2a_aaab, 0x40_0000, 0x40_0001, 0x55_5555, 0x7f_7fff,
+    0x7f_8000, 0x7f_fff0, 0x7f_fffd, 0x7f_fffe, 0x7f_ffff, 0x3f_ffff,
 ];
 
 /// Exponent differences (biased ea - eb) near which the quotient crosses into subnormals
@@ -88,10 +109,12 @@ pub fn edges(common: CommonArgs) -> Result<ExitCode, String> {
     let grid_batches = n;
     // Part 2: for each exponent pair at a boundary difference, 4096 random mantissa pairs.
     let boundary: Vec<(u32, u32)> = boundary_differences()
-        .flat_map(|d| (0..256i32).filter_map(move |ea| {
-            let eb = ea - d;
-            (0..256).contains(&eb).then_some((ea as u32, eb as u32))
-        }))
+        .flat_map(|d| {
+            (0..256i32).filter_map(move |ea| {
+                let eb = ea - d;
+                (0..256).contains(&eb).then_some((ea as u32, eb as u32))
+            })
+        })
         .collect();
     const PER_EXPONENT_PAIR: usize = 4096;
     let total = n * n + (boundary.len() * PER_EXPONENT_PAIR) as u64;
@@ -145,7 +168,8 @@ pub fn parse_divisor(s: &str) -> Result<f32, String> {
         let bits = u32::from_str_radix(h, 16).map_err(|e| format!("divisor {s:?}: {e}"))?;
         return Ok(f32::from_bits(if neg { bits ^ 0x8000_0000 } else { bits }));
     }
-    t.parse::<f32>().map_err(|e| format!("divisor {s:?} is not a float or 0x bits: {e}"))
+    t.parse::<f32>()
+        .map_err(|e| format!("divisor {s:?} is not a float or 0x bits: {e}"))
 }
 
 pub fn dividends(divisor: &str, common: CommonArgs) -> Result<ExitCode, String> {
@@ -153,9 +177,16 @@ pub fn dividends(divisor: &str, common: CommonArgs) -> Result<ExitCode, String> 
     eprintln!("all 2^32 dividends / {y:e} ({:#010x})", y.to_bits());
     let total = 1u64 << 32;
     let params = serde_json::json!({ "divisor": format!("{:#010x}", y.to_bits()) });
-    run_batches("dividends", &common, params, total, total / BATCH, |i, a, b| {
-        let first = (i * BATCH) as u32;
-        a.extend((0..BATCH as u32).map(|k| f32::from_bits(first + k)));
-        b.extend(std::iter::repeat_n(y, BATCH as usize));
-    })
+    run_batches(
+        "dividends",
+        &common,
+        params,
+        total,
+        total / BATCH,
+        |i, a, b| {
+            let first = (i * BATCH) as u32;
+            a.extend((0..BATCH as u32).map(|k| f32::from_bits(first + k)));
+            b.extend(std::iter::repeat_n(y, BATCH as usize));
+        },
+    )
 }

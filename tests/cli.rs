@@ -1,0 +1,348 @@
+//! The `fmadiv` binary: verification verdicts, resume after SIGKILL, shards and merge, and
+//! bad arguments (exit 2, nothing written or damaged).
+#![cfg(all(target_arch = "x86_64", feature = "cli"))]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+fn fmadiv() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_fmadiv"))
+}
+
+fn has_kernel() -> bool {
+    fmadiv::internal::avx2::Avx2Fma::new().is_some()
+}
+
+fn run(args: &[&str]) -> Output {
+    fmadiv().args(args).output().expect("the binary runs")
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().expect("exited normally")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fmadiv-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The parts of a report that must not depend on how the run was split or interrupted.
+fn verdict(report: &serde_json::Value) -> serde_json::Value {
+    serde_json::json!([
+        report["kernel"],
+        report["range"],
+        report["pairs_checked"],
+        report["pairs_expected"],
+        report["mismatches"],
+        report["counterexamples"],
+        report["verdict"]
+    ])
+}
+
+#[test]
+fn newton_is_caught_and_shipped_passes_on_64_rows() {
+    if !has_kernel() {
+        return;
+    }
+    let dir = temp_dir("rows");
+    let newton = dir.join("newton.json");
+    let out = run(&[
+        "verify",
+        "mantissa",
+        "--to",
+        "64",
+        "--kernel",
+        "newton",
+        "--report",
+        newton.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 1, "{}", String::from_utf8_lossy(&out.stderr));
+    let r = json(&newton);
+    assert_eq!(r["pairs_checked"], 64u64 << 23);
+    assert!(r["mismatches"].as_u64().unwrap() >= 1);
+    assert_eq!(r["counterexamples"][0]["a"], "0x3f80002f");
+    assert_eq!(r["counterexamples"][0]["want"], "0x3f06bf0f");
+    assert!(r["machine"]["rcp_fingerprint"].as_str().unwrap().len() == 16);
+
+    let shipped = dir.join("shipped.json");
+    let out = run(&[
+        "verify",
+        "mantissa",
+        "--to",
+        "64",
+        "--report",
+        shipped.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(json(&shipped)["mismatches"], 0);
+    assert_eq!(json(&shipped)["verdict"], "pass");
+}
+
+#[test]
+fn resume_after_sigkill_gives_the_same_report() {
+    if !has_kernel() {
+        return;
+    }
+    let dir = temp_dir("resume");
+    let (ckpt, killed_report, full_report) = (
+        dir.join("ckpt.json"),
+        dir.join("resumed.json"),
+        dir.join("full.json"),
+    );
+    // Newton on [0, 3072): about 2.6·10^10 pairs, several seconds, with mismatches to keep.
+    let args = [
+        "verify",
+        "mantissa",
+        "--to",
+        "3072",
+        "--kernel",
+        "newton",
+        "--checkpoint-every",
+        "0",
+    ];
+    let mut child = fmadiv()
+        .args(args)
+        .args([
+            "--checkpoint",
+            ckpt.to_str().unwrap(),
+            "--report",
+            killed_report.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it mid-run, once a checkpoint exists.
+    let mut waited = Duration::ZERO;
+    while !ckpt.exists() && waited < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+        waited += Duration::from_millis(20);
+    }
+    std::thread::sleep(Duration::from_millis(700));
+    let finished_early = child.try_wait().unwrap().is_some();
+    child.kill().unwrap(); // SIGKILL on Unix
+    child.wait().unwrap();
+    assert!(ckpt.exists(), "no checkpoint was written");
+    let partial = json(&ckpt);
+    if !finished_early {
+        assert!(
+            !killed_report.exists(),
+            "a killed run must not leave a report"
+        );
+        assert!(partial["pairs_checked"].as_u64().unwrap() < 3072u64 << 23);
+    }
+
+    let out = fmadiv()
+        .args(args)
+        .args([
+            "--checkpoint",
+            ckpt.to_str().unwrap(),
+            "--report",
+            killed_report.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", String::from_utf8_lossy(&out.stderr));
+
+    let out = fmadiv()
+        .args(args)
+        .args(["--report", full_report.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1);
+    assert_eq!(verdict(&json(&killed_report)), verdict(&json(&full_report)));
+}
+
+#[test]
+fn shards_merge_to_the_whole_and_gaps_or_overlaps_are_refused() {
+    if !has_kernel() {
+        return;
+    }
+    let dir = temp_dir("shards");
+    let whole = dir.join("whole.json");
+    assert_eq!(
+        code(&run(&[
+            "verify",
+            "mantissa",
+            "--to",
+            "100",
+            "--kernel",
+            "newton",
+            "--report",
+            whole.to_str().unwrap()
+        ])),
+        1
+    );
+    let shards: Vec<PathBuf> = (0..3).map(|i| dir.join(format!("shard{i}.json"))).collect();
+    for (i, path) in shards.iter().enumerate() {
+        let shard = format!("{i}/3");
+        let out = run(&[
+            "verify",
+            "mantissa",
+            "--to",
+            "100",
+            "--kernel",
+            "newton",
+            "--shard",
+            &shard,
+            "--report",
+            path.to_str().unwrap(),
+        ]);
+        assert!(code(&out) <= 1, "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let merged = dir.join("merged.json");
+    let mut args: Vec<&str> = vec!["verify", "merge", "--report", merged.to_str().unwrap()];
+    args.extend(shards.iter().rev().map(|p| p.to_str().unwrap()));
+    assert_eq!(code(&run(&args)), 1);
+    assert_eq!(verdict(&json(&merged)), verdict(&json(&whole)));
+
+    let gap = run(&[
+        "verify",
+        "merge",
+        shards[0].to_str().unwrap(),
+        shards[2].to_str().unwrap(),
+    ]);
+    assert_eq!(code(&gap), 2);
+    assert!(String::from_utf8_lossy(&gap.stderr).contains("gap"));
+    let overlap = run(&[
+        "verify",
+        "merge",
+        shards[0].to_str().unwrap(),
+        shards[1].to_str().unwrap(),
+        whole.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&overlap), 2);
+    assert!(String::from_utf8_lossy(&overlap.stderr).contains("overlap"));
+}
+
+#[test]
+fn bad_arguments_exit_2_and_write_nothing() {
+    let dir = temp_dir("bad");
+    let report = dir.join("r.json");
+    let r = report.to_str().unwrap();
+    for args in [
+        vec![
+            "verify", "mantissa", "--from", "10", "--to", "5", "--report", r,
+        ],
+        vec!["verify", "mantissa", "--to", "8388609", "--report", r],
+        vec![
+            "verify", "mantissa", "--to", "8", "--shard", "0/0", "--report", r,
+        ],
+        vec![
+            "verify", "mantissa", "--to", "8", "--shard", "3/3", "--report", r,
+        ],
+        vec![
+            "verify", "mantissa", "--to", "8", "--kernel", "bogus", "--report", r,
+        ],
+        vec![
+            "verify",
+            "mantissa",
+            "--to",
+            "8",
+            "--threads",
+            "0",
+            "--report",
+            r,
+        ],
+        vec!["verify", "random", "--count", "x", "--report", r],
+        vec!["verify", "dividends", "--divisor", "pi", "--report", r],
+        vec!["verify", "merge", "/nonexistent/report.json"],
+        vec!["frobnicate"],
+    ] {
+        let out = run(&args);
+        assert_eq!(
+            code(&out),
+            2,
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.stderr.is_empty(), "{args:?} gave no message");
+        assert!(!report.exists(), "{args:?} wrote a report");
+    }
+    let out = run(&[
+        "verify",
+        "mantissa",
+        "--to",
+        "8",
+        "--report",
+        "/nonexistent/dir/r.json",
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write"));
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "no stray temporary files"
+    );
+}
+
+#[test]
+fn corrupt_or_foreign_checkpoints_are_refused_and_left_untouched() {
+    if !has_kernel() {
+        return;
+    }
+    let dir = temp_dir("ckpt");
+    let ckpt = dir.join("c.json");
+    let c = ckpt.to_str().unwrap();
+    assert_eq!(
+        code(&run(&[
+            "verify",
+            "mantissa",
+            "--to",
+            "16",
+            "--checkpoint",
+            c
+        ])),
+        0
+    );
+    let good = std::fs::read(&ckpt).unwrap();
+
+    // Other arguments: refused, file unchanged.
+    let out = run(&["verify", "mantissa", "--to", "32", "--checkpoint", c]);
+    assert_eq!(code(&out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("another run"));
+    assert_eq!(std::fs::read(&ckpt).unwrap(), good);
+
+    // A flipped digit: the checksum catches it.
+    let text = String::from_utf8(good.clone()).unwrap().replacen(
+        "\"pairs_checked\": 1",
+        "\"pairs_checked\": 2",
+        1,
+    );
+    std::fs::write(&ckpt, &text).unwrap();
+    let out = run(&["verify", "mantissa", "--to", "16", "--checkpoint", c]);
+    assert_eq!(code(&out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("corrupt"));
+    assert_eq!(std::fs::read_to_string(&ckpt).unwrap(), text);
+
+    // Truncated JSON.
+    std::fs::write(&ckpt, &good[..good.len() / 2]).unwrap();
+    let out = run(&["verify", "mantissa", "--to", "16", "--checkpoint", c]);
+    assert_eq!(code(&out), 2);
+    assert_eq!(std::fs::read(&ckpt).unwrap(), &good[..good.len() / 2]);
+}
+
+#[test]
+fn fingerprint_and_other_modes_run() {
+    if !has_kernel() {
+        return;
+    }
+    let out = run(&["fingerprint", "--json"]);
+    assert_eq!(code(&out), 0);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["rcp_fingerprint"].as_str().unwrap().len(), 16);
+    assert_eq!(
+        code(&run(&[
+            "verify", "random", "--count", "3000000", "--seed", "5"
+        ])),
+        0
+    );
+    assert_eq!(code(&run(&["verify", "edges"])), 0);
+}
