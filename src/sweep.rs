@@ -2,8 +2,9 @@
 //!
 //! A tile is a block of dividend mantissas against a block of divisor mantissas, all in
 //! [1, 2): `a = 1.ma`, `b = 1.mb`. Eight consecutive divisors fill the eight lanes and each
-//! dividend is broadcast, so the kernel runs exactly as in `div` (the same `div8`), with
-//! the divisor-only work (rcp, Halley) hoisted out of the inner loop by the compiler.
+//! dividend is broadcast, so the kernel runs as in `div` (the same `fast_path` and the same
+//! slow-path blend), with the divisor-only work (rcp, Halley) hoisted out of the inner loop
+//! by the compiler.
 
 use crate::variant::Kernel;
 
@@ -108,7 +109,7 @@ fn tile<const V: u8>(
     dividends: core::ops::Range<u32>,
     divisors: core::ops::Range<u32>,
 ) -> Tally {
-    use crate::arch::x86_64::avx2::div8;
+    use crate::arch::x86_64::avx2::fast_path;
     use crate::bits::ONE_BITS;
     use core::arch::x86_64::*;
 
@@ -123,8 +124,12 @@ fn tile<const V: u8>(
         let b = _mm256_castsi256_ps(b_bits);
         for ma in dividends.clone() {
             let a = _mm256_castsi256_ps(_mm256_set1_epi32((ONE_BITS | ma) as i32));
-            let got = div8::<V>(a, b);
+            // `div8` is `fast_path` plus, for flagged lanes, a blend with the hardware
+            // quotient; here that quotient is the reference itself, so the blend is done
+            // directly and one branch per vector is saved.
+            let (fast, flagged) = fast_path::<V>(a, b);
             let want = _mm256_div_ps(a, b);
+            let got = _mm256_blendv_ps(fast, want, flagged);
             let equal = _mm256_cmpeq_epi32(_mm256_castps_si256(got), _mm256_castps_si256(want));
             if _mm256_movemask_ps(_mm256_castsi256_ps(equal)) != 0xff {
                 record_lanes(&mut tally, a, b, got, want);
