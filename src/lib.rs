@@ -72,15 +72,16 @@ pub mod internal {
     pub use crate::samples;
     pub use crate::variant::{Kernel, Variant};
 
-    /// `out[i] = a[i] / b[i]` by the given kernel variant, or `None` if this CPU lacks
-    /// AVX2+FMA. Panics if the lengths differ.
+    /// `out[i] = a[i] / b[i]` by the given kernel variant on every lane (no hardware
+    /// vectors mixed in), or `None` if this CPU lacks AVX2+FMA. Panics if the lengths
+    /// differ.
     #[cfg(target_arch = "x86_64")]
     pub fn div_with(kernel: Kernel, a: &[f32], b: &[f32], out: &mut [f32]) -> Option<()> {
         let k = avx2::Avx2Fma::new()?;
         match kernel {
-            Kernel::Shipped => k.div_slices::<{ Variant::SHIPPED }>(a, b, out),
-            Kernel::Newton => k.div_slices::<{ Variant::NEWTON }>(a, b, out),
-            Kernel::Published => k.div_slices::<{ Variant::PUBLISHED }>(a, b, out),
+            Kernel::Shipped => k.div_slices::<{ Variant::SHIPPED }, 0>(a, b, out),
+            Kernel::Newton => k.div_slices::<{ Variant::NEWTON }, 0>(a, b, out),
+            Kernel::Published => k.div_slices::<{ Variant::PUBLISHED }, 0>(a, b, out),
         }
         Some(())
     }

@@ -6,6 +6,8 @@ use rayon::prelude::*;
 use wide::f32x8;
 
 use crate::arch::portable;
+#[cfg(target_arch = "x86_64")]
+use crate::arch::x86_64::avx2::SHIPPED_HARDWARE_SHARE;
 use crate::dispatch;
 #[cfg(target_arch = "x86_64")]
 use crate::variant::Variant;
@@ -84,7 +86,7 @@ pub fn try_div(a: &[f32], b: &[f32], out: &mut [f32]) -> Result<(), Error> {
     check_lengths(a.len(), b.len(), out.len())?;
     #[cfg(target_arch = "x86_64")]
     if let Some(k) = dispatch::avx2_fma() {
-        k.div_slices::<{ Variant::SHIPPED }>(a, b, out);
+        k.div_slices::<{ Variant::SHIPPED }, SHIPPED_HARDWARE_SHARE>(a, b, out);
         return Ok(());
     }
     portable::div_slices(a, b, out);
@@ -102,7 +104,7 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
     }
     #[cfg(target_arch = "x86_64")]
     if let Some(k) = dispatch::avx2_fma() {
-        k.div_in_place::<{ Variant::SHIPPED }>(a, b);
+        k.div_in_place::<{ Variant::SHIPPED }, SHIPPED_HARDWARE_SHARE>(a, b);
         return;
     }
     portable::div_in_place(a, b);

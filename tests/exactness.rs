@@ -35,6 +35,22 @@ fn check_all_paths(a: &[f32], b: &[f32]) {
     out.fill(0.0);
     portable::div_slices(a, b, &mut out);
     assert_quotients("portable", a, b, &out);
+
+    // `div` mixes hardware vectors in; the kernel alone must be exact on every lane too.
+    #[cfg(target_arch = "x86_64")]
+    if fmadiv::internal::div_with(fmadiv::internal::Kernel::Shipped, a, b, &mut out).is_some() {
+        assert_quotients("kernel alone", a, b, &out);
+    }
+}
+
+/// The FMA kernel on every lane where it can run (`div` mixes in hardware vectors), else
+/// `div`.
+fn kernel_alone(a: &[f32], b: &[f32], out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if fmadiv::internal::div_with(fmadiv::internal::Kernel::Shipped, a, b, out).is_some() {
+        return;
+    }
+    fmadiv::div(a, b, out);
 }
 
 /// All pairs of `xs × ys` as two flat slices.
@@ -93,6 +109,8 @@ fn random_bit_patterns() {
         }
         fmadiv::div(&a, &b, &mut out);
         assert_quotients("div (random bits)", &a, &b, &out);
+        kernel_alone(&a, &b, &mut out);
+        assert_quotients("kernel alone (random bits)", &a, &b, &out);
     }
 }
 
@@ -112,8 +130,8 @@ fn random_fast_path_pairs() {
             *x = f32::from_bits((r as u32 & 0x807f_ffff) | ea << 23);
             *y = f32::from_bits(((r >> 32) as u32 & 0x807f_ffff) | eb << 23);
         }
-        fmadiv::div(&a, &b, &mut out);
-        assert_quotients("div (fast-path range)", &a, &b, &out);
+        kernel_alone(&a, &b, &mut out);
+        assert_quotients("kernel alone (fast-path range)", &a, &b, &out);
     }
 }
 
@@ -130,6 +148,8 @@ fn every_exponent_pair() {
         .collect();
     let (mismatches, first) = count_mismatches(&values, &values, fmadiv::div);
     assert_eq!(mismatches, 0, "first: {first:?}");
+    let (mismatches, first) = count_mismatches(&values, &values, kernel_alone);
+    assert_eq!(mismatches, 0, "kernel alone, first: {first:?}");
 }
 
 #[test]
@@ -143,8 +163,8 @@ fn every_subnormal_dividend() {
     let mut out = vec![0.0f32; dividends.len()];
     for &y in &divisors {
         let b = vec![y; dividends.len()];
-        fmadiv::div(&dividends, &b, &mut out);
-        assert_quotients("div (subnormal dividends)", &dividends, &b, &out);
+        kernel_alone(&dividends, &b, &mut out);
+        assert_quotients("kernel alone (subnormal dividends)", &dividends, &b, &out);
     }
 }
 
@@ -165,6 +185,6 @@ fn divisors_around_every_binade_boundary() {
     let dividends: Vec<f32> = (0..64)
         .map(|_| f32::from_bits(rng.next_u64() as u32 & 0x7fff_ffff))
         .collect();
-    let (mismatches, first) = count_mismatches(&dividends, &divisors, fmadiv::div);
+    let (mismatches, first) = count_mismatches(&dividends, &divisors, kernel_alone);
     assert_eq!(mismatches, 0, "first: {first:?}");
 }

@@ -54,16 +54,17 @@ impl Avx2Fma {
         unsafe { div8::<{ Variant::SHIPPED }>(a, b) }
     }
 
-    /// `out[i] = a[i] / b[i]` with the chosen kernel variant.
+    /// `out[i] = a[i] / b[i]` with the chosen kernel variant, `H` hardware vectors per
+    /// kernel vector (see [`div_raw`]).
     ///
     /// # Panics
     /// If the three lengths differ.
     #[inline]
-    pub fn div_slices<const V: u8>(self, a: &[f32], b: &[f32], out: &mut [f32]) {
+    pub fn div_slices<const V: u8, const H: usize>(self, a: &[f32], b: &[f32], out: &mut [f32]) {
         assert!(a.len() == b.len() && b.len() == out.len());
         // SAFETY: the CPU has AVX2+FMA (`self`); a and b are readable and out writable for
         // `out.len()` elements, and `out` (a unique borrow) cannot overlap a or b.
-        unsafe { div_raw::<V>(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) }
+        unsafe { div_raw::<V, H>(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) }
     }
 
     /// `a[i] = a[i] / b[i]`.
@@ -71,12 +72,12 @@ impl Avx2Fma {
     /// # Panics
     /// If the lengths differ.
     #[inline]
-    pub fn div_in_place<const V: u8>(self, a: &mut [f32], b: &[f32]) {
+    pub fn div_in_place<const V: u8, const H: usize>(self, a: &mut [f32], b: &[f32]) {
         assert_eq!(a.len(), b.len());
         let ptr = a.as_mut_ptr();
         // SAFETY: the CPU has AVX2+FMA (`self`); `out` is exactly `a`, which `div_raw`
         // allows: each chunk is loaded before it is stored.
-        unsafe { div_raw::<V>(ptr, b.as_ptr(), ptr, a.len()) }
+        unsafe { div_raw::<V, H>(ptr, b.as_ptr(), ptr, a.len()) }
     }
 }
 
@@ -202,20 +203,67 @@ fn slow_path(a: __m256, b: __m256, quotient: __m256, unsafe_lanes: __m256) -> __
     _mm256_blendv_ps(quotient, _mm256_div_ps(a, b), unsafe_lanes)
 }
 
+/// Hardware vectors per kernel vector in [`div_raw`]'s shipped mix, chosen by measurement
+/// (BENCHMARKS.md): on AMD EPYC (cpuid family 0x1a) 5 gave the best throughput.
+pub const SHIPPED_HARDWARE_SHARE: usize = 5;
+
+/// After a kernel vector needed the slow path, this many blocks run on the divider alone:
+/// data full of special values (random bit patterns) would otherwise pay a mispredicted
+/// branch and a division per block.
+const BLOCKS_AFTER_SLOW: u32 = 8;
+
 /// `out[i] = a[i] / b[i]` for `len` elements; `out` may be `a` itself.
+///
+/// Each block of `H + 1` vectors sends one vector through the FMA kernel and `H` through
+/// the hardware divider: the divider and the FMA pipes are separate resources, so the
+/// two run side by side (`H = 0`: the kernel alone). A block whose kernel vector needs the
+/// slow path makes the next [`BLOCKS_AFTER_SLOW`] blocks use the divider alone.
 ///
 /// # Safety
 /// - The CPU must support AVX2 and FMA.
 /// - `a` and `b` must be valid for reads and `out` for writes of `len` floats.
 /// - `out` must either not overlap `a` and `b` at all, or be exactly `a` (same address).
 #[target_feature(enable = "avx2,fma")]
-pub unsafe fn div_raw<const V: u8>(a: *const f32, b: *const f32, out: *mut f32, len: usize) {
-    let full = len - len % LANES;
+pub unsafe fn div_raw<const V: u8, const H: usize>(
+    a: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    len: usize,
+) {
+    let block = (H + 1) * LANES;
+    let blocks_end = len - len % block;
     let mut i = 0;
+    let mut divider_only = 0u32;
+    while i < blocks_end {
+        // SAFETY: i + block <= len, so every access stays inside the slices (unaligned
+        // loads and stores accept any address); each vector is loaded before its store,
+        // so `out == a` is fine.
+        unsafe {
+            let (va, vb) = (_mm256_loadu_ps(a.add(i)), _mm256_loadu_ps(b.add(i)));
+            let q = if H > 0 && divider_only > 0 {
+                divider_only -= 1;
+                _mm256_div_ps(va, vb)
+            } else {
+                let (quotient, flagged) = fast_path::<V>(va, vb);
+                if _mm256_movemask_ps(flagged) == 0 {
+                    quotient
+                } else {
+                    divider_only = BLOCKS_AFTER_SLOW;
+                    slow_path(va, vb, quotient, flagged)
+                }
+            };
+            for k in 1..=H {
+                let j = i + k * LANES;
+                let h = _mm256_div_ps(_mm256_loadu_ps(a.add(j)), _mm256_loadu_ps(b.add(j)));
+                _mm256_storeu_ps(out.add(j), h);
+            }
+            _mm256_storeu_ps(out.add(i), q);
+        }
+        i += block;
+    }
+    let full = len - len % LANES;
     while i < full {
-        // SAFETY: i + LANES <= len, so all three accesses stay inside the slices
-        // (unaligned loads and stores accept any address); the load of `a` precedes the
-        // store, so `out == a` is fine.
+        // SAFETY: as above, with i + LANES <= len.
         unsafe {
             let q = div8::<V>(_mm256_loadu_ps(a.add(i)), _mm256_loadu_ps(b.add(i)));
             _mm256_storeu_ps(out.add(i), q);
