@@ -35,8 +35,8 @@ impl Plan {
             sizes: vec![4096, 1 << 16, 1 << 20],
             inputs: Inputs::ALL.to_vec(),
             methods: available(&methods::ALL),
-            rounds: 7,
-            sample: Duration::from_micros(1500),
+            rounds: 9,
+            sample: Duration::from_millis(15),
         }
     }
 
@@ -44,7 +44,7 @@ impl Plan {
         Plan {
             sizes: vec![8, 64, 1024, 4096, 1 << 16, 1 << 20, 1 << 24],
             rounds: 11,
-            sample: Duration::from_millis(4),
+            sample: Duration::from_millis(30),
             ..Plan::quick()
         }
     }
@@ -107,13 +107,19 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, Inputs)) -> Result<Vec<R
             for m in &plan.methods {
                 check_exact(m, &a, &b, &mut out)?;
             }
-            // Calibrate: calls per sample, from one warm call of each method.
+            // Warm up (caches, clocks, rayon's threads) and calibrate calls per sample.
             let reps: Vec<usize> = plan
                 .methods
                 .iter()
                 .map(|m| {
-                    let t = time(m, &a, &b, &mut out, 1).max(1e-9);
-                    ((plan.sample.as_secs_f64() / t) as usize).clamp(1, 1 << 20)
+                    let mut calls = 1;
+                    let warm = Instant::now();
+                    while warm.elapsed() < plan.sample {
+                        time(m, &a, &b, &mut out, calls);
+                        calls *= 2;
+                    }
+                    let per_call = time(m, &a, &b, &mut out, calls).max(1e-12);
+                    ((plan.sample.as_secs_f64() / per_call) as usize).clamp(1, 1 << 24)
                 })
                 .collect();
             let n = plan.methods.len();
