@@ -29,6 +29,7 @@
 mod arch;
 pub mod bits;
 mod dispatch;
+mod divisor;
 #[doc(hidden)]
 pub mod fingerprint;
 pub mod kernel_notes;
@@ -42,6 +43,7 @@ pub mod sweep;
 mod variant;
 
 pub use dispatch::{Backend, FORCE_PORTABLE_ENV, backend};
+pub use divisor::{Divisor, Strategy, div_scalar, recip};
 pub use slices::{Error, div, div_f32x8, div_in_place, par_div, try_div};
 
 /// Build information recorded by `build.rs` (for reports).

@@ -29,6 +29,14 @@ pub fn div_one(a: f32, b: f32) -> f32 {
     if q.is_nan() { x86_nan(a, b) } else { q }
 }
 
+/// `a · r` with x86's NaN bits (`r` is never NaN here): `a / b` when `r` is `b`'s exact
+/// reciprocal.
+#[inline]
+pub fn mul_one(a: f32, r: f32) -> f32 {
+    let q = a * r;
+    if q.is_nan() { x86_nan(a, r) } else { q }
+}
+
 /// `out[i] = a[i] / b[i]` with x86's bits. The lengths must be equal.
 pub fn div_slices(a: &[f32], b: &[f32], out: &mut [f32]) {
     assert!(a.len() == b.len() && b.len() == out.len());

@@ -64,7 +64,7 @@ impl Avx2Fma {
         assert!(a.len() == b.len() && b.len() == out.len());
         // SAFETY: the CPU has AVX2+FMA (`self`); a and b are readable and out writable for
         // `out.len()` elements, and `out` (a unique borrow) cannot overlap a or b.
-        unsafe { div_raw::<V, H>(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) }
+        unsafe { div_raw::<V, H, false>(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) }
     }
 
     /// `a[i] = a[i] / b[i]`.
@@ -77,7 +77,7 @@ impl Avx2Fma {
         let ptr = a.as_mut_ptr();
         // SAFETY: the CPU has AVX2+FMA (`self`); `out` is exactly `a`, which `div_raw`
         // allows: each chunk is loaded before it is stored.
-        unsafe { div_raw::<V, H>(ptr, b.as_ptr(), ptr, a.len()) }
+        unsafe { div_raw::<V, H, false>(ptr, b.as_ptr(), ptr, a.len()) }
     }
 }
 
@@ -221,15 +221,26 @@ const BLOCKS_AFTER_SLOW: u32 = 8;
 ///
 /// # Safety
 /// - The CPU must support AVX2 and FMA.
-/// - `a` and `b` must be valid for reads and `out` for writes of `len` floats.
+/// - `a` (unless `RECIP`) and `b` must be valid for reads and `out` for writes of `len`
+///   floats.
 /// - `out` must either not overlap `a` and `b` at all, or be exactly `a` (same address).
 #[target_feature(enable = "avx2,fma")]
-pub unsafe fn div_raw<const V: u8, const H: usize>(
+pub unsafe fn div_raw<const V: u8, const H: usize, const RECIP: bool>(
     a: *const f32,
     b: *const f32,
     out: *mut f32,
     len: usize,
 ) {
+    // With RECIP the dividends are all 1.0 and `a` is never read: the compiler folds the
+    // constant mantissa and scale out of the kernel.
+    let load_a = |i: usize| {
+        if RECIP {
+            _mm256_set1_ps(1.0)
+        } else {
+            // SAFETY: the callers below pass only i with i + LANES <= len.
+            unsafe { _mm256_loadu_ps(a.add(i)) }
+        }
+    };
     let block = (H + 1) * LANES;
     let blocks_end = len - len % block;
     let mut i = 0;
@@ -239,7 +250,7 @@ pub unsafe fn div_raw<const V: u8, const H: usize>(
         // loads and stores accept any address); each vector is loaded before its store,
         // so `out == a` is fine.
         unsafe {
-            let (va, vb) = (_mm256_loadu_ps(a.add(i)), _mm256_loadu_ps(b.add(i)));
+            let (va, vb) = (load_a(i), _mm256_loadu_ps(b.add(i)));
             let q = if H > 0 && divider_only > 0 {
                 divider_only -= 1;
                 _mm256_div_ps(va, vb)
@@ -254,7 +265,7 @@ pub unsafe fn div_raw<const V: u8, const H: usize>(
             };
             for k in 1..=H {
                 let j = i + k * LANES;
-                let h = _mm256_div_ps(_mm256_loadu_ps(a.add(j)), _mm256_loadu_ps(b.add(j)));
+                let h = _mm256_div_ps(load_a(j), _mm256_loadu_ps(b.add(j)));
                 _mm256_storeu_ps(out.add(j), h);
             }
             _mm256_storeu_ps(out.add(i), q);
@@ -265,7 +276,7 @@ pub unsafe fn div_raw<const V: u8, const H: usize>(
     while i < full {
         // SAFETY: as above, with i + LANES <= len.
         unsafe {
-            let q = div8::<V>(_mm256_loadu_ps(a.add(i)), _mm256_loadu_ps(b.add(i)));
+            let q = div8::<V>(load_a(i), _mm256_loadu_ps(b.add(i)));
             _mm256_storeu_ps(out.add(i), q);
         }
         i += LANES;
@@ -277,7 +288,9 @@ pub unsafe fn div_raw<const V: u8, const H: usize>(
         let mut tb = [1.0f32; LANES];
         // SAFETY: `rest` elements from `full` are inside the inputs; the arrays are local.
         unsafe {
-            core::ptr::copy_nonoverlapping(a.add(full), ta.as_mut_ptr(), rest);
+            if !RECIP {
+                core::ptr::copy_nonoverlapping(a.add(full), ta.as_mut_ptr(), rest);
+            }
             core::ptr::copy_nonoverlapping(b.add(full), tb.as_mut_ptr(), rest);
             let q = div8::<V>(_mm256_loadu_ps(ta.as_ptr()), _mm256_loadu_ps(tb.as_ptr()));
             _mm256_storeu_ps(ta.as_mut_ptr(), q);

@@ -1,0 +1,400 @@
+//! Division by an invariant divisor: precompute once, divide many times.
+//!
+//! [`Divisor::new`] decides which sequence is proven exact for its divisor:
+//!
+//! | strategy | per element | when |
+//! |---|---|---|
+//! | [`Strategy::Reciprocal`] | `a·(1/b)` | `1/b` is exactly representable (`b = ±2^k`) |
+//! | [`Strategy::TwoProducts`] | `fma(a, zh, RN(a·zl))` | the divisor passes the Brisebarre–Muller–Raina test |
+//! | [`Strategy::Markstein`] | `q = a·y`, `r = a - q·b`, `q + r·y` | `|1 - b·y| < 2^-25` |
+//! | [`Strategy::Hardware`] | `a / b` | everything else (zero, inf, NaN, subnormal, huge, rare rest) |
+//!
+//! The FMA sequences are exact only while their intermediate values stay normal, so
+//! each vector is checked: lanes whose quotient is zero, subnormal, below the divisor's
+//! precomputed bound, infinite or NaN are recomputed by the hardware divider.
+//!
+//! **Two products** (Brisebarre, Muller, Raina, IEEE Trans. Computers 53(8), 2004): with
+//! `zh = RN(1/b)` and `zl = RN(RN(1 - b·zh)/b)`, `S = a·zh + RN(a·zl)` is within 2^-47 of
+//! `a/b` for `a, b` in [1,2), so `RN(S)` can differ from `RN(a/b)` only when `a/b` lies
+//! within 2^-47 of a rounding midpoint `X/2^s` (s = 25 below 1, 24 above). Writing
+//! `a = A·2^-23`, `b = B·2^-23` with integer significands, that means `2^s·A - B·X = N`
+//! with `|N| <= 3` (below 1) or `|N| = 1` (above): for each `N` the congruence
+//! `B·X = -N (mod 2^s)` fixes `X`, hence the only candidate dividend `A`. `new` solves
+//! it with a modular inverse and runs the sequence on each candidate; if all are exact,
+//! every dividend is.
+//!
+//! **Markstein**: with `y = RN(1/b)` and `|1 - b·y| < 2^-25`, `q = RN(a·y)` is within one
+//! ulp of `a/b` for every `a`, and Markstein's lemma makes `q + r·y` correctly rounded.
+//!
+//! Cost: `new` takes well under a microsecond; a [`Strategy::TwoProducts`] divisor pays
+//! for itself from the first vector of eight.
+
+use crate::arch::portable;
+use crate::bits::{ABS_MASK, MANTISSA_MASK, ONE_BITS, QUOTIENT_MAX_BITS};
+
+/// Which exact sequence a [`Divisor`] uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Strategy {
+    /// One multiplication by the exact reciprocal (powers of two).
+    Reciprocal,
+    /// Two operations: `fma(a, zh, RN(a·zl))`.
+    TwoProducts,
+    /// Three operations: Markstein's correction of `a·y`.
+    Markstein,
+    /// The hardware divider.
+    Hardware,
+}
+
+impl core::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Strategy::Reciprocal => "reciprocal (1 op)",
+            Strategy::TwoProducts => "two products (2 ops)",
+            Strategy::Markstein => "Markstein (3 ops)",
+            Strategy::Hardware => "hardware divider",
+        })
+    }
+}
+
+/// A divisor prepared for fast exact division: construct once, divide many times.
+///
+/// ```
+/// let d = fmadiv::Divisor::new(3.0);
+/// assert_eq!(d.divide(1.0).to_bits(), (1.0f32 / 3.0).to_bits());
+/// let mut out = [0.0f32; 4];
+/// d.divide_slice(&[1.0, 2.0, -0.0, f32::INFINITY], &mut out);
+/// assert_eq!(out[1], 2.0 / 3.0);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Divisor {
+    b: f32,
+    strategy: Strategy,
+    /// `RN(1/b)`.
+    zh: f32,
+    /// `RN(RN(1 - b·zh)/b)`, the tail of the reciprocal (two products only).
+    zl: f32,
+    /// Smallest |quotient| bit pattern the FMA sequence is exact for.
+    min_quotient_bits: u32,
+}
+
+/// Smallest normal, as the bits of |x|.
+const MIN_NORMAL_BITS: u32 = 0x0080_0000;
+
+impl Divisor {
+    /// Prepares `b`: decides which sequence is proven exact for it.
+    pub fn new(b: f32) -> Divisor {
+        Self::with_strategy(b, choose(b))
+    }
+
+    /// Prepares `b` with a given strategy, without proof. For tests of the proofs only:
+    /// anything but [`Divisor::new`]'s choice may be wrong.
+    #[doc(hidden)]
+    pub fn with_strategy(b: f32, strategy: Strategy) -> Divisor {
+        let zh = 1.0 / b;
+        let rho = (-b).mul_add(zh, 1.0);
+        let zl = rho / b;
+        // The smallest |q| for which the sequence's products stay normal.
+        let min_quotient = match strategy {
+            // a·zl must be normal: |a·zl| ~ |q|·|rho|.
+            Strategy::TwoProducts => 2f32.powi(-126) / rho.abs() * 4.0,
+            // The residual a - q·b is exact while e_b + e_q >= -103 (Boldo–Daumas).
+            Strategy::Markstein => (2f32.powi(-100) / b.abs()).max(2f32.powi(-125)),
+            _ => 2f32.powi(-125),
+        };
+        let min_quotient_bits = if min_quotient.is_finite() {
+            min_quotient.to_bits().max(MIN_NORMAL_BITS + 1)
+        } else {
+            u32::MAX
+        };
+        Divisor { b, strategy, zh, zl, min_quotient_bits }
+    }
+
+    /// The divisor.
+    pub fn divisor(&self) -> f32 {
+        self.b
+    }
+
+    /// The sequence this divisor uses.
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// `a / b`, bit-identical to `/` on x86.
+    #[inline]
+    pub fn divide(&self, a: f32) -> f32 {
+        let q = match self.strategy {
+            Strategy::Reciprocal => return portable::mul_one(a, self.zh),
+            Strategy::TwoProducts => a.mul_add(self.zh, a * self.zl),
+            Strategy::Markstein => {
+                let q = a * self.zh;
+                let r = (-q).mul_add(self.b, a);
+                r.mul_add(self.zh, q)
+            }
+            Strategy::Hardware => return portable::div_one(a, self.b),
+        };
+        if self.in_range(q.to_bits()) { q } else { portable::div_one(a, self.b) }
+    }
+
+    #[inline]
+    fn in_range(&self, q_bits: u32) -> bool {
+        let abs = q_bits & ABS_MASK;
+        abs >= self.min_quotient_bits && abs <= QUOTIENT_MAX_BITS
+    }
+
+    /// `out[i] = a[i] / b`.
+    ///
+    /// # Panics
+    /// If the lengths differ (nothing is written then).
+    pub fn divide_slice(&self, a: &[f32], out: &mut [f32]) {
+        assert!(
+            a.len() == out.len(),
+            "fmadiv::Divisor::divide_slice: length mismatch: {} dividends, output of {}",
+            a.len(),
+            out.len()
+        );
+        #[cfg(target_arch = "x86_64")]
+        if let Some(k) = crate::dispatch::avx2_fma() {
+            // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for
+            // out.len() elements and cannot overlap (out is a unique borrow).
+            unsafe { x86::divide_raw(k, self, a.as_ptr(), out.as_mut_ptr(), out.len()) };
+            return;
+        }
+        for (o, &x) in out.iter_mut().zip(a) {
+            *o = portable::div_one(x, self.b);
+        }
+    }
+}
+
+/// `out[i] = a[i] / b` through a [`Divisor`].
+///
+/// # Panics
+/// If the lengths differ (nothing is written then).
+pub fn div_scalar(a: &[f32], b: f32, out: &mut [f32]) {
+    Divisor::new(b).divide_slice(a, out);
+}
+
+/// The proof-carrying choice of [`Divisor::new`].
+fn choose(b: f32) -> Strategy {
+    let zh = 1.0 / b;
+    // 1/b exact: a single rounding of a·(1/b) is the rounding of a/b, for every a.
+    if zh.is_finite() && zh != 0.0 && (-b).mul_add(zh, 1.0) == 0.0 && (b * zh) == 1.0 {
+        return Strategy::Reciprocal;
+    }
+    // The FMA sequences need normal b with normal 1/b, and a normal tail.
+    let abs = b.abs();
+    if !(abs >= f32::MIN_POSITIVE && abs < 2f32.powi(100)) {
+        return Strategy::Hardware;
+    }
+    let significand = (b.to_bits() & MANTISSA_MASK) | (MANTISSA_MASK + 1);
+    let unit = f32::from_bits(ONE_BITS | (b.to_bits() & MANTISSA_MASK));
+    // The proof is for b in [1,2); it scales to b while the tail zl stays normal.
+    let tail = Divisor::with_strategy(b, Strategy::TwoProducts).zl.abs();
+    if tail >= f32::MIN_POSITIVE && two_products_exact(significand, unit) {
+        return Strategy::TwoProducts;
+    }
+    let rho = (-unit).mul_add(1.0 / unit, 1.0);
+    if rho.abs() < 2f32.powi(-25) {
+        return Strategy::Markstein;
+    }
+    Strategy::Hardware
+}
+
+/// The inverse of odd `x` modulo 2^32 (Newton's iteration doubles the correct bits).
+fn inverse_mod_2_32(x: u32) -> u32 {
+    debug_assert!(x % 2 == 1);
+    let mut inv = x; // correct to 3 bits for odd x
+    for _ in 0..5 {
+        inv = inv.wrapping_mul(2u32.wrapping_sub(x.wrapping_mul(inv)));
+    }
+    inv
+}
+
+/// Candidate dividend significands `A` with `2^s·A - B·X = n` for odd `X` (see the module
+/// docs): at most two, in `range`.
+fn candidates(b: u32, s: u32, n: i64, range: core::ops::Range<u32>) -> Vec<u32> {
+    let v = b.trailing_zeros();
+    // X odd means B·X has exactly v trailing zeros, and so must n.
+    if n == 0 || n.unsigned_abs().trailing_zeros() != v {
+        return Vec::new();
+    }
+    let modulus_bits = s - v;
+    let odd_b = b >> v;
+    let rhs = (-(n >> v)).rem_euclid(1i64 << modulus_bits) as u64;
+    let x0 = (rhs * u64::from(inverse_mod_2_32(odd_b))) & ((1u64 << modulus_bits) - 1);
+    let mut out = Vec::new();
+    for k in 0..(1u64 << v) {
+        let x = x0 + (k << modulus_bits);
+        let numerator = i128::from(b) * i128::from(x) + i128::from(n);
+        if numerator > 0 && numerator % (1i128 << s) == 0 {
+            let a = numerator >> s;
+            if a >= i128::from(range.start) && a < i128::from(range.end) {
+                out.push(a as u32);
+            }
+        }
+    }
+    out
+}
+
+/// Whether `fma(a, zh, RN(a·zl))` is exact for every dividend, for the divisor with
+/// integer significand `b` (and value `unit` in [1,2)).
+fn two_products_exact(b: u32, unit: f32) -> bool {
+    let d = Divisor::with_strategy(unit, Strategy::TwoProducts);
+    let lowest = MANTISSA_MASK + 1;
+    let mut dividends = Vec::new();
+    // Quotients below 1: midpoints X/2^25, |N| <= 3.
+    for n in [-3, -2, -1, 1, 2, 3] {
+        dividends.extend(candidates(b, 25, n, lowest..b));
+    }
+    // Quotients in [1, 2): midpoints X/2^24, |N| = 1.
+    for n in [-1, 1] {
+        dividends.extend(candidates(b, 24, n, b..2 * lowest));
+    }
+    dividends.into_iter().all(|a| {
+        let a = f32::from_bits(ONE_BITS | (a & MANTISSA_MASK));
+        a.mul_add(d.zh, a * d.zl).to_bits() == (a / unit).to_bits()
+    })
+}
+
+/// `out[i] = 1 / b[i]`, bit-identical to `1.0 / b` on x86.
+///
+/// # Panics
+/// If the lengths differ (nothing is written then).
+///
+/// ```
+/// let mut r = [0.0f32; 3];
+/// fmadiv::recip(&[3.0, 0.99999994, -0.0], &mut r);
+/// assert_eq!(r[0], 1.0 / 3.0);
+/// assert_eq!(r[2], f32::NEG_INFINITY);
+/// ```
+pub fn recip(b: &[f32], out: &mut [f32]) {
+    assert!(
+        b.len() == out.len(),
+        "fmadiv::recip: length mismatch: {} divisors, output of {}",
+        b.len(),
+        out.len()
+    );
+    #[cfg(target_arch = "x86_64")]
+    if let Some(k) = crate::dispatch::avx2_fma() {
+        // SAFETY: the CPU has AVX2+FMA (`k`); b readable, out writable for out.len()
+        // elements, no overlap (out is a unique borrow).
+        unsafe { x86::recip_raw(k, b.as_ptr(), out.as_mut_ptr(), out.len()) };
+        return;
+    }
+    for (o, &y) in out.iter_mut().zip(b) {
+        *o = portable::div_one(1.0, y);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use core::arch::x86_64::*;
+
+    use super::{Divisor, Strategy};
+    use crate::arch::x86_64::avx2::{Avx2Fma, LANES, SHIPPED_HARDWARE_SHARE, div_raw};
+    use crate::bits::{ABS_MASK, QUOTIENT_MAX_BITS};
+    use crate::variant::Variant;
+
+    /// The FMA sequence of the strategy for eight dividends.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn sequence(d: &Consts, a: __m256) -> __m256 {
+        match d.strategy {
+            Strategy::Reciprocal => _mm256_mul_ps(a, d.zh),
+            Strategy::TwoProducts => _mm256_fmadd_ps(a, d.zh, _mm256_mul_ps(a, d.zl)),
+            _ => {
+                let q = _mm256_mul_ps(a, d.zh);
+                let r = _mm256_fnmadd_ps(q, d.b, a);
+                _mm256_fmadd_ps(r, d.zh, q)
+            }
+        }
+    }
+
+    struct Consts {
+        strategy: Strategy,
+        b: __m256,
+        zh: __m256,
+        zl: __m256,
+        /// i32::MIN - min_quotient_bits, for the one-compare range check.
+        offset: __m256i,
+        /// i32::MIN + (QUOTIENT_MAX - min_quotient_bits).
+        limit: __m256i,
+    }
+
+    /// Divides eight dividends, recomputing out-of-range lanes with the divider.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn divide8(d: &Consts, a: __m256) -> __m256 {
+        let q = sequence(d, a);
+        if d.strategy == Strategy::Reciprocal {
+            return q;
+        }
+        // |q| in [min_quotient, MAX] as one signed compare (see the kernel's range check).
+        let abs = _mm256_and_si256(_mm256_castps_si256(q), _mm256_set1_epi32(ABS_MASK as i32));
+        let bad = _mm256_cmpgt_epi32(_mm256_add_epi32(abs, d.offset), d.limit);
+        if _mm256_testz_si256(bad, bad) == 1 {
+            q
+        } else {
+            _mm256_blendv_ps(q, _mm256_div_ps(a, d.b), _mm256_castsi256_ps(bad))
+        }
+    }
+
+    /// # Safety
+    /// `a` readable and `out` writable for `len` floats; they must not overlap.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn divide_raw(_k: Avx2Fma, d: &Divisor, a: *const f32, out: *mut f32, len: usize) {
+        let consts = Consts {
+            strategy: d.strategy,
+            b: _mm256_set1_ps(d.b),
+            zh: _mm256_set1_ps(d.zh),
+            zl: _mm256_set1_ps(d.zl),
+            offset: _mm256_set1_epi32(i32::MIN.wrapping_sub(d.min_quotient_bits as i32)),
+            limit: _mm256_set1_epi32(
+                i32::MIN.wrapping_add(QUOTIENT_MAX_BITS.wrapping_sub(d.min_quotient_bits) as i32),
+            ),
+        };
+        let hardware = d.strategy == Strategy::Hardware;
+        let full = len - len % LANES;
+        let mut i = 0;
+        while i < full {
+            // SAFETY: i + LANES <= len: inside both slices; unaligned access is allowed.
+            unsafe {
+                let x = _mm256_loadu_ps(a.add(i));
+                let q = if hardware { _mm256_div_ps(x, consts.b) } else { divide8(&consts, x) };
+                _mm256_storeu_ps(out.add(i), q);
+            }
+            i += LANES;
+        }
+        let rest = len - full;
+        if rest > 0 {
+            let mut t = [1.0f32; LANES];
+            // SAFETY: `rest` elements from `full` are inside both slices; `t` is local.
+            unsafe {
+                core::ptr::copy_nonoverlapping(a.add(full), t.as_mut_ptr(), rest);
+                let x = _mm256_loadu_ps(t.as_ptr());
+                let q = if hardware { _mm256_div_ps(x, consts.b) } else { divide8(&consts, x) };
+                _mm256_storeu_ps(t.as_mut_ptr(), q);
+                core::ptr::copy_nonoverlapping(t.as_ptr(), out.add(full), rest);
+            }
+        }
+    }
+
+    /// `out[i] = 1 / b[i]`: the division kernel with the dividend 1.0, whose constant
+    /// mantissa and scale the compiler folds away (row 0 of the mantissa sweep is exactly
+    /// this case), interleaved with the divider like `div`.
+    ///
+    /// # Safety
+    /// `b` readable and `out` writable for `len` floats; they must not overlap.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn recip_raw(_k: Avx2Fma, b: *const f32, out: *mut f32, len: usize) {
+        // SAFETY: forwarded; with RECIP the dividend pointer is never read.
+        unsafe {
+            div_raw::<{ Variant::SHIPPED }, SHIPPED_HARDWARE_SHARE, true>(
+                core::ptr::null(),
+                b,
+                out,
+                len,
+            )
+        }
+    }
+}
