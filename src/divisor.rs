@@ -9,9 +9,9 @@
 //! | [`Strategy::Markstein`] | `q = a·y`, `r = a - q·b`, `q + r·y` | `|1 - b·y| < 2^-25` |
 //! | [`Strategy::Hardware`] | `a / b` | everything else (zero, inf, NaN, subnormal, huge, rare rest) |
 //!
-//! The FMA sequences are exact only while their intermediate values stay normal, so
-//! each vector is checked: lanes whose quotient is zero, subnormal, below the divisor's
-//! precomputed bound, infinite or NaN are recomputed by the hardware divider.
+//! The FMA sequences are exact only while their intermediate values stay normal and
+//! finite, so each vector is checked: lanes whose quotient is zero, subnormal, below the
+//! divisor's precomputed bound, infinite or NaN are recomputed by the hardware divider.
 //!
 //! **Two products** (Brisebarre, Muller, Raina, IEEE Trans. Computers 53(8), 2004): with
 //! `zh = RN(1/b)` and `zl = RN(RN(1 - b·zh)/b)`, `S = a·zh + RN(a·zl)` is within 2^-47 of
@@ -107,7 +107,13 @@ impl Divisor {
         } else {
             u32::MAX
         };
-        Divisor { b, strategy, zh, zl, min_quotient_bits }
+        Divisor {
+            b,
+            strategy,
+            zh,
+            zl,
+            min_quotient_bits,
+        }
     }
 
     /// The divisor.
@@ -133,7 +139,11 @@ impl Divisor {
             }
             Strategy::Hardware => return portable::div_one(a, self.b),
         };
-        if self.in_range(q.to_bits()) { q } else { portable::div_one(a, self.b) }
+        if self.in_range(q.to_bits()) {
+            q
+        } else {
+            portable::div_one(a, self.b)
+        }
     }
 
     #[inline]
@@ -295,24 +305,31 @@ mod x86 {
     use crate::bits::{ABS_MASK, QUOTIENT_MAX_BITS};
     use crate::variant::Variant;
 
+    /// Strategies as const parameters, so each gets its own tight loop.
+    const RECIPROCAL: u8 = 0;
+    const TWO_PRODUCTS: u8 = 1;
+    const MARKSTEIN: u8 = 2;
+    const HARDWARE: u8 = 3;
+
     /// The FMA sequence of the strategy for eight dividends.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
-    fn sequence(d: &Consts, a: __m256) -> __m256 {
-        match d.strategy {
-            Strategy::Reciprocal => _mm256_mul_ps(a, d.zh),
-            Strategy::TwoProducts => _mm256_fmadd_ps(a, d.zh, _mm256_mul_ps(a, d.zl)),
-            _ => {
+    fn sequence<const S: u8>(d: &Consts, a: __m256) -> __m256 {
+        match S {
+            RECIPROCAL => _mm256_mul_ps(a, d.zh),
+            TWO_PRODUCTS => _mm256_fmadd_ps(a, d.zh, _mm256_mul_ps(a, d.zl)),
+            MARKSTEIN => {
                 let q = _mm256_mul_ps(a, d.zh);
                 let r = _mm256_fnmadd_ps(q, d.b, a);
                 _mm256_fmadd_ps(r, d.zh, q)
             }
+            _ => _mm256_div_ps(a, d.b),
         }
     }
 
     struct Consts {
-        strategy: Strategy,
         b: __m256,
+        abs_mask: __m256,
         zh: __m256,
         zl: __m256,
         /// i32::MIN - min_quotient_bits, for the one-compare range check.
@@ -321,31 +338,72 @@ mod x86 {
         limit: __m256i,
     }
 
-    /// Divides eight dividends, recomputing out-of-range lanes with the divider.
+    /// Eight quotients by the strategy's sequence, and the lanes it cannot guarantee.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
-    fn divide8(d: &Consts, a: __m256) -> __m256 {
-        let q = sequence(d, a);
-        if d.strategy == Strategy::Reciprocal {
-            return q;
-        }
-        // |q| in [min_quotient, MAX] as one signed compare (see the kernel's range check).
-        let abs = _mm256_and_si256(_mm256_castps_si256(q), _mm256_set1_epi32(ABS_MASK as i32));
-        let bad = _mm256_cmpgt_epi32(_mm256_add_epi32(abs, d.offset), d.limit);
-        if _mm256_testz_si256(bad, bad) == 1 {
+    fn fast8<const S: u8>(d: &Consts, a: __m256) -> (__m256, __m256) {
+        let q = sequence::<S>(d, a);
+        let bad = match S {
+            // Exact for every input.
+            RECIPROCAL | HARDWARE => _mm256_setzero_ps(),
+            // |q| in [min_quotient, MAX] as one signed compare (as in the kernel). Infinite
+            // results are not trusted: a·zl itself overflows when |a/b| is far above MAX,
+            // and fma(a, zh, ±inf) then has the sign of a·zl.
+            _ => {
+                let abs = _mm256_and_si256(_mm256_castps_si256(q), _mm256_castps_si256(d.abs_mask));
+                _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_add_epi32(abs, d.offset), d.limit))
+            }
+        };
+        (q, bad)
+    }
+
+    /// Recomputes the flagged lanes with the divider.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn fix(d: &Consts, a: __m256, q: __m256, bad: __m256) -> __m256 {
+        _mm256_blendv_ps(q, _mm256_div_ps(a, d.b), bad)
+    }
+
+    /// Divides eight dividends exactly.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn divide8<const S: u8>(d: &Consts, a: __m256) -> __m256 {
+        let (q, bad) = fast8::<S>(d, a);
+        if _mm256_movemask_ps(bad) == 0 {
             q
         } else {
-            _mm256_blendv_ps(q, _mm256_div_ps(a, d.b), _mm256_castsi256_ps(bad))
+            fix(d, a, q, bad)
         }
     }
 
     /// # Safety
     /// `a` readable and `out` writable for `len` floats; they must not overlap.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn divide_raw(_k: Avx2Fma, d: &Divisor, a: *const f32, out: *mut f32, len: usize) {
+    pub unsafe fn divide_raw(k: Avx2Fma, d: &Divisor, a: *const f32, out: *mut f32, len: usize) {
+        // SAFETY: the caller's guarantees are exactly `divide_loop`'s.
+        unsafe {
+            match d.strategy {
+                Strategy::Reciprocal => divide_loop::<RECIPROCAL>(k, d, a, out, len),
+                Strategy::TwoProducts => divide_loop::<TWO_PRODUCTS>(k, d, a, out, len),
+                Strategy::Markstein => divide_loop::<MARKSTEIN>(k, d, a, out, len),
+                Strategy::Hardware => divide_loop::<HARDWARE>(k, d, a, out, len),
+            }
+        }
+    }
+
+    /// # Safety
+    /// As [`divide_raw`].
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn divide_loop<const S: u8>(
+        _k: Avx2Fma,
+        d: &Divisor,
+        a: *const f32,
+        out: *mut f32,
+        len: usize,
+    ) {
         let consts = Consts {
-            strategy: d.strategy,
             b: _mm256_set1_ps(d.b),
+            abs_mask: _mm256_castsi256_ps(_mm256_set1_epi32(ABS_MASK as i32)),
             zh: _mm256_set1_ps(d.zh),
             zl: _mm256_set1_ps(d.zl),
             offset: _mm256_set1_epi32(i32::MIN.wrapping_sub(d.min_quotient_bits as i32)),
@@ -353,15 +411,37 @@ mod x86 {
                 i32::MIN.wrapping_add(QUOTIENT_MAX_BITS.wrapping_sub(d.min_quotient_bits) as i32),
             ),
         };
-        let hardware = d.strategy == Strategy::Hardware;
-        let full = len - len % LANES;
+        // Four vectors per iteration with one combined check: the check and its branch
+        // cost as much as the two-operation sequence itself.
+        const UNROLL: usize = 4;
+        let blocks_end = len - len % (UNROLL * LANES);
         let mut i = 0;
+        while i < blocks_end {
+            // SAFETY: i + 4·LANES <= len: inside both slices; unaligned access is allowed.
+            unsafe {
+                let x: [__m256; UNROLL] =
+                    core::array::from_fn(|k| _mm256_loadu_ps(a.add(i + k * LANES)));
+                let r: [(__m256, __m256); UNROLL] =
+                    core::array::from_fn(|k| fast8::<S>(&consts, x[k]));
+                let any = _mm256_or_ps(_mm256_or_ps(r[0].1, r[1].1), _mm256_or_ps(r[2].1, r[3].1));
+                let clean = _mm256_movemask_ps(any) == 0;
+                for k in 0..UNROLL {
+                    let q = if clean {
+                        r[k].0
+                    } else {
+                        fix(&consts, x[k], r[k].0, r[k].1)
+                    };
+                    _mm256_storeu_ps(out.add(i + k * LANES), q);
+                }
+            }
+            i += UNROLL * LANES;
+        }
+        let full = len - len % LANES;
         while i < full {
             // SAFETY: i + LANES <= len: inside both slices; unaligned access is allowed.
             unsafe {
                 let x = _mm256_loadu_ps(a.add(i));
-                let q = if hardware { _mm256_div_ps(x, consts.b) } else { divide8(&consts, x) };
-                _mm256_storeu_ps(out.add(i), q);
+                _mm256_storeu_ps(out.add(i), divide8::<S>(&consts, x));
             }
             i += LANES;
         }
@@ -372,8 +452,7 @@ mod x86 {
             unsafe {
                 core::ptr::copy_nonoverlapping(a.add(full), t.as_mut_ptr(), rest);
                 let x = _mm256_loadu_ps(t.as_ptr());
-                let q = if hardware { _mm256_div_ps(x, consts.b) } else { divide8(&consts, x) };
-                _mm256_storeu_ps(t.as_mut_ptr(), q);
+                _mm256_storeu_ps(t.as_mut_ptr(), divide8::<S>(&consts, x));
                 core::ptr::copy_nonoverlapping(t.as_ptr(), out.add(full), rest);
             }
         }

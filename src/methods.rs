@@ -1,11 +1,35 @@
 //! The division methods that benchmarks compare: one definition each, shared by the
 //! criterion benches and `fmadiv bench`.
 
-/// A way of computing `out[i] = a[i] / b[i]`.
+/// What a method computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `out[i] = a[i] / b[i]`.
+    Pairwise,
+    /// `out[i] = a[i] / b[0]`: one divisor for the whole slice.
+    ByScalar,
+    /// `out[i] = 1 / b[i]` (`a` is ignored).
+    Reciprocal,
+}
+
+impl Kind {
+    /// The quotient a method of this kind must return for element `i`.
+    pub fn expected(self, a: &[f32], b: &[f32], i: usize) -> f32 {
+        match self {
+            Kind::Pairwise => a[i] / b[i],
+            Kind::ByScalar => a[i] / b[0],
+            Kind::Reciprocal => 1.0 / b[i],
+        }
+    }
+}
+
+/// A way of computing a quotient for every element (see [`Kind`]).
 #[derive(Clone, Copy)]
 pub struct Method {
     /// Short name for tables.
     pub name: &'static str,
+    /// What it computes.
+    pub kind: Kind,
     /// Whether every result is the correctly rounded quotient.
     pub exact: bool,
     /// Whether the method is available on this CPU.
@@ -40,6 +64,7 @@ fn has_avx2_fma() -> bool {
 
 /// `fmadiv::div`.
 pub const FMADIV: Method = Method {
+    kind: Kind::Pairwise,
     name: "fmadiv::div",
     exact: true,
     available: always,
@@ -48,6 +73,7 @@ pub const FMADIV: Method = Method {
 
 /// `fmadiv::par_div`.
 pub const PAR_DIV: Method = Method {
+    kind: Kind::Pairwise,
     name: "fmadiv::par_div",
     exact: true,
     available: always,
@@ -56,6 +82,7 @@ pub const PAR_DIV: Method = Method {
 
 /// A plain `_mm256_div_ps` loop: the hardware divider, the baseline of every ratio.
 pub const HARDWARE: Method = Method {
+    kind: Kind::Pairwise,
     name: "_mm256_div_ps loop",
     exact: true,
     available: has_avx,
@@ -64,6 +91,7 @@ pub const HARDWARE: Method = Method {
 
 /// `wide::f32x8` `/`, eight lanes at a time.
 pub const WIDE: Method = Method {
+    kind: Kind::Pairwise,
     name: "wide::f32x8 /",
     exact: true,
     available: always,
@@ -72,6 +100,7 @@ pub const WIDE: Method = Method {
 
 /// A scalar `a[i] / b[i]` loop (the compiler may vectorise it).
 pub const SCALAR: Method = Method {
+    kind: Kind::Pairwise,
     name: "scalar a[i] / b[i]",
     exact: true,
     available: always,
@@ -81,14 +110,166 @@ pub const SCALAR: Method = Method {
 /// rcp + one Newton step, no correction: fast and NOT correctly rounded (the price of
 /// exactness).
 pub const APPROX: Method = Method {
+    kind: Kind::Pairwise,
     name: "approx rcp+Newton (inexact)",
     exact: false,
     available: has_avx2_fma,
     run: approx_div,
 };
 
-/// Every method, baseline first.
-pub const ALL: [Method; 6] = [HARDWARE, FMADIV, PAR_DIV, WIDE, SCALAR, APPROX];
+/// A `_mm256_div_ps` loop dividing by one broadcast divisor.
+pub const HARDWARE_BY_SCALAR: Method = Method {
+    kind: Kind::ByScalar,
+    name: "_mm256_div_ps by scalar",
+    exact: true,
+    available: has_avx,
+    run: |a, b, out| hardware_div_by(a, b[0], out),
+};
+
+/// `Divisor::new(b)` once, then `divide_slice`.
+pub const DIVISOR: Method = Method {
+    kind: Kind::ByScalar,
+    name: "Divisor::divide_slice",
+    exact: true,
+    available: always,
+    run: |a, b, out| {
+        thread_local!(static CACHE: core::cell::Cell<Option<crate::Divisor>> = const { core::cell::Cell::new(None) });
+        let d = CACHE.with(|c| match c.get() {
+            Some(d) if d.divisor().to_bits() == b[0].to_bits() => d,
+            _ => {
+                let d = crate::Divisor::new(b[0]);
+                c.set(Some(d));
+                d
+            }
+        });
+        d.divide_slice(a, out)
+    },
+};
+
+/// `div_scalar`: constructs the `Divisor` on every call.
+pub const DIV_SCALAR: Method = Method {
+    kind: Kind::ByScalar,
+    name: "div_scalar (new each call)",
+    exact: true,
+    available: always,
+    run: |a, b, out| crate::div_scalar(a, b[0], out),
+};
+
+/// A `_mm256_div_ps` loop computing `1 / b[i]`.
+pub const HARDWARE_RECIP: Method = Method {
+    kind: Kind::Reciprocal,
+    name: "_mm256_div_ps 1/b",
+    exact: true,
+    available: has_avx,
+    run: |_, b, out| hardware_recip(b, out),
+};
+
+/// `fmadiv::recip`.
+pub const RECIP: Method = Method {
+    kind: Kind::Reciprocal,
+    name: "fmadiv::recip",
+    exact: true,
+    available: always,
+    run: |_, b, out| crate::recip(b, out),
+};
+
+/// Not a division: `out[i] = a[i] + b[i]` on all cores, the same memory traffic as a
+/// division. Its throughput is the memory-bandwidth limit `par_div` is measured against.
+pub const STREAM: Method = Method {
+    kind: Kind::Pairwise,
+    name: "stream a+b, all cores (ref)",
+    exact: false,
+    available: always,
+    run: stream_add,
+};
+
+/// Every pairwise method, baseline first.
+pub const ALL: [Method; 7] = [HARDWARE, FMADIV, PAR_DIV, WIDE, SCALAR, APPROX, STREAM];
+
+fn stream_add(a: &[f32], b: &[f32], out: &mut [f32]) {
+    use rayon::prelude::*;
+    const CHUNK: usize = 1 << 15;
+    let add = |o: &mut [f32], x: &[f32], y: &[f32]| {
+        for ((o, &x), &y) in o.iter_mut().zip(x).zip(y) {
+            *o = x + y;
+        }
+    };
+    if out.len() < crate::slices::PAR_MIN_LEN {
+        return add(out, a, b);
+    }
+    out.par_chunks_mut(CHUNK)
+        .zip(a.par_chunks(CHUNK))
+        .zip(b.par_chunks(CHUNK))
+        .for_each(|((o, x), y)| add(o, x, y));
+}
+/// Division by one divisor, baseline first.
+pub const BY_SCALAR: [Method; 3] = [HARDWARE_BY_SCALAR, DIVISOR, DIV_SCALAR];
+/// Reciprocals, baseline first.
+pub const RECIPROCAL: [Method; 2] = [HARDWARE_RECIP, RECIP];
+
+fn hardware_div_by(a: &[f32], b: f32, out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx() {
+        use core::arch::x86_64::*;
+        #[target_feature(enable = "avx")]
+        fn run(a: &[f32], b: f32, out: &mut [f32]) {
+            let n = out.len().min(a.len());
+            let full = n - n % 8;
+            let vb = _mm256_set1_ps(b);
+            let mut i = 0;
+            while i < full {
+                // SAFETY: i + 8 <= n, inside both slices; unaligned access is allowed.
+                unsafe {
+                    _mm256_storeu_ps(
+                        out.as_mut_ptr().add(i),
+                        _mm256_div_ps(_mm256_loadu_ps(a.as_ptr().add(i)), vb),
+                    );
+                }
+                i += 8;
+            }
+            for (o, &x) in out[full..n].iter_mut().zip(&a[full..n]) {
+                *o = x / b;
+            }
+        }
+        // SAFETY: AVX is present (checked above).
+        return unsafe { run(a, b, out) };
+    }
+    for (o, &x) in out.iter_mut().zip(a) {
+        *o = x / b;
+    }
+}
+
+fn hardware_recip(b: &[f32], out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx() {
+        use core::arch::x86_64::*;
+        #[target_feature(enable = "avx")]
+        fn run(b: &[f32], out: &mut [f32]) {
+            let n = out.len().min(b.len());
+            let full = n - n % 8;
+            let one = _mm256_set1_ps(1.0);
+            let mut i = 0;
+            while i < full {
+                // SAFETY: i + 8 <= n, inside both slices; unaligned access is allowed.
+                unsafe {
+                    _mm256_storeu_ps(
+                        out.as_mut_ptr().add(i),
+                        _mm256_div_ps(one, _mm256_loadu_ps(b.as_ptr().add(i))),
+                    );
+                }
+                i += 8;
+            }
+            for (o, &y) in out[full..n].iter_mut().zip(&b[full..n]) {
+                *o = 1.0 / y;
+            }
+        }
+        // SAFETY: AVX is present (checked above).
+        return unsafe { run(b, out) };
+    }
+    for (o, &y) in out.iter_mut().zip(b) {
+        *o = 1.0 / y;
+    }
+}
 
 fn scalar_div(a: &[f32], b: &[f32], out: &mut [f32]) {
     for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {

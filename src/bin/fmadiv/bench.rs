@@ -4,6 +4,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use fmadiv::methods::{self, Inputs, Method};
+
 use serde::Serialize;
 
 /// One cell of the table.
@@ -15,7 +16,8 @@ pub struct Row {
     pub size: usize,
     /// Median billions of divisions per second.
     pub gdiv_per_s: f64,
-    /// Median of the per-round ratios to the hardware loop (higher is faster).
+    /// Median of the per-round ratios to the hardware loop of the same kind (higher is
+    /// faster).
     pub vs_hardware: f64,
 }
 
@@ -34,7 +36,9 @@ impl Plan {
         Plan {
             sizes: vec![4096, 1 << 16, 1 << 20],
             inputs: Inputs::ALL.to_vec(),
-            methods: available(&methods::ALL),
+            methods: available(
+                &[&methods::ALL[..], &methods::BY_SCALAR, &methods::RECIPROCAL].concat(),
+            ),
             rounds: 9,
             sample: Duration::from_millis(15),
         }
@@ -71,7 +75,7 @@ fn check_exact(m: &Method, a: &[f32], b: &[f32], out: &mut [f32]) -> Result<(), 
     }
     (m.run)(a, b, out);
     for i in 0..a.len() {
-        if out[i].to_bits() != (a[i] / b[i]).to_bits() {
+        if out[i].to_bits() != m.kind.expected(a, b, i).to_bits() {
             return Err(format!(
                 "{} is not exact: {:#010x} / {:#010x} gave {:#010x}",
                 m.name,
@@ -96,10 +100,17 @@ fn time(m: &Method, a: &[f32], b: &[f32], out: &mut [f32], reps: usize) -> f64 {
 /// Runs the plan; `progress` is told each finished (size, inputs).
 pub fn run(plan: &Plan, mut progress: impl FnMut(usize, Inputs)) -> Result<Vec<Row>, String> {
     let mut rows = Vec::new();
-    let hardware = plan
+    // Each method's ratio is to the first method of its kind (the hardware loops come first).
+    let baseline: Vec<usize> = plan
         .methods
         .iter()
-        .position(|m| m.name == methods::HARDWARE.name);
+        .map(|m| {
+            plan.methods
+                .iter()
+                .position(|h| h.kind == m.kind)
+                .expect("itself")
+        })
+        .collect();
     for &size in &plan.sizes {
         for &inputs in &plan.inputs {
             let (a, b) = inputs.generate(size, 0x5eed ^ size as u64);
@@ -134,9 +145,7 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, Inputs)) -> Result<Vec<R
                 }
                 for i in 0..n {
                     secs[i].push(this[i]);
-                    if let Some(h) = hardware {
-                        ratios[i].push(this[h] / this[i]);
-                    }
+                    ratios[i].push(this[baseline[i]] / this[i]);
                 }
             }
             for (i, m) in plan.methods.iter().enumerate() {
@@ -147,11 +156,7 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, Inputs)) -> Result<Vec<R
                     inputs: inputs.name(),
                     size,
                     gdiv_per_s: size as f64 / t / 1e9,
-                    vs_hardware: if hardware.is_some() {
-                        median(&mut ratios[i])
-                    } else {
-                        f64::NAN
-                    },
+                    vs_hardware: median(&mut ratios[i]),
                 });
             }
             progress(size, inputs);
