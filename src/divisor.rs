@@ -221,29 +221,27 @@ fn inverse_mod_2_32(x: u32) -> u32 {
 }
 
 /// Candidate dividend significands `A` with `2^s·A - B·X = n` for odd `X` (see the module
-/// docs): at most two, in `range`.
-fn candidates(b: u32, s: u32, n: i64, range: core::ops::Range<u32>) -> Vec<u32> {
+/// docs), in `range`: calls `found` for each (at most two).
+fn candidates(b: u32, s: u32, n: i64, range: core::ops::Range<u32>, mut found: impl FnMut(u32)) {
     let v = b.trailing_zeros();
     // X odd means B·X has exactly v trailing zeros, and so must n.
     if n == 0 || n.unsigned_abs().trailing_zeros() != v {
-        return Vec::new();
+        return;
     }
     let modulus_bits = s - v;
     let odd_b = b >> v;
     let rhs = (-(n >> v)).rem_euclid(1i64 << modulus_bits) as u64;
     let x0 = (rhs * u64::from(inverse_mod_2_32(odd_b))) & ((1u64 << modulus_bits) - 1);
-    let mut out = Vec::new();
     for k in 0..(1u64 << v) {
         let x = x0 + (k << modulus_bits);
         let numerator = i128::from(b) * i128::from(x) + i128::from(n);
         if numerator > 0 && numerator % (1i128 << s) == 0 {
             let a = numerator >> s;
             if a >= i128::from(range.start) && a < i128::from(range.end) {
-                out.push(a as u32);
+                found(a as u32);
             }
         }
     }
-    out
 }
 
 /// Whether `fma(a, zh, RN(a·zl))` is exact for every dividend, for the divisor with
@@ -251,19 +249,20 @@ fn candidates(b: u32, s: u32, n: i64, range: core::ops::Range<u32>) -> Vec<u32> 
 fn two_products_exact(b: u32, unit: f32) -> bool {
     let d = Divisor::with_strategy(unit, Strategy::TwoProducts);
     let lowest = MANTISSA_MASK + 1;
-    let mut dividends = Vec::new();
+    let mut exact = true;
+    let mut check = |a: u32| {
+        let a = f32::from_bits(ONE_BITS | (a & MANTISSA_MASK));
+        exact &= a.mul_add(d.zh, a * d.zl).to_bits() == (a / unit).to_bits();
+    };
     // Quotients below 1: midpoints X/2^25, |N| <= 3.
     for n in [-3, -2, -1, 1, 2, 3] {
-        dividends.extend(candidates(b, 25, n, lowest..b));
+        candidates(b, 25, n, lowest..b, &mut check);
     }
     // Quotients in [1, 2): midpoints X/2^24, |N| = 1.
     for n in [-1, 1] {
-        dividends.extend(candidates(b, 24, n, b..2 * lowest));
+        candidates(b, 24, n, b..2 * lowest, &mut check);
     }
-    dividends.into_iter().all(|a| {
-        let a = f32::from_bits(ONE_BITS | (a & MANTISSA_MASK));
-        a.mul_add(d.zh, a * d.zl).to_bits() == (a / unit).to_bits()
-    })
+    exact
 }
 
 /// `out[i] = 1 / b[i]`, bit-identical to `1.0 / b` on x86.
