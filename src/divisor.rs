@@ -188,7 +188,9 @@ pub fn div_scalar(a: &[f32], b: f32, out: &mut [f32]) {
 fn choose(b: f32) -> Strategy {
     let zh = 1.0 / b;
     // 1/b exact: a single rounding of a·(1/b) is the rounding of a/b, for every a.
-    if zh.is_finite() && zh != 0.0 && (-b).mul_add(zh, 1.0) == 0.0 && (b * zh) == 1.0 {
+    // zh must be normal too: a subnormal reciprocal (b = ±2^127) would read as zero under
+    // denormals-are-zero, where the divider still divides.
+    if zh.is_normal() && (-b).mul_add(zh, 1.0) == 0.0 {
         return Strategy::Reciprocal;
     }
     // The FMA sequences need normal b with normal 1/b, and a normal tail.

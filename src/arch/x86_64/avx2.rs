@@ -217,7 +217,8 @@ const BLOCKS_AFTER_SLOW: u32 = 8;
 /// Each block of `H + 1` vectors sends one vector through the FMA kernel and `H` through
 /// the hardware divider: the divider and the FMA pipes are separate resources, so the
 /// two run side by side (`H = 0`: the kernel alone). A block whose kernel vector needs the
-/// slow path makes the next [`BLOCKS_AFTER_SLOW`] blocks use the divider alone.
+/// slow path makes the next [`BLOCKS_AFTER_SLOW`] blocks use the divider alone, and so do
+/// the last vectors that do not fill a block.
 ///
 /// # Safety
 /// - The CPU must support AVX2 and FMA.
@@ -272,11 +273,18 @@ pub unsafe fn div_raw<const V: u8, const H: usize, const RECIP: bool>(
         }
         i += block;
     }
+    // Fewer than H + 1 vectors remain: alone, the kernel is slower than the divider, so
+    // with a mix (H > 0) they go to the divider.
     let full = len - len % LANES;
     while i < full {
         // SAFETY: as above, with i + LANES <= len.
         unsafe {
-            let q = div8::<V>(load_a(i), _mm256_loadu_ps(b.add(i)));
+            let (va, vb) = (load_a(i), _mm256_loadu_ps(b.add(i)));
+            let q = if H > 0 {
+                _mm256_div_ps(va, vb)
+            } else {
+                div8::<V>(va, vb)
+            };
             _mm256_storeu_ps(out.add(i), q);
         }
         i += LANES;
@@ -292,7 +300,12 @@ pub unsafe fn div_raw<const V: u8, const H: usize, const RECIP: bool>(
                 core::ptr::copy_nonoverlapping(a.add(full), ta.as_mut_ptr(), rest);
             }
             core::ptr::copy_nonoverlapping(b.add(full), tb.as_mut_ptr(), rest);
-            let q = div8::<V>(_mm256_loadu_ps(ta.as_ptr()), _mm256_loadu_ps(tb.as_ptr()));
+            let (va, vb) = (_mm256_loadu_ps(ta.as_ptr()), _mm256_loadu_ps(tb.as_ptr()));
+            let q = if H > 0 {
+                _mm256_div_ps(va, vb)
+            } else {
+                div8::<V>(va, vb)
+            };
             _mm256_storeu_ps(ta.as_mut_ptr(), q);
             core::ptr::copy_nonoverlapping(ta.as_ptr(), out.add(full), rest);
         }
