@@ -193,9 +193,13 @@ fn same_bits_as_the_hardware_under_every_ftz_daz_combination() {
             &r.recip,
             &r.recip_reference,
         ));
-        for (&y, (via_divisor, via_div_scalar, via_earlier, want)) in
-            divisors.iter().zip(&r.by_scalar)
-        {
+        for (&y, by) in divisors.iter().zip(&r.by_scalar) {
+            let ByScalar {
+                via_divisor,
+                via_div_scalar,
+                via_earlier,
+                want,
+            } = by;
             failures.extend(first_difference(
                 "Divisor",
                 flags,
