@@ -188,3 +188,27 @@ fn divisors_around_every_binade_boundary() {
     let (mismatches, first) = count_mismatches(&dividends, &divisors, kernel_alone);
     assert_eq!(mismatches, 0, "first: {first:?}");
 }
+
+#[test]
+fn quotients_next_to_the_smallest_normal() {
+    // a = (1.m ∓ ulp)·2^(e-126), b = 1.m·2^e: quotients just below and above 2^-126, where
+    // a 24-bit quotient of 1 - 2^-24 scaled into the subnormals would round twice (to
+    // 2^-126) while the correct quotient is the largest subnormal.
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for m in (0..0x80_0000u32).step_by(61) {
+        for e in [127u32, 140, 200, 252] {
+            for (da, sign) in [(-1i32, 0u32), (1, 0), (-1, 0x8000_0000), (-2, 0), (2, 0)] {
+                let divisor = e << 23 | m;
+                let dividend = divisor.wrapping_add_signed(da) - (126 << 23);
+                a.push(f32::from_bits(dividend | sign));
+                b.push(f32::from_bits(divisor));
+            }
+        }
+    }
+    let mut out = vec![0.0f32; a.len()];
+    kernel_alone(&a, &b, &mut out);
+    assert_quotients("kernel alone (around 2^-126)", &a, &b, &out);
+    fmadiv::div(&a, &b, &mut out);
+    assert_quotients("div (around 2^-126)", &a, &b, &out);
+}
