@@ -74,3 +74,90 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
         *x = div_one(*x, y);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Small enough for Miri: `cargo +nightly miri test --lib --no-default-features`.
+
+    use super::*;
+    use crate::samples::edge_values;
+
+    /// x86's NaN rule written out independently of `x86_nan`.
+    fn expected(a: f32, b: f32) -> u32 {
+        match (a.is_nan(), b.is_nan()) {
+            (true, _) => a.to_bits() | 0x0040_0000,
+            (false, true) => b.to_bits() | 0x0040_0000,
+            _ => {
+                let q = a / b;
+                if q.is_nan() { 0xffc0_0000 } else { q.to_bits() }
+            }
+        }
+    }
+
+    #[test]
+    fn every_edge_pair_has_x86_bits() {
+        let edges = edge_values();
+        let a: Vec<f32> = edges
+            .iter()
+            .flat_map(|&x| edges.iter().map(move |_| x))
+            .collect();
+        let b: Vec<f32> = edges.iter().flat_map(|_| edges.iter().copied()).collect();
+        let mut out = vec![0.0f32; a.len()];
+        div_slices(&a, &b, &mut out);
+        for i in 0..a.len() {
+            assert_eq!(
+                out[i].to_bits(),
+                expected(a[i], b[i]),
+                "{:e} / {:e}",
+                a[i],
+                b[i]
+            );
+            assert_eq!(div_one(a[i], b[i]).to_bits(), expected(a[i], b[i]));
+        }
+        let mut inplace = a.clone();
+        div_in_place(&mut inplace, &b);
+        assert!(
+            inplace
+                .iter()
+                .zip(&out)
+                .all(|(x, y)| x.to_bits() == y.to_bits())
+        );
+    }
+
+    #[test]
+    fn public_functions_agree_with_the_portable_path() {
+        // Under Miri (no AVX2 detected) these run the portable path themselves.
+        let a = [
+            1.0f32,
+            -0.0,
+            f32::INFINITY,
+            f32::from_bits(0x7f80_0001),
+            3.0,
+            1e-40,
+            7.0,
+        ];
+        let b = [
+            3.0f32,
+            5.0,
+            -2.0,
+            1.0,
+            f32::from_bits(0x3f7f_ffff),
+            0.5,
+            0.0,
+        ];
+        let mut out = [0.0f32; 7];
+        crate::div(&a, &b, &mut out);
+        for i in 0..a.len() {
+            assert_eq!(out[i].to_bits(), expected(a[i], b[i]));
+        }
+        let d = crate::Divisor::new(3.0);
+        d.divide_slice(&a, &mut out);
+        for i in 0..a.len() {
+            assert_eq!(out[i].to_bits(), expected(a[i], 3.0));
+        }
+        crate::recip(&b, &mut out);
+        for i in 0..b.len() {
+            assert_eq!(out[i].to_bits(), expected(1.0, b[i]));
+        }
+    }
+}
