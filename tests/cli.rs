@@ -322,6 +322,21 @@ fn corrupt_or_foreign_checkpoints_are_refused_and_left_untouched() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("corrupt"));
     assert_eq!(std::fs::read_to_string(&ckpt).unwrap(), text);
 
+    // Unreadable: a directory where the checkpoint file should be.
+    let dir_as_file = dir.join("a-directory");
+    std::fs::create_dir_all(&dir_as_file).unwrap();
+    let out = run(&[
+        "verify",
+        "mantissa",
+        "--to",
+        "16",
+        "--checkpoint",
+        dir_as_file.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read checkpoint"));
+    assert!(dir_as_file.is_dir());
+
     // Truncated JSON.
     std::fs::write(&ckpt, &good[..good.len() / 2]).unwrap();
     let out = run(&["verify", "mantissa", "--to", "16", "--checkpoint", c]);

@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 /// Plain lines come at most this often when stderr is not a terminal.
 const PLAIN_INTERVAL: Duration = Duration::from_secs(15);
@@ -24,9 +24,15 @@ impl Progress {
             let bar = ProgressBar::new(total);
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{elapsed_precise} [{bar:40}] {percent:>3}% {human_pos}/{human_len} pairs, {per_sec}, ETA {eta}",
+                    "{elapsed_precise} [{bar:30}] {percent:>3}% {rate} ETA {eta}",
                 )
                 .expect("valid template")
+                .with_key(
+                    "rate",
+                    |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{:.3e} pairs/s", state.per_sec());
+                    },
+                )
                 .progress_chars("=> "),
             );
             bar.set_position(done);
