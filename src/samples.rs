@@ -76,3 +76,14 @@ pub fn edge_values() -> Vec<f32> {
         .flat_map(|&b| [f32::from_bits(b), f32::from_bits(b | 0x8000_0000)])
         .collect()
 }
+
+/// Every pair of [`edge_values`], as dividends and divisors of equal length.
+pub fn edge_pairs() -> (Vec<f32>, Vec<f32>) {
+    let edges = edge_values();
+    let a = edges
+        .iter()
+        .flat_map(|&x| edges.iter().map(move |_| x))
+        .collect();
+    let b = edges.iter().flat_map(|_| edges.iter().copied()).collect();
+    (a, b)
+}

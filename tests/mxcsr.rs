@@ -11,7 +11,7 @@ mod common;
 
 use std::hint::black_box;
 
-use common::{SplitMix64, edge_values};
+use common::{SplitMix64, edge_pairs};
 use fmadiv::methods::{HARDWARE, HARDWARE_BY_SCALAR, HARDWARE_RECIP};
 
 /// Flush-to-zero: tiny results become zero.
@@ -132,12 +132,7 @@ fn same_bits_as_the_hardware_under_every_ftz_daz_combination() {
     if fmadiv::internal::avx2::Avx2Fma::new().is_none() {
         return;
     }
-    let edges = edge_values();
-    let mut a: Vec<f32> = edges
-        .iter()
-        .flat_map(|&x| edges.iter().map(move |_| x))
-        .collect();
-    let mut b: Vec<f32> = edges.iter().flat_map(|_| edges.iter().copied()).collect();
+    let (mut a, mut b) = edge_pairs();
     // Plus random bit patterns and pairs whose quotients land near the subnormal range.
     let mut rng = SplitMix64(common::seed());
     for _ in 0..200_000 {

@@ -2,7 +2,7 @@
 //! that compare bits with the hardware's `a / b`.
 #![allow(dead_code, unused_imports)]
 
-pub use fmadiv::internal::samples::{SplitMix64, edge_values};
+pub use fmadiv::internal::samples::{SplitMix64, edge_pairs, edge_values};
 
 /// The seed for random tests: `FMADIV_TEST_SEED` or a fixed default, printed either way.
 pub fn seed() -> u64 {

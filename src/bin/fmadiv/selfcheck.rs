@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use fmadiv::internal::samples::{SplitMix64, edge_values};
+use fmadiv::internal::samples::{SplitMix64, edge_pairs};
 
 /// One line of the self-check.
 pub struct Check {
@@ -55,12 +55,7 @@ fn mantissa_row(m: u32) -> (Vec<f32>, Vec<f32>) {
 pub fn run() -> (Vec<Check>, Vec<Check>) {
     let mut checks = Vec::new();
 
-    let edges = edge_values();
-    let a: Vec<f32> = edges
-        .iter()
-        .flat_map(|&x| edges.iter().map(move |_| x))
-        .collect();
-    let b: Vec<f32> = edges.iter().flat_map(|_| edges.iter().copied()).collect();
+    let (a, b) = edge_pairs();
     checks.push(compare("edge values, all pairs", &a, &b, fmadiv::div));
 
     let mut rng = SplitMix64(0x5e1f_c4ec);
