@@ -26,8 +26,9 @@
 //! **Markstein**: with `y = RN(1/b)` and `|1 - b·y| < 2^-25`, `q = RN(a·y)` is within one
 //! ulp of `a/b` for every `a`, and Markstein's lemma makes `q + r·y` correctly rounded.
 //!
-//! Cost: `new` takes well under a microsecond; a [`Strategy::TwoProducts`] divisor pays
-//! for itself from the first vector of eight.
+//! Cost: `new` takes about 35 ns (a few candidate checks). Against a hardware loop that
+//! divides by the same scalar, `divide_slice` saves about 0.022 ns per element here, so a
+//! `Divisor` pays for itself from about 1 600 elements: construct it once, outside loops.
 
 use crate::arch::portable;
 use crate::bits::{ABS_MASK, MANTISSA_MASK, ONE_BITS, QUOTIENT_MAX_BITS};
