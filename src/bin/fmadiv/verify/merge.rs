@@ -61,6 +61,7 @@ pub fn run(paths: &[PathBuf], out: Option<&PathBuf>) -> Result<ExitCode, String>
     reports.sort_by_key(|(_, _, range)| (range.from, range.to));
     let mut tally = Tally::default();
     let mut wall = 0.0f64;
+    let mut thread_seconds = 0.0f64;
     let mut threads = 0;
     for pair in reports.windows(2) {
         let (pa, _, a) = &pair[0];
@@ -89,7 +90,8 @@ pub fn run(paths: &[PathBuf], out: Option<&PathBuf>) -> Result<ExitCode, String>
     for (_, r, _) in &reports {
         tally.merge(&r.tally()?);
         wall += r.wall_seconds;
-        threads += r.threads;
+        thread_seconds += r.wall_seconds * r.threads as f64;
+        threads = threads.max(r.threads);
     }
     let range = MantissaRange {
         from: reports[0].2.from,
@@ -100,9 +102,9 @@ pub fn run(paths: &[PathBuf], out: Option<&PathBuf>) -> Result<ExitCode, String>
     let kernel = first.kernel;
     let params = serde_json::json!({
         "merged": paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-        "note": "wall_seconds is the sum over the shards",
+        "note": "wall_seconds sums the shards; threads is the largest shard's; the per-thread rate is pairs per thread-second",
     });
-    let report = Report::new(
+    let mut report = Report::new(
         "merge",
         &kernel,
         Some(range),
@@ -115,6 +117,7 @@ pub fn run(paths: &[PathBuf], out: Option<&PathBuf>) -> Result<ExitCode, String>
         wall,
         tally.pairs,
     );
+    report.pairs_per_second_per_thread = tally.pairs as f64 / thread_seconds.max(1e-9);
     if range.from != 0 || range.to != MANTISSAS {
         println!(
             "note: the merged reports cover [{:#x}, {:#x}), not all 2^23 dividend mantissas",
