@@ -59,34 +59,31 @@ fn named_divisors() -> Vec<f32> {
     ]
 }
 
-#[test]
-fn named_divisors_sampled_dividends() {
-    // Every 61st of the 2^32 dividend patterns (70 million per divisor); the exhaustive
-    // version is `exhaustive_named_divisors` below.
-    for b in named_divisors() {
+/// Asserts that `Divisor::new(b)` is exact on every `stride`-th dividend, for each `b`.
+fn assert_exact(divisors: &[f32], stride: u64) {
+    for &b in divisors {
         let d = Divisor::new(b);
-        let (n, first) = dividend_mismatches(&d, 61);
+        let (n, first) = dividend_mismatches(&d, stride);
         assert_eq!(n, 0, "divisor {b:e} ({}): {first:?}", d.strategy());
     }
 }
 
 #[test]
+fn named_divisors_sampled_dividends() {
+    // Every 61st of the 2^32 dividend patterns (70 million per divisor); the exhaustive
+    // version is `exhaustive_named_divisors` below.
+    assert_exact(&named_divisors(), 61);
+}
+
+#[test]
 fn every_dividend_over_three_and_a_hard_divisor() {
-    for b in [3.0f32, f32::from_bits(0x3f9f_0237)] {
-        let d = Divisor::new(b);
-        let (n, first) = dividend_mismatches(&d, 1);
-        assert_eq!(n, 0, "divisor {b:e} ({}): {first:?}", d.strategy());
-    }
+    assert_exact(&[3.0, f32::from_bits(0x3f9f_0237)], 1);
 }
 
 #[test]
 #[ignore = "all 2^32 dividends for 19 divisors: about a minute in release"]
 fn exhaustive_named_divisors() {
-    for b in named_divisors() {
-        let d = Divisor::new(b);
-        let (n, first) = dividend_mismatches(&d, 1);
-        assert_eq!(n, 0, "divisor {b:e} ({}): {first:?}", d.strategy());
-    }
+    assert_exact(&named_divisors(), 1);
 }
 
 #[test]
