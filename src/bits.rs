@@ -29,6 +29,24 @@ pub const NEAR_ALL_ONES_DIVISORS: u32 = 1 << 15;
 /// Divisors whose stored fraction is at or above this go to the slow path.
 pub const NEAR_ALL_ONES_MANTISSA_MIN: u32 = MANTISSA_MASK + 1 - NEAR_ALL_ONES_DIVISORS;
 
+/// The fast path's input window, on `bits << 1` (sign shifted out, biased exponent in the
+/// top eight bits): both |a| and |b| must have a biased exponent in
+/// `[INPUT_EXPONENT_MIN, INPUT_EXPONENT_MIN + INPUT_EXPONENTS)`, i.e. lie in
+/// `[2^-63, 2^63)`. Then every intermediate of the kernel and the quotient are normal, the
+/// residual is exact, and the lanes compute the mantissa pair's result scaled by a power of
+/// two (see [`crate::kernel_notes`]). Zeros, subnormals, infinities and NaNs fall outside.
+pub const INPUT_EXPONENT_MIN: u32 = 127 - 63;
+/// How many biased exponents the input window holds: unbiased -63 ..= 62.
+pub const INPUT_EXPONENTS: u32 = 126;
+/// `(bits << 1) - INPUT_WINDOW_LO` is below [`INPUT_WINDOW_SPAN`] (unsigned) exactly for
+/// inputs inside the window: smaller exponents wrap around to huge values.
+pub const INPUT_WINDOW_LO: u32 = INPUT_EXPONENT_MIN << 24;
+/// The width of the window on `bits << 1`.
+pub const INPUT_WINDOW_SPAN: u32 = INPUT_EXPONENTS << 24;
+/// The top eight stored fraction bits: a divisor whose bits here are all ones is one of the
+/// [`NEAR_ALL_ONES_DIVISORS`].
+pub const NEAR_ALL_ONES_FIELD: u32 = NEAR_ALL_ONES_MANTISSA_MIN;
+
 /// The default NaN x86 returns for invalid operations (0/0, inf/inf): negative, quiet.
 pub const X86_DEFAULT_NAN_BITS: u32 = 0xffc0_0000;
 /// The quiet bit of a NaN's payload.

@@ -286,16 +286,7 @@ pub fn recip(b: &[f32], out: &mut [f32]) {
         b.len(),
         out.len()
     );
-    #[cfg(target_arch = "x86_64")]
-    if let Some(k) = crate::dispatch::avx2_fma() {
-        // SAFETY: the CPU has AVX2+FMA (`k`); b readable, out writable for out.len()
-        // elements, no overlap (out is a unique borrow).
-        unsafe { x86::recip_raw(k, b.as_ptr(), out.as_mut_ptr(), out.len()) };
-        return;
-    }
-    for (o, &y) in out.iter_mut().zip(b) {
-        *o = portable::div_one(1.0, y);
-    }
+    crate::slices::recip_slices(b, out);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -303,9 +294,8 @@ mod x86 {
     use core::arch::x86_64::*;
 
     use super::{Divisor, Strategy};
-    use crate::arch::x86_64::avx2::{Avx2Fma, LANES, SHIPPED_HARDWARE_SHARE, div_raw};
+    use crate::arch::x86_64::avx2::{Avx2Fma, LANES};
     use crate::bits::{ABS_MASK, QUOTIENT_MAX_BITS};
-    use crate::variant::Variant;
 
     /// Strategies as const parameters, so each gets its own tight loop.
     const RECIPROCAL: u8 = 0;
@@ -457,25 +447,6 @@ mod x86 {
                 _mm256_storeu_ps(t.as_mut_ptr(), divide8::<S>(&consts, x));
                 core::ptr::copy_nonoverlapping(t.as_ptr(), out.add(full), rest);
             }
-        }
-    }
-
-    /// `out[i] = 1 / b[i]`: the division kernel with the dividend 1.0, whose constant
-    /// mantissa and scale the compiler folds away (row 0 of the mantissa sweep is exactly
-    /// this case), interleaved with the divider like `div`.
-    ///
-    /// # Safety
-    /// `b` readable and `out` writable for `len` floats; they must not overlap.
-    #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn recip_raw(_k: Avx2Fma, b: *const f32, out: *mut f32, len: usize) {
-        // SAFETY: forwarded; with RECIP the dividend pointer is never read.
-        unsafe {
-            div_raw::<{ Variant::SHIPPED }, SHIPPED_HARDWARE_SHARE, true>(
-                core::ptr::null(),
-                b,
-                out,
-                len,
-            )
         }
     }
 }

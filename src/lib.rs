@@ -35,6 +35,7 @@ pub mod fingerprint;
 pub mod kernel_notes;
 #[doc(hidden)]
 pub mod methods;
+pub mod plan;
 #[doc(hidden)]
 pub mod samples;
 mod slices;
@@ -44,6 +45,7 @@ mod variant;
 
 pub use dispatch::{Backend, FORCE_PORTABLE_ENV, backend};
 pub use divisor::{Divisor, Strategy, div_scalar, recip};
+pub use plan::{Plan, Schedule, plan};
 pub use slices::{Error, div, div_f32x8, div_in_place, par_div, try_div};
 
 /// Build information recorded by `build.rs` (for reports).
@@ -74,17 +76,42 @@ pub mod internal {
     pub use crate::samples;
     pub use crate::variant::{Kernel, Variant};
 
-    /// `out[i] = a[i] / b[i]` by the given kernel variant on every lane (no hardware
-    /// vectors mixed in), or `None` if this CPU lacks AVX2+FMA. Panics if the lengths
-    /// differ.
+    /// `out[i] = a[i] / b[i]` by the given kernel variant on every lane (no divider
+    /// vectors mixed in, no fallback for whole blocks: every lane the fast path accepts is
+    /// the kernel's), or `None` if this CPU lacks AVX2+FMA. Panics if the lengths differ.
     #[cfg(target_arch = "x86_64")]
     pub fn div_with(kernel: Kernel, a: &[f32], b: &[f32], out: &mut [f32]) -> Option<()> {
         let k = avx2::Avx2Fma::new()?;
         match kernel {
-            Kernel::Shipped => k.div_slices::<{ Variant::SHIPPED }, 0>(a, b, out),
-            Kernel::Newton => k.div_slices::<{ Variant::NEWTON }, 0>(a, b, out),
-            Kernel::Published => k.div_slices::<{ Variant::PUBLISHED }, 0>(a, b, out),
+            Kernel::Shipped => k.kernel_slices::<{ Variant::SHIPPED }>(a, b, out),
+            Kernel::Newton => k.kernel_slices::<{ Variant::NEWTON }>(a, b, out),
+            Kernel::Published => k.kernel_slices::<{ Variant::PUBLISHED }>(a, b, out),
         }
+        Some(())
+    }
+
+    /// `out[i] = a[i] / b[i]` (or `1 / b[i]` when `a` is `None`) by the given schedule,
+    /// whatever the plan chose: for tests and benchmarks of every schedule. Returns `None`
+    /// if the schedule needs AVX2+FMA and this CPU lacks it. Panics if the lengths differ.
+    pub fn run_schedule(
+        s: crate::Schedule,
+        a: Option<&[f32]>,
+        b: &[f32],
+        out: &mut [f32],
+    ) -> Option<()> {
+        if s != crate::Schedule::Portable && crate::backend() != crate::Backend::Avx2Fma {
+            return None;
+        }
+        crate::slices::run_schedule(s, a, b, out);
+        Some(())
+    }
+
+    /// `a[i] = a[i] / b[i]` by the given schedule (see [`run_schedule`]).
+    pub fn run_schedule_in_place(s: crate::Schedule, a: &mut [f32], b: &[f32]) -> Option<()> {
+        if s != crate::Schedule::Portable && crate::backend() != crate::Backend::Avx2Fma {
+            return None;
+        }
+        crate::slices::run_schedule_in_place(s, a, b);
         Some(())
     }
 }

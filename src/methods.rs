@@ -1,6 +1,8 @@
 //! The division methods that benchmarks compare: one definition each, shared by the
 //! criterion benches and `fmadiv bench`.
 
+use crate::Schedule;
+
 /// What a method computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -185,6 +187,57 @@ pub const STREAM: Method = Method {
 
 /// Every pairwise method, baseline first.
 pub const ALL: [Method; 7] = [HARDWARE, FMADIV, PAR_DIV, WIDE, SCALAR, APPROX, STREAM];
+
+/// `div`'s loop under one forced schedule, whatever the plan chose.
+macro_rules! schedule_method {
+    ($name:literal, $schedule:expr, $kind:expr) => {
+        Method {
+            kind: $kind,
+            name: $name,
+            exact: true,
+            available: has_avx2_fma,
+            run: |a, b, out| {
+                let a = if $kind == Kind::Reciprocal {
+                    None
+                } else {
+                    Some(a)
+                };
+                crate::internal::run_schedule($schedule, a, b, out).expect("needs AVX2+FMA");
+            },
+        }
+    };
+}
+
+/// Every schedule the plan chooses from, for `a / b`: the plan's candidates, measured
+/// like the other methods (the divider alone is `div`'s own loop, not the baseline's).
+pub const SCHEDULES: [Method; 7] = [
+    schedule_method!("schedule divider", Schedule::Divider, Kind::Pairwise),
+    schedule_method!("schedule mix-16", Schedule::Mixed(16), Kind::Pairwise),
+    schedule_method!("schedule mix-8", Schedule::Mixed(8), Kind::Pairwise),
+    schedule_method!("schedule mix-4", Schedule::Mixed(4), Kind::Pairwise),
+    schedule_method!("schedule mix-2", Schedule::Mixed(2), Kind::Pairwise),
+    schedule_method!("schedule mix-1", Schedule::Mixed(1), Kind::Pairwise),
+    schedule_method!("schedule kernel", Schedule::Kernel, Kind::Pairwise),
+];
+
+/// The same schedules for `1 / b`.
+pub const RECIP_SCHEDULES: [Method; 7] = [
+    schedule_method!(
+        "recip schedule divider",
+        Schedule::Divider,
+        Kind::Reciprocal
+    ),
+    schedule_method!(
+        "recip schedule mix-16",
+        Schedule::Mixed(16),
+        Kind::Reciprocal
+    ),
+    schedule_method!("recip schedule mix-8", Schedule::Mixed(8), Kind::Reciprocal),
+    schedule_method!("recip schedule mix-4", Schedule::Mixed(4), Kind::Reciprocal),
+    schedule_method!("recip schedule mix-2", Schedule::Mixed(2), Kind::Reciprocal),
+    schedule_method!("recip schedule mix-1", Schedule::Mixed(1), Kind::Reciprocal),
+    schedule_method!("recip schedule kernel", Schedule::Kernel, Kind::Reciprocal),
+];
 
 fn stream_add(a: &[f32], b: &[f32], out: &mut [f32]) {
     use rayon::prelude::*;

@@ -56,6 +56,44 @@ fn every_length_and_offset() {
     }
 }
 
+/// Every schedule, at every length up to two of its longest steps (kernel block plus 16
+/// divider vectors) and several offsets, out of place and in place, with guards.
+#[test]
+fn every_schedule_every_length() {
+    use fmadiv::internal::{run_schedule, run_schedule_in_place};
+    const GUARD: u32 = 0x7fc0_dead;
+    let (a, b) = random_inputs(400, 3);
+    for s in fmadiv::plan::CANDIDATES
+        .into_iter()
+        .chain([fmadiv::Schedule::Portable])
+    {
+        for len in 0..=330 {
+            for off in [0, 1, 5] {
+                let (sa, sb) = (&a[off..off + len], &b[7 - off..7 - off + len]);
+                let mut buf = vec![f32::from_bits(GUARD); len + 16];
+                if run_schedule(s, Some(sa), sb, &mut buf[off..off + len]).is_none() {
+                    common::skipped_once(&format!("schedule {} (needs AVX2+FMA)", s.name()));
+                    break;
+                }
+                let what = format!("schedule {} len {len} offset {off}", s.name());
+                assert_quotients(&what, sa, sb, &buf[off..off + len]);
+                let untouched = |x: &f32| x.to_bits() == GUARD;
+                assert!(
+                    buf[..off].iter().chain(&buf[off + len..]).all(untouched),
+                    "{what}"
+                );
+
+                let mut inplace = a.clone();
+                run_schedule_in_place(s, &mut inplace[off..off + len], sb).unwrap();
+                assert_quotients(&what, sa, sb, &inplace[off..off + len]);
+                assert_eq!(inplace[..off], a[..off]);
+                let same = |(x, y): (&f32, &f32)| x.to_bits() == y.to_bits();
+                assert!(inplace[off + len..].iter().zip(&a[off + len..]).all(same));
+            }
+        }
+    }
+}
+
 #[test]
 fn long_slices_in_parallel() {
     let (a, b) = random_inputs(300_001, 2);

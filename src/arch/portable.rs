@@ -75,6 +75,34 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
     }
 }
 
+/// `out[i] = a[i] / b[i]` (or `1 / b[i]` with `RECIP`) with x86's bits, on raw pointers:
+/// the portable schedule of the slice functions.
+///
+/// # Safety
+/// `a` (unless `RECIP`) and `b` valid for reads and `out` for writes of `len` floats; `out`
+/// either disjoint from `a` and `b` or exactly `a`.
+pub unsafe fn div_raw<const RECIP: bool>(a: *const f32, b: *const f32, out: *mut f32, len: usize) {
+    // SAFETY: the caller's guarantees: b is readable and out writable for len floats; out
+    // is disjoint from b.
+    let (b, out) = unsafe {
+        (
+            core::slice::from_raw_parts(b, len),
+            core::slice::from_raw_parts_mut(out, len),
+        )
+    };
+    if RECIP {
+        for (o, &y) in out.iter_mut().zip(b) {
+            *o = div_one(1.0, y);
+        }
+    } else if core::ptr::eq(a, out.as_ptr()) {
+        div_in_place(out, b);
+    } else {
+        // SAFETY: a is readable for len floats and disjoint from out (the caller's
+        // guarantee, and not the same address).
+        div_slices(unsafe { core::slice::from_raw_parts(a, len) }, b, out);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! Small enough for Miri: `cargo +nightly miri test --lib --no-default-features`.

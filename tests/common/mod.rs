@@ -90,3 +90,41 @@ pub fn mantissa_rows(
     let first = results.into_iter().find_map(|r| r.1);
     (pairs, mismatches, first)
 }
+
+/// Runs `a / b` and `1 / b` under every schedule the plan can choose (those this CPU can
+/// run; the others are reported once) and compares the bits with the hardware.
+#[track_caller]
+pub fn assert_every_schedule(a: &[f32], b: &[f32]) {
+    use fmadiv::Schedule;
+    let mut out = vec![0.0f32; a.len()];
+    for s in fmadiv::plan::CANDIDATES
+        .into_iter()
+        .chain([Schedule::Portable])
+    {
+        out.fill(0.0);
+        if fmadiv::internal::run_schedule(s, Some(a), b, &mut out).is_none() {
+            skipped_once(&format!("schedule {} (needs AVX2+FMA)", s.name()));
+            continue;
+        }
+        assert_quotients(&format!("schedule {}", s.name()), a, b, &out);
+        out.fill(0.0);
+        fmadiv::internal::run_schedule(s, None, b, &mut out).unwrap();
+        let ones = vec![1.0f32; b.len()];
+        assert_quotients(&format!("recip schedule {}", s.name()), &ones, b, &out);
+    }
+}
+
+/// Says once per test process that something was skipped on this CPU (never a silent
+/// pass).
+pub fn skipped_once(what: &str) {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    static SAID: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
+    if said
+        .get_or_insert_with(HashSet::new)
+        .insert(what.to_string())
+    {
+        eprintln!("SKIPPED on this CPU: {what}");
+    }
+}

@@ -1,27 +1,31 @@
-//! The AVX2+FMA kernel: eight exact quotients per call.
+//! The AVX2+FMA kernel: eight exact quotients per vector.
 //!
-//! Steps (see the crate docs and `DESIGN.md` for the proofs):
+//! Steps (the proofs are in [`crate::kernel_notes`]):
 //! 1. `r = rcp(b)`, about 12 bits;
 //! 2. one Halley step, all FMA: `e = 1 - b·r`, `e2 = e + e·e`, `y = r + r·e2`;
-//! 3. the dividend's mantissa `m` in [1,2), its sign and exponent kept as a scale `±2^ea`;
-//! 4. `q = y·m`, the exact residual `res = m - q·b`, `q' = q + y·res` (Markstein);
-//! 5. `q'·scale`;
-//! 6. lanes whose result is outside the range the fast path guarantees, or whose divisor
-//!    is near all-ones, are recomputed by the hardware divider.
+//! 3. `q = y·a`, the exact residual `res = a - q·b`, `q' = q + y·res` (Markstein);
+//! 4. the check, from the inputs alone: both |a| and |b| inside the window
+//!    [2^-63, 2^63) (there every step is the mantissa pair's step scaled by a power of two,
+//!    so no mantissa/scale split is needed) and `b` not one of the near-all-ones divisors.
+//!    Lanes outside are recomputed by the hardware divider.
 //!
-//! Everything is computed for all lanes first; the range check runs beside the arithmetic
-//! and the slow path is a rarely taken branch.
+//! The check depends on the inputs only, so it runs beside the arithmetic, off its
+//! dependency chain. Over a slice it is folded into two running unsigned maxima and tested
+//! once per block of [`BLOCK_VECTORS`] vectors: one branch per 32 lanes.
 
 use core::arch::x86_64::*;
 
-use crate::bits::{
-    ABS_MASK, MANTISSA_MASK, NEAR_ALL_ONES_MANTISSA_MIN, ONE_BITS, QUOTIENT_MAX_BITS,
-    QUOTIENT_MIN_BITS, SIGN_EXPONENT_MASK,
-};
+use crate::bits::{INPUT_WINDOW_LO, INPUT_WINDOW_SPAN, NEAR_ALL_ONES_FIELD};
 use crate::variant::Variant;
 
 /// Lanes per vector.
 pub const LANES: usize = 8;
+/// Kernel vectors per block: the check is reduced and branched on once per block.
+pub const BLOCK_VECTORS: usize = 4;
+/// After a block needed the slow path, this many blocks run on the divider alone: data full
+/// of special values (random bit patterns) would otherwise pay a mispredicted branch and a
+/// wasted kernel block each time.
+const BLOCKS_AFTER_SLOW: u32 = 8;
 
 /// Proof that the CPU has AVX2 and FMA: the only way to reach the kernel.
 #[derive(Clone, Copy, Debug)]
@@ -54,38 +58,24 @@ impl Avx2Fma {
         unsafe { div8::<{ Variant::SHIPPED }>(a, b) }
     }
 
-    /// `out[i] = a[i] / b[i]` with the chosen kernel variant, `H` hardware vectors per
-    /// kernel vector (see [`div_raw`]).
+    /// `out[i] = a[i] / b[i]` with kernel variant `V` on every lane (see [`kernel_raw`]).
     ///
     /// # Panics
     /// If the three lengths differ.
     #[inline]
-    pub fn div_slices<const V: u8, const H: usize>(self, a: &[f32], b: &[f32], out: &mut [f32]) {
+    pub fn kernel_slices<const V: u8>(self, a: &[f32], b: &[f32], out: &mut [f32]) {
         assert!(a.len() == b.len() && b.len() == out.len());
         // SAFETY: the CPU has AVX2+FMA (`self`); a and b are readable and out writable for
         // `out.len()` elements, and `out` (a unique borrow) cannot overlap a or b.
-        unsafe { div_raw::<V, H, false>(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) }
-    }
-
-    /// `a[i] = a[i] / b[i]`.
-    ///
-    /// # Panics
-    /// If the lengths differ.
-    #[inline]
-    pub fn div_in_place<const V: u8, const H: usize>(self, a: &mut [f32], b: &[f32]) {
-        assert_eq!(a.len(), b.len());
-        let ptr = a.as_mut_ptr();
-        // SAFETY: the CPU has AVX2+FMA (`self`); `out` is exactly `a`, which `div_raw`
-        // allows: each chunk is loaded before it is stored.
-        unsafe { div_raw::<V, H, false>(ptr, b.as_ptr(), ptr, a.len()) }
+        unsafe { kernel_raw::<V>(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) }
     }
 }
 
-/// Broadcasts a bit pattern as a float vector.
+/// Broadcasts a bit pattern.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn splat_bits(bits: u32) -> __m256 {
-    _mm256_castsi256_ps(_mm256_set1_epi32(bits as i32))
+fn splat(bits: u32) -> __m256i {
+    _mm256_set1_epi32(bits as i32)
 }
 
 /// The refined reciprocal `y ≈ 1/b` of the variant: Halley (cubic) or Newton (quadratic).
@@ -109,6 +99,99 @@ pub fn reciprocal<const V: u8>(b: __m256) -> __m256 {
     }
 }
 
+/// Markstein's correction: `q = y·a`, `res = a - q·b` (exact), `q' = q + y·res`.
+///
+/// # Safety
+/// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub fn corrected_quotient(a: __m256, b: __m256, y: __m256) -> __m256 {
+    let q = _mm256_mul_ps(y, a);
+    let res = _mm256_fnmadd_ps(q, b, a);
+    _mm256_fmadd_ps(y, res, q)
+}
+
+/// What the fast path must know about its inputs, as two unsigned quantities per lane that
+/// can be combined over many vectors with a running maximum.
+#[derive(Clone, Copy)]
+pub struct InputCheck {
+    /// `max((|a| bits << 1) - LO, (|b| bits << 1) - LO)`: at most `SPAN - 1` exactly when
+    /// both inputs are inside the window (see [`crate::bits::INPUT_WINDOW_LO`]).
+    window: __m256i,
+    /// `b & NEAR_ALL_ONES_FIELD`: equal to the field exactly for near-all-ones divisors
+    /// (zero for variants without that fix).
+    all_ones: __m256i,
+}
+
+impl InputCheck {
+    /// The check of one vector of inputs; with `RECIP` the dividend is the constant 1.0,
+    /// which is inside the window and not tested.
+    ///
+    /// # Safety
+    /// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub fn of<const V: u8, const RECIP: bool>(a: __m256, b: __m256) -> InputCheck {
+        // Shifting the sign out leaves the biased exponent in the top eight bits; the
+        // subtraction wraps exponents below the window around to huge values.
+        let excess = |x: __m256| {
+            _mm256_sub_epi32(
+                _mm256_slli_epi32::<1>(_mm256_castps_si256(x)),
+                splat(INPUT_WINDOW_LO),
+            )
+        };
+        let window = if RECIP {
+            excess(b)
+        } else {
+            _mm256_max_epu32(excess(a), excess(b))
+        };
+        let all_ones = if Variant::of(V).all_ones_fix {
+            _mm256_and_si256(_mm256_castps_si256(b), splat(NEAR_ALL_ONES_FIELD))
+        } else {
+            _mm256_setzero_si256()
+        };
+        InputCheck { window, all_ones }
+    }
+
+    /// Both checks of two vectors at once: a lane-wise maximum keeps every failure.
+    ///
+    /// # Safety
+    /// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub fn merge(self, other: InputCheck) -> InputCheck {
+        InputCheck {
+            window: _mm256_max_epu32(self.window, other.window),
+            all_ones: _mm256_max_epu32(self.all_ones, other.all_ones),
+        }
+    }
+
+    /// All-ones in the lanes the fast path guarantees.
+    ///
+    /// # Safety
+    /// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub fn accepted(self) -> __m256i {
+        let last = splat(INPUT_WINDOW_SPAN - 1);
+        // Unsigned `window <= SPAN - 1`, as max(window, SPAN - 1) == SPAN - 1.
+        let inside = _mm256_cmpeq_epi32(_mm256_max_epu32(self.window, last), last);
+        let near_all_ones = _mm256_cmpeq_epi32(self.all_ones, splat(NEAR_ALL_ONES_FIELD));
+        _mm256_andnot_si256(near_all_ones, inside)
+    }
+
+    /// Whether every lane is guaranteed.
+    ///
+    /// # Safety
+    /// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub fn all_accepted(self) -> bool {
+        // testc: 1 when every bit of the all-ones vector is set in `accepted`.
+        _mm256_testc_si256(self.accepted(), _mm256_set1_epi32(-1)) == 1
+    }
+}
+
 /// Eight quotients by the fast path, and the mask of lanes it cannot guarantee.
 ///
 /// # Safety
@@ -116,68 +199,10 @@ pub fn reciprocal<const V: u8>(b: __m256) -> __m256 {
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 pub fn fast_path<const V: u8>(a: __m256, b: __m256) -> (__m256, __m256) {
-    let y = reciprocal::<V>(b);
-
-    // m = 1.f of the dividend in [1,2): keep its fraction, force the exponent of 1.0.
-    let m = _mm256_or_ps(
-        _mm256_and_ps(a, splat_bits(MANTISSA_MASK)),
-        splat_bits(ONE_BITS),
-    );
-    // scale = ±2^ea: the dividend's sign and exponent with a zero fraction.
-    let scale = _mm256_and_ps(a, splat_bits(SIGN_EXPONENT_MASK));
-
-    let q = _mm256_mul_ps(y, m);
-    // res = m - q·b is exact (Markstein): q is within an ulp of m/b.
-    let res = _mm256_fnmadd_ps(q, b, m);
-    let q1 = _mm256_fmadd_ps(y, res, q);
-    // Multiplying by a power of two is exact while the result stays normal.
-    let quotient = _mm256_mul_ps(q1, scale);
-
-    // A zero dividend gives a correctly signed zero whenever the divisor is normal
-    // (0·q' = ±0), and NaN when it is not: mark zero dividends with QUOTIENT_MIN so their
-    // zero quotients pass the range check while their NaNs still fail it. Sparse data then
-    // stays on the fast path; any other zero quotient is an underflow and is flagged.
-    let a_is_zero = _mm256_cmpeq_epi32(
-        _mm256_and_si256(_mm256_castps_si256(a), _mm256_set1_epi32(ABS_MASK as i32)),
-        _mm256_setzero_si256(),
-    );
-    let zero_mark = _mm256_and_si256(a_is_zero, _mm256_set1_epi32(QUOTIENT_MIN_BITS as i32));
-    let abs_bits = _mm256_or_si256(
-        _mm256_and_si256(
-            _mm256_castps_si256(quotient),
-            _mm256_set1_epi32(ABS_MASK as i32),
-        ),
-        zero_mark,
-    );
-
-    // Range check on |quotient| in [QUOTIENT_MIN, QUOTIENT_MAX], as one signed compare:
-    // adding (i32::MIN - MIN) maps the range onto [i32::MIN, i32::MIN + MAX - MIN] and
-    // everything else (NaN, inf, subnormal, zero) above it.
-    let shifted = _mm256_add_epi32(
-        abs_bits,
-        _mm256_set1_epi32(i32::MIN.wrapping_sub(QUOTIENT_MIN_BITS as i32)),
-    );
-    let out_of_range = _mm256_cmpgt_epi32(
-        shifted,
-        _mm256_set1_epi32(i32::MIN + (QUOTIENT_MAX_BITS - QUOTIENT_MIN_BITS) as i32),
-    );
-
-    let unsafe_lanes = if Variant::of(V).all_ones_fix {
-        // Divisors with a mantissa near all-ones can leave |1 - b·y| >= 2^-24 (the final
-        // correction then lands on a tie): send them to the slow path.
-        let b_mantissa = _mm256_and_si256(
-            _mm256_castps_si256(b),
-            _mm256_set1_epi32(MANTISSA_MASK as i32),
-        );
-        let near_all_ones = _mm256_cmpgt_epi32(
-            b_mantissa,
-            _mm256_set1_epi32(NEAR_ALL_ONES_MANTISSA_MIN as i32 - 1),
-        );
-        _mm256_or_si256(out_of_range, near_all_ones)
-    } else {
-        out_of_range
-    };
-    (quotient, _mm256_castsi256_ps(unsafe_lanes))
+    let quotient = corrected_quotient(a, b, reciprocal::<V>(b));
+    let accepted = InputCheck::of::<V, false>(a, b).accepted();
+    let flagged = _mm256_xor_si256(accepted, _mm256_set1_epi32(-1));
+    (quotient, _mm256_castsi256_ps(flagged))
 }
 
 /// Eight quotients, bit-identical to `_mm256_div_ps(a, b)`.
@@ -187,127 +212,252 @@ pub fn fast_path<const V: u8>(a: __m256, b: __m256) -> (__m256, __m256) {
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 pub fn div8<const V: u8>(a: __m256, b: __m256) -> __m256 {
-    let (quotient, unsafe_lanes) = fast_path::<V>(a, b);
-    if _mm256_movemask_ps(unsafe_lanes) == 0 {
+    let (quotient, flagged) = fast_path::<V>(a, b);
+    if _mm256_testz_ps(flagged, flagged) == 1 {
         quotient
     } else {
-        slow_path(a, b, quotient, unsafe_lanes)
+        // The slow path: the hardware divider defines the bits we promise (NaN
+        // propagation, signed zeros, subnormals, MXCSR flags).
+        _mm256_blendv_ps(quotient, _mm256_div_ps(a, b), flagged)
     }
 }
 
-/// The exact IEEE quotient for the flagged lanes: the hardware divider, which defines the
-/// bits (NaN propagation, signed zeros, subnormals, MXCSR flags) that we promise.
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-fn slow_path(a: __m256, b: __m256, quotient: __m256, unsafe_lanes: __m256) -> __m256 {
-    _mm256_blendv_ps(quotient, _mm256_div_ps(a, b), unsafe_lanes)
-}
-
-/// Hardware vectors per kernel vector in [`div_raw`]'s shipped mix, chosen by measurement
-/// (BENCHMARKS.md): on AMD EPYC (cpuid family 0x1a) 5 gave the best throughput.
-pub const SHIPPED_HARDWARE_SHARE: usize = 5;
-
-/// After a kernel vector needed the slow path, this many blocks run on the divider alone:
-/// data full of special values (random bit patterns) would otherwise pay a mispredicted
-/// branch and a division per block.
-const BLOCKS_AFTER_SLOW: u32 = 8;
-
-/// `out[i] = a[i] / b[i]` for `len` elements; `out` may be `a` itself.
-///
-/// Each block of `H + 1` vectors sends one vector through the FMA kernel and `H` through
-/// the hardware divider: the divider and the FMA pipes are separate resources, so the
-/// two run side by side (`H = 0`: the kernel alone). A block whose kernel vector needs the
-/// slow path makes the next [`BLOCKS_AFTER_SLOW`] blocks use the divider alone, and so do
-/// the last vectors that do not fill a block.
+/// `out[i] = a[i] / b[i]` (or `1 / b[i]` with `RECIP`) by the hardware divider alone, with
+/// the same tail handling as [`div_raw`].
 ///
 /// # Safety
 /// - The CPU must support AVX2 and FMA.
 /// - `a` (unless `RECIP`) and `b` must be valid for reads and `out` for writes of `len`
 ///   floats.
 /// - `out` must either not overlap `a` and `b` at all, or be exactly `a` (same address).
+#[inline]
 #[target_feature(enable = "avx2,fma")]
-pub unsafe fn div_raw<const V: u8, const H: usize, const RECIP: bool>(
+pub unsafe fn divider_raw<const RECIP: bool>(
     a: *const f32,
     b: *const f32,
     out: *mut f32,
     len: usize,
 ) {
-    // With RECIP the dividends are all 1.0 and `a` is never read: the compiler folds the
-    // constant mantissa and scale out of the kernel.
-    let load_a = |i: usize| {
-        if RECIP {
-            _mm256_set1_ps(1.0)
-        } else {
-            // SAFETY: the callers below pass only i with i + LANES <= len.
-            unsafe { _mm256_loadu_ps(a.add(i)) }
-        }
-    };
-    let block = (H + 1) * LANES;
-    let blocks_end = len - len % block;
-    let mut i = 0;
-    let mut divider_only = 0u32;
-    while i < blocks_end {
-        // SAFETY: i + block <= len, so every access stays inside the slices (unaligned
-        // loads and stores accept any address); each vector is loaded before its store,
-        // so `out == a` is fine.
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe { divider_vectors::<RECIP>(a, b, out, 0, len) }
+}
+
+/// Divides element `from` up to `len` on the divider: whole vectors, then a masked tail.
+///
+/// # Safety
+/// As [`divider_raw`], with `from <= len`.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn divider_vectors<const RECIP: bool>(
+    a: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    from: usize,
+    len: usize,
+) {
+    let mut i = from;
+    while i + LANES <= len {
+        // SAFETY: i + LANES <= len: inside the inputs and the output; unaligned access is
+        // allowed; each vector is loaded before its store, so `out == a` is fine.
         unsafe {
-            let (va, vb) = (load_a(i), _mm256_loadu_ps(b.add(i)));
-            let q = if H > 0 && divider_only > 0 {
-                divider_only -= 1;
-                _mm256_div_ps(va, vb)
-            } else {
-                let (quotient, flagged) = fast_path::<V>(va, vb);
-                if _mm256_movemask_ps(flagged) == 0 {
-                    quotient
-                } else {
-                    divider_only = BLOCKS_AFTER_SLOW;
-                    slow_path(va, vb, quotient, flagged)
-                }
-            };
-            for k in 1..=H {
-                let j = i + k * LANES;
-                let h = _mm256_div_ps(load_a(j), _mm256_loadu_ps(b.add(j)));
-                _mm256_storeu_ps(out.add(j), h);
-            }
-            _mm256_storeu_ps(out.add(i), q);
-        }
-        i += block;
-    }
-    // Fewer than H + 1 vectors remain: alone, the kernel is slower than the divider, so
-    // with a mix (H > 0) they go to the divider.
-    let full = len - len % LANES;
-    while i < full {
-        // SAFETY: as above, with i + LANES <= len.
-        unsafe {
-            let (va, vb) = (load_a(i), _mm256_loadu_ps(b.add(i)));
-            let q = if H > 0 {
-                _mm256_div_ps(va, vb)
-            } else {
-                div8::<V>(va, vb)
-            };
+            let q = _mm256_div_ps(load_a::<RECIP>(a, i), _mm256_loadu_ps(b.add(i)));
             _mm256_storeu_ps(out.add(i), q);
         }
         i += LANES;
     }
-    let rest = len - full;
-    if rest > 0 {
-        // The tail goes through the same kernel, padded with 1/1 so no lane is special.
-        let mut ta = [1.0f32; LANES];
-        let mut tb = [1.0f32; LANES];
-        // SAFETY: `rest` elements from `full` are inside the inputs; the arrays are local.
-        unsafe {
-            if !RECIP {
-                core::ptr::copy_nonoverlapping(a.add(full), ta.as_mut_ptr(), rest);
-            }
-            core::ptr::copy_nonoverlapping(b.add(full), tb.as_mut_ptr(), rest);
-            let (va, vb) = (_mm256_loadu_ps(ta.as_ptr()), _mm256_loadu_ps(tb.as_ptr()));
-            let q = if H > 0 {
-                _mm256_div_ps(va, vb)
-            } else {
-                div8::<V>(va, vb)
-            };
-            _mm256_storeu_ps(ta.as_mut_ptr(), q);
-            core::ptr::copy_nonoverlapping(ta.as_ptr(), out.add(full), rest);
+    if i < len {
+        // SAFETY: the caller's guarantees; `len - i` < LANES elements remain at i.
+        unsafe { divider_tail::<RECIP>(a, b, out, i, len - i) }
+    }
+}
+
+/// The last `rest < 8` elements: masked loads and stores touch only them, and the lanes
+/// beyond are padded with 1/1 so that no spurious exception flag is raised.
+///
+/// # Safety
+/// As [`divider_raw`], with `from + rest <= len` and `rest < LANES`.
+#[cold]
+#[inline(never)]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn divider_tail<const RECIP: bool>(
+    a: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    from: usize,
+    rest: usize,
+) {
+    let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    // All-ones in the first `rest` lanes.
+    let mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(rest as i32), lanes);
+    let one = _mm256_set1_ps(1.0);
+    let pad = |v: __m256| _mm256_blendv_ps(one, v, _mm256_castsi256_ps(mask));
+    // SAFETY: masked loads and stores access only the lanes in `mask`, which are the
+    // `rest` elements from `from`, inside the slices; masked-off lanes never fault.
+    unsafe {
+        let va = if RECIP {
+            one
+        } else {
+            pad(_mm256_maskload_ps(a.add(from), mask))
+        };
+        let vb = pad(_mm256_maskload_ps(b.add(from), mask));
+        _mm256_maskstore_ps(out.add(from), mask, _mm256_div_ps(va, vb));
+    }
+}
+
+/// Loads eight dividends at `i`, or the constant 1.0 for reciprocals.
+///
+/// # Safety
+/// Unless `RECIP`, `a + i .. a + i + 8` must be readable.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn load_a<const RECIP: bool>(a: *const f32, i: usize) -> __m256 {
+    if RECIP {
+        _mm256_set1_ps(1.0)
+    } else {
+        // SAFETY: the caller's guarantee.
+        unsafe { _mm256_loadu_ps(a.add(i)) }
+    }
+}
+
+/// `out[i] = a[i] / b[i]` (or `1 / b[i]` with `RECIP`) for `len` elements; `out` may be
+/// `a` itself.
+///
+/// Each step takes a block of [`BLOCK_VECTORS`] vectors through the FMA kernel and `D`
+/// further vectors through the hardware divider: the divider and the FMA pipes are separate
+/// resources, so on CPUs that overlap them the two run side by side (`D = 0`: the kernel
+/// alone). The kernel block's quotients are stored only when its input check passes;
+/// otherwise the block is recomputed by the divider and the next [`BLOCKS_AFTER_SLOW`]
+/// steps use the divider alone. What does not fill a step goes to the divider.
+///
+/// # Safety
+/// - The CPU must support AVX2 and FMA.
+/// - `a` (unless `RECIP`) and `b` must be valid for reads and `out` for writes of `len`
+///   floats.
+/// - `out` must either not overlap `a` and `b` at all, or be exactly `a` (same address).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub unsafe fn div_raw<const V: u8, const D: usize, const RECIP: bool>(
+    a: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    len: usize,
+) {
+    let kernel_len = BLOCK_VECTORS * LANES;
+    let step = kernel_len + D * LANES;
+    let mut i = 0;
+    let mut divider_only = 0u32;
+    while i + step <= len {
+        if divider_only > 0 {
+            divider_only -= 1;
+            // SAFETY: i + step <= len; the caller's guarantees otherwise.
+            unsafe { divider_vectors::<RECIP>(a, b, out, i, i + step) };
+            i += step;
+            continue;
         }
+        // SAFETY: every access below is to an element < i + step <= len; unaligned loads
+        // and stores accept any address; the kernel block is loaded before anything in it
+        // is stored, and each divider vector is loaded before its store, so `out == a` is
+        // fine.
+        unsafe {
+            let (quotients, check) = kernel_block::<V, RECIP>(a, b, i);
+            for k in 0..D {
+                let j = i + kernel_len + k * LANES;
+                let h = _mm256_div_ps(load_a::<RECIP>(a, j), _mm256_loadu_ps(b.add(j)));
+                _mm256_storeu_ps(out.add(j), h);
+            }
+            if check.all_accepted() {
+                store_block(out, i, &quotients);
+            } else {
+                divider_only = BLOCKS_AFTER_SLOW;
+                divider_vectors::<RECIP>(a, b, out, i, i + kernel_len);
+            }
+        }
+        i += step;
+    }
+    // Less than a step remains: the divider takes it.
+    // SAFETY: i <= len; the caller's guarantees.
+    unsafe { divider_vectors::<RECIP>(a, b, out, i, len) }
+}
+
+/// The kernel on one block of [`BLOCK_VECTORS`] vectors from element `i`: the quotients
+/// and the merged input check, nothing stored.
+///
+/// # Safety
+/// AVX2+FMA; `a` (unless `RECIP`) and `b` readable for `i + BLOCK_VECTORS * LANES`
+/// elements.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn kernel_block<const V: u8, const RECIP: bool>(
+    a: *const f32,
+    b: *const f32,
+    i: usize,
+) -> ([__m256; BLOCK_VECTORS], InputCheck) {
+    let mut quotients = [_mm256_setzero_ps(); BLOCK_VECTORS];
+    let mut check: Option<InputCheck> = None;
+    for (k, q) in quotients.iter_mut().enumerate() {
+        let j = i + k * LANES;
+        // SAFETY: j + LANES <= i + BLOCK_VECTORS * LANES, readable (the caller's guarantee).
+        let (va, vb) = unsafe { (load_a::<RECIP>(a, j), _mm256_loadu_ps(b.add(j))) };
+        *q = corrected_quotient(va, vb, reciprocal::<V>(vb));
+        let c = InputCheck::of::<V, RECIP>(va, vb);
+        check = Some(check.map_or(c, |acc| acc.merge(c)));
+    }
+    // BLOCK_VECTORS > 0, so the check was set.
+    (quotients, check.expect("a block has vectors"))
+}
+
+/// Stores a kernel block's quotients at element `i`.
+///
+/// # Safety
+/// `out` writable for `i + BLOCK_VECTORS * LANES` elements.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn store_block(out: *mut f32, i: usize, quotients: &[__m256; BLOCK_VECTORS]) {
+    for (k, q) in quotients.iter().enumerate() {
+        // SAFETY: inside the output (the caller's guarantee).
+        unsafe { _mm256_storeu_ps(out.add(i + k * LANES), *q) };
+    }
+}
+
+/// The kernel variant `V` on every lane, for verification: blocks as in [`div_raw`], but a
+/// flagged block, the vectors that do not fill a block and the tail (padded with 1/1) go
+/// lane by lane through [`div8`], so every lane the fast path accepts is computed by the
+/// kernel; there is no fallback to the divider for whole blocks.
+///
+/// # Safety
+/// As [`div_raw`].
+#[target_feature(enable = "avx2,fma")]
+pub unsafe fn kernel_raw<const V: u8>(a: *const f32, b: *const f32, out: *mut f32, len: usize) {
+    let block = BLOCK_VECTORS * LANES;
+    let mut i = 0;
+    while i + block <= len {
+        // SAFETY: i + block <= len: inside the slices; each vector is loaded before it is
+        // stored.
+        unsafe {
+            let (quotients, check) = kernel_block::<V, false>(a, b, i);
+            if check.all_accepted() {
+                store_block(out, i, &quotients);
+            } else {
+                for k in 0..BLOCK_VECTORS {
+                    let j = i + k * LANES;
+                    let q = div8::<V>(_mm256_loadu_ps(a.add(j)), _mm256_loadu_ps(b.add(j)));
+                    _mm256_storeu_ps(out.add(j), q);
+                }
+            }
+        }
+        i += block;
+    }
+    while i < len {
+        let n = (len - i).min(LANES);
+        let (mut ta, mut tb) = ([1.0f32; LANES], [1.0f32; LANES]);
+        // SAFETY: n elements from i are inside the slices; the arrays are local.
+        unsafe {
+            core::ptr::copy_nonoverlapping(a.add(i), ta.as_mut_ptr(), n);
+            core::ptr::copy_nonoverlapping(b.add(i), tb.as_mut_ptr(), n);
+            let q = div8::<V>(_mm256_loadu_ps(ta.as_ptr()), _mm256_loadu_ps(tb.as_ptr()));
+            _mm256_storeu_ps(ta.as_mut_ptr(), q);
+            core::ptr::copy_nonoverlapping(ta.as_ptr(), out.add(i), n);
+        }
+        i += n;
     }
 }

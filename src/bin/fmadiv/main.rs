@@ -34,6 +34,13 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The schedules `div` and `recip` run on this CPU, and why (calibrated once per
+    /// process; `FMADIV_SCHEDULE` forces one).
+    Plan {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Throughput of fmadiv and its peers, as a table (or JSON).
     Bench {
         /// Fewer sizes and rounds: well under 30 seconds.
@@ -42,6 +49,9 @@ enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Every schedule the plan chooses from, against the divider loop (8 to 64K).
+        #[arg(long, conflicts_with = "quick")]
+        schedules: bool,
     },
 }
 
@@ -53,9 +63,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         None => default_run(),
-        Some(Command::Bench { quick, json }) => run_bench(quick, json),
+        Some(Command::Bench {
+            quick,
+            json,
+            schedules,
+        }) => run_bench(quick, json, schedules),
         Some(Command::Verify(cmd)) => verify::run(cmd),
         Some(Command::Fingerprint { json }) => fingerprint(json),
+        Some(Command::Plan { json }) => show_plan(json),
     };
     match result {
         Ok(code) => code,
@@ -69,6 +84,7 @@ fn main() -> ExitCode {
 fn print_header() {
     println!("fmadiv {} on {}", fmadiv::build_info::VERSION, cpu_model());
     println!("  backend: {}", fmadiv::backend());
+    println!("  plan:    {}", fmadiv::plan());
     println!(
         "  build:   {} [{}], {}, {}",
         fmadiv::build_info::TARGET,
@@ -110,8 +126,10 @@ fn default_run() -> Result<ExitCode, String> {
     })
 }
 
-fn run_bench(quick: bool, json: bool) -> Result<ExitCode, String> {
-    let plan = if quick {
+fn run_bench(quick: bool, json: bool, schedules: bool) -> Result<ExitCode, String> {
+    let plan = if schedules {
+        bench::Plan::schedules()
+    } else if quick {
         bench::Plan::quick()
     } else {
         bench::Plan::full()
@@ -128,6 +146,7 @@ fn run_bench(quick: bool, json: bool) -> Result<ExitCode, String> {
         let doc = serde_json::json!({
             "cpu": cpu_model(),
             "backend": fmadiv::backend().to_string(),
+            "plan": fmadiv::plan().to_string(),
             "build": {
                 "version": fmadiv::build_info::VERSION,
                 "target": fmadiv::build_info::TARGET,
@@ -143,6 +162,26 @@ fn run_bench(quick: bool, json: bool) -> Result<ExitCode, String> {
         );
     } else {
         bench::print_table(&rows);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn show_plan(json: bool) -> Result<ExitCode, String> {
+    let plan = fmadiv::plan();
+    if json {
+        let doc = serde_json::json!({
+            "cpu": cpu_model(),
+            "cpu_signature": fmadiv::fingerprint::cpu().signature,
+            "div": plan.div.name(),
+            "recip": plan.recip.name(),
+            "why": plan.to_string(),
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
+        );
+    } else {
+        println!("{plan}");
     }
     Ok(ExitCode::SUCCESS)
 }
