@@ -28,6 +28,8 @@
 
 mod arch;
 pub mod bits;
+#[doc(hidden)]
+pub mod digest;
 mod dispatch;
 mod divisor;
 #[doc(hidden)]

@@ -1,10 +1,18 @@
 //! Exhaustive comparison of a kernel with the hardware divider, tile by tile.
 //!
 //! A tile is a block of dividend mantissas against a block of divisor mantissas, all in
-//! [1, 2): `a = 1.ma`, `b = 1.mb`. Eight consecutive divisors fill the eight lanes and each
-//! dividend is broadcast, so the kernel runs as in `div` (the same `fast_path` and the same
-//! slow-path blend), with the divisor-only work (rcp, Halley) hoisted out of the inner loop
-//! by the compiler.
+//! [1, 2): `a = 1.ma`, `b = 1.mb`. Eight divisors fill the eight lanes and each dividend
+//! is broadcast; the divisor-only work (rcp, Halley, the input check, which for dividends
+//! in [1, 2) depends on the divisor alone) is done once per eight divisors, and each pair
+//! then costs the kernel's dividend-dependent steps (`q = y·a`, the residual, the
+//! correction) plus the reference `vdivps` and a compare.
+//!
+//! Two modes:
+//! - **brute force**: every pair is compared with the hardware;
+//! - **pruned**: a divisor row whose refined reciprocal `y` satisfies `|1 - b·y| < 2^-25`
+//!   (checked exactly, in double precision) is *proven* by Markstein's theorem for all
+//!   dividends (see [`crate::kernel_notes`]) and not compared; every other row is compared
+//!   pair by pair as in brute force.
 
 use crate::variant::Kernel;
 
@@ -30,11 +38,14 @@ pub struct Counterexample {
     pub want: u32,
 }
 
-/// Pairs checked, mismatches, and the first counterexamples in (a, b) order.
+/// Pairs compared, pairs proven, mismatches, and the first counterexamples in (a, b)
+/// order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
-    /// Pairs compared.
+    /// Pairs compared with the hardware.
     pub pairs: u64,
+    /// Pairs proven correctly rounded by Markstein's theorem, not compared (pruned mode).
+    pub proven: u64,
     /// Pairs whose bits differed.
     pub mismatches: u64,
     /// The smallest [`MAX_COUNTEREXAMPLES`] mismatches by (a, b), sorted.
@@ -54,6 +65,7 @@ impl Tally {
     /// Adds another tally (order does not matter: the result is the same).
     pub fn merge(&mut self, other: &Tally) {
         self.pairs += other.pairs;
+        self.proven += other.proven;
         self.mismatches += other.mismatches;
         self.counterexamples
             .extend_from_slice(&other.counterexamples);
@@ -68,11 +80,26 @@ impl Tally {
     }
 }
 
+/// How a mantissa tile is covered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Every pair compared with the hardware.
+    BruteForce,
+    /// Rows proven by Markstein's theorem skipped; the rest compared.
+    Pruned,
+}
+
+/// The theorem the pruned mode proves rows with, as reports name it.
+pub const PRUNING_THEOREM: &str = "Markstein's theorem (ACL2 RTL markstein-lemma): for \
+    24-bit a, b in [1,2), y with |1 - b*y| < 2^-25 makes q = RN(a*y) faithful for every a, \
+    and then RN(q + y*(a - b*q)) = RN(a/b); |1 - b*y| is computed exactly in binary64";
+
 /// Compares the kernel with `_mm256_div_ps` on dividends `1.ma`, `ma` in `dividends`,
-/// against divisors `1.mb`, `mb` in `divisors` (whose bounds must be multiples of 8).
-/// Returns `None` if this CPU lacks AVX2+FMA.
+/// against divisors `1.mb`, `mb` in `divisors` (whose bounds must be multiples of 8), in
+/// the given mode. Returns `None` if this CPU lacks AVX2+FMA.
 pub fn mantissa_tile(
     kernel: Kernel,
+    mode: Mode,
     dividends: core::ops::Range<u32>,
     divisors: core::ops::Range<u32>,
 ) -> Option<Tally> {
@@ -85,59 +112,162 @@ pub fn mantissa_tile(
     {
         use crate::variant::Variant;
         let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
+        let prune = mode == Mode::Pruned;
         // SAFETY: `k` proves AVX2 and FMA, the features `tile` is compiled for.
         let tally = unsafe {
             match kernel {
-                Kernel::Shipped => tile::<{ Variant::SHIPPED }>(k, dividends, divisors),
-                Kernel::Newton => tile::<{ Variant::NEWTON }>(k, dividends, divisors),
-                Kernel::Published => tile::<{ Variant::PUBLISHED }>(k, dividends, divisors),
+                Kernel::Shipped => tile::<{ Variant::SHIPPED }>(k, prune, dividends, divisors),
+                Kernel::Newton => tile::<{ Variant::NEWTON }>(k, prune, dividends, divisors),
+                Kernel::Published => tile::<{ Variant::PUBLISHED }>(k, prune, dividends, divisors),
             }
         };
         Some(tally)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (kernel, dividends, divisors);
+        let _ = (kernel, mode, dividends, divisors);
         None
     }
 }
+
+/// Whether Markstein's theorem proves the row of divisor `b` for every dividend in [1, 2):
+/// `|1 - b·y| < 2^-25`, exact in binary64 (b·y has at most 48 significant bits, and
+/// 1 - b·y is then exact because b·y is within a factor 2 of 1).
+pub fn markstein_row_proven(b: f32, y: f32) -> bool {
+    let e = 1.0 - f64::from(b) * f64::from(y);
+    e.abs() < MARKSTEIN_ROW_BOUND
+}
+
+/// 2^-25: the bound on `|1 - b·y|` that makes `RN(y·a)` faithful for every dividend.
+pub const MARKSTEIN_ROW_BOUND: f64 = 1.0 / (1u64 << 25) as f64;
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 fn tile<const V: u8>(
     _proof: crate::arch::x86_64::avx2::Avx2Fma,
+    prune: bool,
     dividends: core::ops::Range<u32>,
     divisors: core::ops::Range<u32>,
 ) -> Tally {
-    use crate::arch::x86_64::avx2::fast_path;
+    use crate::arch::x86_64::avx2::reciprocal;
     use crate::bits::ONE_BITS;
     use core::arch::x86_64::*;
 
-    let mut tally = Tally {
-        pairs: u64::from(dividends.len() as u32) * u64::from(divisors.len() as u32),
-        ..Tally::default()
-    };
+    let rows = u64::from(dividends.len() as u32);
+    let mut tally = Tally::default();
     let lane_offsets = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    for mb in divisors.step_by(8) {
-        // Eight consecutive divisors 1.mb .. 1.(mb+7).
+    // Divisors whose rows are compared pair by pair: all of them, or the unproven ones.
+    let mut compared: Vec<u32> = Vec::new();
+    for mb in divisors.clone().step_by(8) {
         let b_bits = _mm256_add_epi32(_mm256_set1_epi32((ONE_BITS | mb) as i32), lane_offsets);
+        if !prune {
+            compare_rows::<V>(&mut tally, b_bits, 8, dividends.clone());
+            continue;
+        }
         let b = _mm256_castsi256_ps(b_bits);
-        for ma in dividends.clone() {
-            let a = _mm256_castsi256_ps(_mm256_set1_epi32((ONE_BITS | ma) as i32));
-            // `div8` is `fast_path` plus, for flagged lanes, a blend with the hardware
-            // quotient; here that quotient is the reference itself, so the blend is done
-            // directly and one branch per vector is saved.
-            let (fast, flagged) = fast_path::<V>(a, b);
-            let want = _mm256_div_ps(a, b);
-            let got = _mm256_blendv_ps(fast, want, flagged);
-            let equal = _mm256_cmpeq_epi32(_mm256_castps_si256(got), _mm256_castps_si256(want));
-            if _mm256_movemask_ps(_mm256_castsi256_ps(equal)) != 0xff {
-                record_lanes(&mut tally, a, b, got, want);
+        let (bs, ys, flagged) = (lanes(b), lanes(reciprocal::<V>(b)), lanes(flags::<V>(b)));
+        for k in 0..8 {
+            // Flagged lanes are the divider's (correct by construction) and compared.
+            if flagged[k] == 0 && markstein_row_proven(f32::from_bits(bs[k]), f32::from_bits(ys[k]))
+            {
+                tally.proven += rows;
+            } else {
+                compared.push(mb + k as u32);
             }
         }
     }
+    for chunk in compared.chunks(8) {
+        // The last vector may be short: pad it by repeating a divisor; only the first
+        // `chunk.len()` lanes are counted and recorded.
+        let mut bits = [ONE_BITS | chunk[chunk.len() - 1]; 8];
+        for (lane, &mb) in bits.iter_mut().zip(chunk) {
+            *lane = ONE_BITS | mb;
+        }
+        // SAFETY: `bits` is an array of eight u32.
+        let b_bits = unsafe { _mm256_loadu_si256(bits.as_ptr().cast()) };
+        compare_rows::<V>(&mut tally, b_bits, chunk.len(), dividends.clone());
+    }
     tally.trim();
     tally
+}
+
+/// The lanes the fast path flags for divisor `b` and a dividend in [1, 2) (inside the
+/// input window, so the flags depend on the divisor alone), as all-ones lanes.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn flags<const V: u8>(b: core::arch::x86_64::__m256) -> core::arch::x86_64::__m256 {
+    use crate::arch::x86_64::avx2::InputCheck;
+    use core::arch::x86_64::*;
+    let accepted = InputCheck::of::<V, false>(_mm256_set1_ps(1.0), b).accepted();
+    _mm256_castsi256_ps(_mm256_xor_si256(accepted, _mm256_set1_epi32(-1)))
+}
+
+/// Compares the rows of the divisors in `b_bits` (the first `valid` lanes count) against
+/// every dividend mantissa in `dividends`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn compare_rows<const V: u8>(
+    tally: &mut Tally,
+    b_bits: core::arch::x86_64::__m256i,
+    valid: usize,
+    dividends: core::ops::Range<u32>,
+) {
+    use crate::arch::x86_64::avx2::{corrected_quotient, reciprocal};
+    use crate::bits::ONE_BITS;
+    use core::arch::x86_64::*;
+
+    let b = _mm256_castsi256_ps(b_bits);
+    let y = reciprocal::<V>(b);
+    // Flagged lanes take the divider's quotient, which is the reference itself: they
+    // compare equal by construction, as in `div8`'s blend.
+    let flagged = _mm256_castps_si256(flags::<V>(b));
+    tally.pairs += valid as u64 * u64::from(dividends.len() as u32);
+    let one_pair = |ma: u32| {
+        let a = _mm256_castsi256_ps(_mm256_set1_epi32((ONE_BITS | ma) as i32));
+        let got = corrected_quotient(a, b, y);
+        let want = _mm256_div_ps(a, b);
+        let equal = _mm256_or_si256(
+            _mm256_cmpeq_epi32(_mm256_castps_si256(got), _mm256_castps_si256(want)),
+            flagged,
+        );
+        (a, got, want, equal)
+    };
+    let check = |tally: &mut Tally, ma: u32| {
+        let (a, got, want, equal) = one_pair(ma);
+        if _mm256_movemask_ps(_mm256_castsi256_ps(equal)) != 0xff {
+            let got = _mm256_blendv_ps(got, want, _mm256_castsi256_ps(flagged));
+            record_lanes(tally, a, b, got, want, valid);
+        }
+    };
+    // Four dividends per test and branch; a failed group is checked again one by one.
+    const GROUP: u32 = 4;
+    let groups_end = dividends.end - dividends.len() as u32 % GROUP;
+    let mut ma = dividends.start;
+    while ma < groups_end {
+        let all = [0, 1, 2, 3].map(|k| one_pair(ma + k).3);
+        let equal = _mm256_and_si256(
+            _mm256_and_si256(all[0], all[1]),
+            _mm256_and_si256(all[2], all[3]),
+        );
+        if _mm256_movemask_ps(_mm256_castsi256_ps(equal)) != 0xff {
+            for k in 0..GROUP {
+                check(tally, ma + k);
+            }
+        }
+        ma += GROUP;
+    }
+    for ma in groups_end..dividends.end {
+        check(tally, ma);
+    }
+}
+
+/// The eight lanes of a vector as bit patterns.
+#[cfg(target_arch = "x86_64")]
+fn lanes(v: core::arch::x86_64::__m256) -> [u32; 8] {
+    // SAFETY: __m256 and [u32; 8] have the same size and no invalid bit patterns.
+    unsafe { core::mem::transmute(v) }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -149,13 +279,10 @@ fn record_lanes(
     b: core::arch::x86_64::__m256,
     got: core::arch::x86_64::__m256,
     want: core::arch::x86_64::__m256,
+    valid: usize,
 ) {
-    let lanes = |v: core::arch::x86_64::__m256| -> [u32; 8] {
-        // SAFETY: __m256 and [u32; 8] have the same size and no invalid bit patterns.
-        unsafe { core::mem::transmute(v) }
-    };
     let (a, b, got, want) = (lanes(a), lanes(b), lanes(got), lanes(want));
-    for i in 0..8 {
+    for i in 0..valid {
         if got[i] != want[i] {
             tally.record(Counterexample {
                 a: a[i],
@@ -197,4 +324,72 @@ pub fn compare_pairs(kernel: Kernel, a: &[f32], b: &[f32], scratch: &mut Vec<f32
     }
     tally.trim();
     tally
+}
+
+/// Checks the one property of the CPU's `rcpps` that the mantissa sweep relies on to cover
+/// every input of the fast path: inside the input window, `rcp(±m·2^e) = ±rcp(m)·2^-e` for
+/// every mantissa `m` in [1, 2), every exponent `e` of the window and both signs. (Every
+/// later step of the kernel scales exactly by IEEE-754 while nothing under- or overflows;
+/// see [`crate::kernel_notes`].) About 2·10^9 reciprocals, a fraction of a second.
+///
+/// Returns the first input that breaks it, or an error without AVX2+FMA.
+pub fn check_rcp_scaling() -> Result<(), String> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let k = crate::arch::x86_64::avx2::Avx2Fma::new().ok_or("no AVX2+FMA")?;
+        // SAFETY: `k` proves AVX2 and FMA.
+        match unsafe { rcp_scaling_counterexample(k) } {
+            None => Ok(()),
+            Some(x) => Err(format!(
+                "rcp({:#010x}) is not rcp of its mantissa scaled by a power of two",
+                x
+            )),
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    Err("no AVX2+FMA".into())
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn rcp_scaling_counterexample(_proof: crate::arch::x86_64::avx2::Avx2Fma) -> Option<u32> {
+    use crate::bits::{INPUT_EXPONENT_MIN, INPUT_EXPONENTS, ONE_BITS, SIGN_MASK};
+    use core::arch::x86_64::*;
+    let lane_offsets = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    for m in (0..MANTISSAS).step_by(8) {
+        let base = _mm256_add_epi32(_mm256_set1_epi32((ONE_BITS | m) as i32), lane_offsets);
+        let r = _mm256_castps_si256(_mm256_rcp_ps(_mm256_castsi256_ps(base)));
+        let mut all_equal = _mm256_set1_epi32(-1);
+        for field in INPUT_EXPONENT_MIN..INPUT_EXPONENT_MIN + INPUT_EXPONENTS {
+            // Moving the exponent field by `shift` scales x by 2^shift; its reciprocal
+            // must move by -shift.
+            let shift = _mm256_set1_epi32(((field as i32) - 127) << 23);
+            let x = _mm256_add_epi32(base, shift);
+            let want = _mm256_sub_epi32(r, shift);
+            for sign in [0, SIGN_MASK] {
+                let s = _mm256_set1_epi32(sign as i32);
+                let got = _mm256_rcp_ps(_mm256_castsi256_ps(_mm256_or_si256(x, s)));
+                let same = _mm256_cmpeq_epi32(_mm256_castps_si256(got), _mm256_or_si256(want, s));
+                all_equal = _mm256_and_si256(all_equal, same);
+            }
+        }
+        if _mm256_movemask_ps(_mm256_castsi256_ps(all_equal)) != 0xff {
+            // Find the input again, lane by lane (rare: a broken table).
+            for lane in 0..8 {
+                let b = ONE_BITS | (m + lane);
+                for field in INPUT_EXPONENT_MIN..INPUT_EXPONENT_MIN + INPUT_EXPONENTS {
+                    let shift = ((field as i32) - 127) << 23;
+                    for sign in [0, SIGN_MASK] {
+                        let x = (b as i32 + shift) as u32 | sign;
+                        let r1 = _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(f32::from_bits(b))));
+                        let rx = _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(f32::from_bits(x))));
+                        if rx.to_bits() != ((r1.to_bits() as i32 - shift) as u32 | sign) {
+                            return Some(x);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    None
 }

@@ -136,7 +136,7 @@ fn resume_after_sigkill_gives_the_same_report() {
             !killed_report.exists(),
             "a killed run must not leave a report"
         );
-        assert!(partial["pairs_checked"].as_u64().unwrap() < 3072u64 << 23);
+        assert!(partial["pairs_compared"].as_u64().unwrap() < 3072u64 << 23);
     }
 
     let out = fmadiv()
@@ -312,8 +312,8 @@ fn corrupt_or_foreign_checkpoints_are_refused_and_left_untouched() {
 
     // A flipped digit: the checksum catches it.
     let text = String::from_utf8(good.clone()).unwrap().replacen(
-        "\"pairs_checked\": 1",
-        "\"pairs_checked\": 2",
+        "\"pairs_compared\": 1",
+        "\"pairs_compared\": 2",
         1,
     );
     std::fs::write(&ckpt, &text).unwrap();
@@ -342,6 +342,95 @@ fn corrupt_or_foreign_checkpoints_are_refused_and_left_untouched() {
     let out = run(&["verify", "mantissa", "--to", "16", "--checkpoint", c]);
     assert_eq!(code(&out), 2);
     assert_eq!(std::fs::read(&ckpt).unwrap(), &good[..good.len() / 2]);
+
+    // A valid checkpoint of another kernel's arithmetic (another digest, checksum
+    // recomputed): refused, untouched.
+    let mut v: serde_json::Value = serde_json::from_slice(&good).unwrap();
+    v["key"]["kernel_digest"] = "0123456789abcdef".into();
+    v["checksum"] = "".into();
+    v["checksum"] = fnv1a_hex(&v.to_string()).into();
+    let foreign = serde_json::to_string_pretty(&v).unwrap();
+    std::fs::write(&ckpt, &foreign).unwrap();
+    let out = run(&["verify", "mantissa", "--to", "16", "--checkpoint", c]);
+    assert_eq!(code(&out), 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("another run") && err.contains("0123456789abcdef"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&ckpt).unwrap(), foreign);
+
+    // The same file with the real digest back resumes (so the refusal above was the
+    // digest's doing, not the checksum's).
+    v["key"]["kernel_digest"] = json_digest_of_good(&good).into();
+    v["checksum"] = "".into();
+    v["checksum"] = fnv1a_hex(&v.to_string()).into();
+    std::fs::write(&ckpt, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let out = run(&["verify", "mantissa", "--to", "16", "--checkpoint", c]);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn json_digest_of_good(good: &[u8]) -> String {
+    let v: serde_json::Value = serde_json::from_slice(good).unwrap();
+    v["key"]["kernel_digest"].as_str().unwrap().to_string()
+}
+
+/// The checkpoint checksum, as documented: FNV-1a 64 of the compact JSON with the
+/// checksum field empty.
+fn fnv1a_hex(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        h ^= u64::from(byte);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+#[test]
+fn merge_refuses_reports_of_different_kernel_digests() {
+    if !has_kernel() {
+        return;
+    }
+    let dir = temp_dir("digests");
+    let (r1, r2) = (dir.join("r1.json"), dir.join("r2.json"));
+    for (from, to, path) in [("0", "8", &r1), ("8", "16", &r2)] {
+        let out = run(&[
+            "verify",
+            "mantissa",
+            "--from",
+            from,
+            "--to",
+            to,
+            "--report",
+            path.to_str().unwrap(),
+        ]);
+        assert_eq!(code(&out), 0);
+    }
+    let merged = dir.join("merged.json");
+    let args = |m: &std::path::Path| {
+        [
+            "verify".to_string(),
+            "merge".into(),
+            r1.display().to_string(),
+            r2.display().to_string(),
+            "--report".into(),
+            m.display().to_string(),
+        ]
+    };
+    let out = fmadiv().args(args(&merged)).output().unwrap();
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let m = json(&merged);
+    assert_eq!(m["kernel_digest"], json(&r1)["kernel_digest"]);
+    assert_eq!(m["pairs_checked"].as_u64().unwrap(), 16u64 << 23);
+
+    let mut v = json(&r2);
+    v["kernel_digest"] = "0123456789abcdef".into();
+    std::fs::write(&r2, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let refused = dir.join("refused.json");
+    let out = fmadiv().args(args(&refused)).output().unwrap();
+    assert_eq!(code(&out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("kernel digest"));
+    assert!(!refused.exists());
 }
 
 #[test]
@@ -353,6 +442,10 @@ fn fingerprint_and_other_modes_run() {
     assert_eq!(code(&out), 0);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["rcp_fingerprint"].as_str().unwrap().len(), 16);
+    let digests = &v["kernel_digests"];
+    assert_eq!(digests["shipped"].as_str().unwrap().len(), 16);
+    assert_ne!(digests["shipped"], digests["newton"]);
+    assert_ne!(digests["shipped"], digests["published"]);
     assert_eq!(
         code(&run(&[
             "verify", "random", "--count", "3000000", "--seed", "5"

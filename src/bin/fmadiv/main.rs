@@ -194,12 +194,17 @@ fn fingerprint(json: bool) -> Result<ExitCode, String> {
         .iter()
         .map(|(x, r)| format!("rcp({:#010x}) = {:#010x}", x, r))
         .collect();
+    let digests: Vec<(fmadiv::internal::Kernel, serde_json::Value)> = fmadiv::internal::Kernel::ALL
+        .into_iter()
+        .map(|k| (k, report::digest_of(k).into()))
+        .collect();
     if json {
         let doc = serde_json::json!({
             "cpu_vendor": cpu.vendor,
             "cpu_model": cpu.model,
             "cpu_signature": cpu.signature,
             "rcp_fingerprint": f.hash,
+            "kernel_digests": digests.iter().map(|(k, d)| (k.name().to_string(), d.clone())).collect::<serde_json::Map<_, _>>(),
             "samples": samples,
             "input_fraction_bits": f.input_bits,
             "output_fraction_bits": f.output_bits,
@@ -215,6 +220,9 @@ fn fingerprint(json: bool) -> Result<ExitCode, String> {
             cpu.vendor, cpu.model, cpu.signature
         );
         println!("rcp fingerprint: {}", f.hash);
+        for (k, d) in &digests {
+            println!("kernel digest:   {} ({k})", d.as_str().unwrap_or("none"));
+        }
         println!("  {}", samples.join(", "));
         println!(
             "  result depends on the top {} fraction bits, carries {} fraction bits, max |1 - b*rcp(b)| = {:.4} * 2^-12",

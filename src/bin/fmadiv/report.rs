@@ -8,7 +8,13 @@ use serde::{Deserialize, Serialize};
 use crate::files;
 
 /// The format tag of reports this version writes and reads.
-pub const REPORT_FORMAT: &str = "fmadiv-report-1";
+pub const REPORT_FORMAT: &str = "fmadiv-report-2";
+
+/// The digest of `kernel` on this CPU (see `fmadiv::digest`), or "none" where the kernel
+/// cannot run (the portable path then gives the shipped kernel's bits).
+pub fn digest_of(kernel: fmadiv::internal::Kernel) -> String {
+    fmadiv::digest::kernel_digest(kernel).unwrap_or_else(|| "none".into())
+}
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct HexPair {
@@ -101,13 +107,24 @@ pub struct Report {
     /// mantissa, edges, random, dividends or merge.
     pub mode: String,
     pub kernel: String,
+    /// What the kernel computes, hashed (changes whenever its results can change).
+    pub kernel_digest: String,
+    /// For mantissa sweeps: "brute-force" or "pruned".
+    pub sweep_mode: Option<String>,
     /// For mantissa sweeps: the dividend mantissas covered.
     pub range: Option<MantissaRange>,
     pub shard: Option<Shard>,
     /// Mode-specific parameters (seed and count, divisor, merged files).
     pub parameters: serde_json::Value,
     pub pairs_expected: u64,
+    /// Pairs covered: compared plus proven.
     pub pairs_checked: u64,
+    /// Pairs compared bit for bit with the hardware divider.
+    pub pairs_compared: u64,
+    /// Pairs proven correctly rounded without comparison (pruned sweeps).
+    pub pairs_proven: u64,
+    /// The theorem that proved `pairs_proven`, if any.
+    pub proof: Option<String>,
     pub mismatches: u64,
     /// The first (smallest by dividend, divisor) mismatches, at most 100.
     pub counterexamples: Vec<HexPair>,
@@ -125,6 +142,8 @@ impl Report {
     pub fn new(
         mode: &str,
         kernel: &str,
+        kernel_digest: &str,
+        sweep_mode: Option<fmadiv::sweep::Mode>,
         range: Option<MantissaRange>,
         shard: Option<Shard>,
         parameters: serde_json::Value,
@@ -140,11 +159,16 @@ impl Report {
             format: REPORT_FORMAT.into(),
             mode: mode.into(),
             kernel: kernel.into(),
+            kernel_digest: kernel_digest.into(),
+            sweep_mode: sweep_mode.map(|m| mode_name(m).into()),
             range,
             shard,
             parameters,
             pairs_expected,
-            pairs_checked: tally.pairs,
+            pairs_checked: tally.pairs + tally.proven,
+            pairs_compared: tally.pairs,
+            pairs_proven: tally.proven,
+            proof: (tally.proven > 0).then(|| fmadiv::sweep::PRUNING_THEOREM.into()),
             mismatches: tally.mismatches,
             counterexamples: tally.counterexamples.iter().map(HexPair::from).collect(),
             verdict: if tally.mismatches == 0 {
@@ -171,7 +195,8 @@ impl Report {
 
     pub fn tally(&self) -> Result<Tally, String> {
         Ok(Tally {
-            pairs: self.pairs_checked,
+            pairs: self.pairs_compared,
+            proven: self.pairs_proven,
             mismatches: self.mismatches,
             counterexamples: self
                 .counterexamples
@@ -217,6 +242,12 @@ impl Report {
             self.mismatches,
             self.verdict.to_uppercase()
         );
+        if self.pairs_proven > 0 {
+            println!(
+                "  of which {} compared with the hardware and {} proven by Markstein's theorem",
+                self.pairs_compared, self.pairs_proven
+            );
+        }
         for c in self.counterexamples.iter().take(10) {
             println!("    {} / {}: got {}, want {}", c.a, c.b, c.got, c.want);
         }
@@ -234,8 +265,20 @@ impl Report {
             self.threads
         );
         println!(
-            "  {} / {}, rcp table {}",
-            self.machine.cpu_vendor, self.machine.cpu_model, self.machine.rcp_fingerprint
+            "  {} / {} ({}), rcp table {}, kernel digest {}",
+            self.machine.cpu_vendor,
+            self.machine.cpu_model,
+            self.machine.cpu_signature,
+            self.machine.rcp_fingerprint,
+            self.kernel_digest
         );
+    }
+}
+
+/// How reports and checkpoints name a sweep mode.
+pub fn mode_name(mode: fmadiv::sweep::Mode) -> &'static str {
+    match mode {
+        fmadiv::sweep::Mode::BruteForce => "brute-force",
+        fmadiv::sweep::Mode::Pruned => "pruned",
     }
 }

@@ -12,12 +12,16 @@ use serde::{Deserialize, Serialize};
 use crate::files;
 use crate::report::HexPair;
 
-const CHECKPOINT_FORMAT: &str = "fmadiv-checkpoint-1";
+const CHECKPOINT_FORMAT: &str = "fmadiv-checkpoint-2";
 
 /// What a checkpoint belongs to: resuming with anything else would mix two runs.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct RunKey {
     pub kernel: String,
+    /// The kernel digest: a checkpoint of another kernel's arithmetic must not resume.
+    pub kernel_digest: String,
+    /// brute-force or pruned.
+    pub sweep_mode: String,
     /// The dividend mantissas this run covers (after sharding).
     pub from: u32,
     pub to: u32,
@@ -31,7 +35,8 @@ struct File {
     units: usize,
     /// One bit per work unit, hex, lowest unit first.
     units_done: String,
-    pairs_checked: u64,
+    pairs_compared: u64,
+    pairs_proven: u64,
     mismatches: u64,
     counterexamples: Vec<HexPair>,
     elapsed_seconds: f64,
@@ -48,10 +53,17 @@ pub struct State {
     pub elapsed_seconds: f64,
 }
 
+/// FNV-1a 64 of the file's JSON with the checksum empty. Computed over a JSON value, so
+/// that anyone can recompute it from the file: parse, empty the field, serialise compactly.
 fn checksum(file: &File) -> String {
     let mut copy = file.clone();
     copy.checksum = String::new();
-    let text = serde_json::to_string(&copy).expect("serialisable");
+    let value = serde_json::to_value(&copy).expect("serialisable");
+    fnv1a_hex(&value.to_string())
+}
+
+/// FNV-1a 64 of a text, as 16 hex digits.
+pub fn fnv1a_hex(text: &str) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in text.bytes() {
         h ^= u64::from(byte);
@@ -101,7 +113,8 @@ impl State {
             key: self.key.clone(),
             units: self.done.len(),
             units_done: encode(&self.done),
-            pairs_checked: self.tally.pairs,
+            pairs_compared: self.tally.pairs,
+            pairs_proven: self.tally.proven,
             mismatches: self.tally.mismatches,
             counterexamples: self
                 .tally
@@ -140,13 +153,18 @@ impl State {
         }
         if &file.key != key || file.units != units {
             return Err(format!(
-                "checkpoint {shown} belongs to another run ({} kernel, mantissas [{:#x}, {:#x}), rcp table {}); \
-                 this run is {} kernel, [{:#x}, {:#x}), rcp table {}. Use another file or the same arguments; left untouched",
+                "checkpoint {shown} belongs to another run ({} kernel, digest {}, {}, mantissas [{:#x}, {:#x}), rcp table {}); \
+                 this run is {} kernel, digest {}, {}, [{:#x}, {:#x}), rcp table {}. Use another file or the same arguments \
+                 (a different digest means the kernel's arithmetic changed: start afresh); left untouched",
                 file.key.kernel,
+                file.key.kernel_digest,
+                file.key.sweep_mode,
                 file.key.from,
                 file.key.to,
                 file.key.rcp_fingerprint,
                 key.kernel,
+                key.kernel_digest,
+                key.sweep_mode,
                 key.from,
                 key.to,
                 key.rcp_fingerprint
@@ -164,7 +182,8 @@ impl State {
             key: file.key,
             done,
             tally: Tally {
-                pairs: file.pairs_checked,
+                pairs: file.pairs_compared,
+                proven: file.pairs_proven,
                 mismatches: file.mismatches,
                 counterexamples,
             },

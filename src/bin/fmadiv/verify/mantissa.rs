@@ -4,7 +4,7 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use fmadiv::sweep::{DIVIDEND_TILE, DIVISOR_TILE, MANTISSAS, Tally, mantissa_tile};
+use fmadiv::sweep::{DIVIDEND_TILE, DIVISOR_TILE, MANTISSAS, Mode, Tally, mantissa_tile};
 use rayon::prelude::*;
 
 use super::checkpoint::{RunKey, State};
@@ -62,12 +62,25 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
     if let Some(path) = &args.common.report {
         files::check_writable(path)?;
     }
-    if mantissa_tile(kernel, 0..0, 0..8).is_none() {
+    let mode = if args.prune {
+        Mode::Pruned
+    } else {
+        Mode::BruteForce
+    };
+    if mantissa_tile(kernel, mode, 0..0, 0..8).is_none() {
         return Err("this CPU lacks AVX2+FMA: there is no kernel to verify".into());
     }
+    if let Err(e) = fmadiv::sweep::check_rcp_scaling() {
+        return Err(format!(
+            "the mantissa sweep does not cover this CPU's kernel: {e}"
+        ));
+    }
     let machine = Machine::here()?;
+    let digest = crate::report::digest_of(kernel);
     let key = RunKey {
         kernel: kernel.name().into(),
+        kernel_digest: digest.clone(),
+        sweep_mode: crate::report::mode_name(mode).into(),
         from: lo,
         to: hi,
         rcp_fingerprint: machine.rcp_fingerprint.clone(),
@@ -93,7 +106,7 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
     let checkpoint_interval = Duration::from_secs(args.checkpoint_every);
     let expected = u64::from(hi - lo) * u64::from(MANTISSAS);
     let pending: Vec<usize> = (0..units).filter(|&u| !state.done[u]).collect();
-    let pairs_before = state.tally.pairs;
+    let pairs_before = state.tally.pairs + state.tally.proven;
     let shared = Mutex::new(Shared {
         progress: Progress::new(expected, pairs_before),
         elapsed_before: state.elapsed_seconds,
@@ -114,11 +127,12 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
                 return;
             }
             let (dividends, divisors) = unit_ranges(lo, hi, u);
-            let tally = mantissa_tile(kernel, dividends, divisors).expect("AVX2+FMA checked above");
+            let tally =
+                mantissa_tile(kernel, mode, dividends, divisors).expect("AVX2+FMA checked above");
             let mut s = shared.lock().expect("no panics while locked");
             s.state.done[u] = true;
             s.state.tally.merge(&tally);
-            s.progress.add(tally.pairs);
+            s.progress.add(tally.pairs + tally.proven);
             if let Some(path) = &args.checkpoint {
                 if s.last_save.elapsed() >= checkpoint_interval {
                     s.state.elapsed_seconds =
@@ -144,15 +158,17 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
         return Err(e);
     }
     let tally: &Tally = &s.state.tally;
-    if tally.pairs != expected {
+    let covered = tally.pairs + tally.proven;
+    if covered != expected {
         return Err(format!(
-            "internal error: checked {} pairs, expected {expected}",
-            tally.pairs
+            "internal error: covered {covered} pairs, expected {expected}"
         ));
     }
     let report = Report::new(
         "mantissa",
         kernel.name(),
+        &digest,
+        Some(mode),
         Some(MantissaRange { from: lo, to: hi }),
         args.shard.map(|(index, count)| Shard { index, count }),
         serde_json::json!({ "from": from, "to": to }),
@@ -161,8 +177,8 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
         machine,
         threads,
         s.state.elapsed_seconds,
-        tally.pairs - pairs_before,
+        covered - pairs_before,
     )
-    .with_rate(tally.pairs - pairs_before, run_seconds, threads);
+    .with_rate(covered - pairs_before, run_seconds, threads);
     finish(&report, args.common.report.as_ref())
 }

@@ -48,6 +48,25 @@ pub fn run(paths: &[PathBuf], out: Option<&PathBuf>) -> Result<ExitCode, String>
                 first.kernel
             ));
         }
+        if r.kernel_digest != first.kernel_digest {
+            return Err(format!(
+                "{}: kernel digest {} differs from {} in {}: the reports checked different \
+                 kernel arithmetic",
+                path.display(),
+                r.kernel_digest,
+                first.kernel_digest,
+                paths[0].display()
+            ));
+        }
+        if r.sweep_mode != first.sweep_mode {
+            return Err(format!(
+                "{}: a {} sweep, but {} is {}: merge reports of one mode",
+                path.display(),
+                r.sweep_mode.as_deref().unwrap_or("?"),
+                paths[0].display(),
+                first.sweep_mode.as_deref().unwrap_or("?")
+            ));
+        }
         if r.machine.rcp_fingerprint != first.machine.rcp_fingerprint {
             return Err(format!(
                 "{}: rcp table {} differs from {} in {}: a verification holds for one table",
@@ -104,9 +123,15 @@ pub fn run(paths: &[PathBuf], out: Option<&PathBuf>) -> Result<ExitCode, String>
         "merged": paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         "note": "wall_seconds sums the shards; threads is the largest shard's; the per-thread rate is pairs per thread-second",
     });
+    let mode = match first.sweep_mode.as_deref() {
+        Some("pruned") => fmadiv::sweep::Mode::Pruned,
+        _ => fmadiv::sweep::Mode::BruteForce,
+    };
     let mut report = Report::new(
         "merge",
         &kernel,
+        &first.kernel_digest,
+        Some(mode),
         Some(range),
         None,
         params,
@@ -115,9 +140,10 @@ pub fn run(paths: &[PathBuf], out: Option<&PathBuf>) -> Result<ExitCode, String>
         machine,
         threads,
         wall,
-        tally.pairs,
+        tally.pairs + tally.proven,
     );
-    report.pairs_per_second_per_thread = tally.pairs as f64 / thread_seconds.max(1e-9);
+    report.pairs_per_second_per_thread =
+        (tally.pairs + tally.proven) as f64 / thread_seconds.max(1e-9);
     if range.from != 0 || range.to != MANTISSAS {
         println!(
             "note: the merged reports cover [{:#x}, {:#x}), not all 2^23 dividend mantissas",

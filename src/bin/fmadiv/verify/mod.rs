@@ -99,6 +99,10 @@ pub struct MantissaArgs {
     /// Run only part I of N (0 <= I < N) of [FROM, TO): for job arrays and clusters.
     #[arg(long, value_parser = parse_shard)]
     pub shard: Option<(u32, u32)>,
+    /// Prove the divisor rows Markstein's theorem covers (|1 - b*y| < 2^-25, checked
+    /// exactly) instead of comparing them; compare the other rows pair by pair.
+    #[arg(long)]
+    pub prune: bool,
     /// Seconds between checkpoints (default 30; 0 saves after every work unit).
     #[arg(long, default_value_t = 30, hide = true)]
     pub checkpoint_every: u64,

@@ -73,6 +73,8 @@ fn run_batches(
     let report = Report::new(
         mode,
         kernel.name(),
+        &crate::report::digest_of(kernel),
+        None,
         None,
         None,
         parameters,

@@ -1,0 +1,152 @@
+//! The kernel digest: a hash of what the kernel computes, so that a verification report or
+//! checkpoint names the exact arithmetic it checked.
+//!
+//! The crate version and build say little: a change to a step of the kernel (a Newton step
+//! for Halley's, another input window, a different fix for the near-all-ones divisors)
+//! changes what the sweep's verdict is about without changing either. The digest hashes
+//! the fast path's quotients and lane flags, and the lane-by-lane kernel's results, over
+//! a fixed set of about 2.2 million pairs chosen to exercise every step:
+//!
+//! - mantissa pairs in [1, 2): 32 dividends (the ends of [1, 2), neighbours of 1 and 2,
+//!   and random mantissas) against 65 536 divisors (every 256th mantissa, which visits
+//!   every `rcp` table entry several times, and all 32 768 near-all-ones mantissas);
+//! - one pair with random signs and mantissas for every pair of exponent fields (0..=255
+//!   each): the input window's edges, zeros, subnormals, infinities and NaNs.
+//!
+//! The digest depends on the CPU's `rcp` table too (the fast path starts from it), which
+//! reports record separately as the rcp fingerprint: two CPUs with the same table give
+//! the same digest for the same kernel. It takes a few milliseconds.
+
+use crate::samples::SplitMix64;
+use crate::variant::Kernel;
+
+/// Dividend mantissas of the digest's mantissa pairs.
+const DIGEST_DIVIDENDS: usize = 32;
+/// Every this many divisor mantissas one joins the digest's divisors.
+const DIVISOR_STRIDE: u32 = 256;
+
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+/// The digest's input pairs, as two arrays of equal length (a multiple of 8).
+fn digest_pairs() -> (Vec<f32>, Vec<f32>) {
+    use crate::bits::{MANTISSA_MASK, NEAR_ALL_ONES_MANTISSA_MIN, ONE_BITS};
+    let mut rng = SplitMix64(0xd16e_57ed);
+    let fixed = [
+        0,
+        1,
+        2,
+        3,
+        MANTISSA_MASK - 2,
+        MANTISSA_MASK - 1,
+        MANTISSA_MASK,
+        0x40_0000,
+    ];
+    let mut dividends: Vec<u32> = fixed.to_vec();
+    while dividends.len() < DIGEST_DIVIDENDS {
+        dividends.push(rng.next_u64() as u32 & MANTISSA_MASK);
+    }
+    let divisors: Vec<u32> = (0..NEAR_ALL_ONES_MANTISSA_MIN)
+        .step_by(DIVISOR_STRIDE as usize)
+        .chain(NEAR_ALL_ONES_MANTISSA_MIN..=MANTISSA_MASK)
+        .collect();
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for &ma in &dividends {
+        for &mb in &divisors {
+            a.push(f32::from_bits(ONE_BITS | ma));
+            b.push(f32::from_bits(ONE_BITS | mb));
+        }
+    }
+    // Every pair of exponent fields, with random signs and mantissas.
+    for ea in 0..=255u32 {
+        for eb in 0..=255u32 {
+            let r = rng.next_u64();
+            let (sa, sb) = ((r as u32) & 0x8000_0000, (r >> 32) as u32 & 0x8000_0000);
+            a.push(f32::from_bits(sa | ea << 23 | (r as u32 & MANTISSA_MASK)));
+            b.push(f32::from_bits(
+                sb | eb << 23 | ((r >> 32) as u32 & MANTISSA_MASK),
+            ));
+        }
+    }
+    (a, b)
+}
+
+/// FNV-1a over 32-bit words: enough to tell kernels apart (this is no security hash).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+struct Fnv(u64);
+
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+impl Fnv {
+    fn word(&mut self, w: u32) {
+        self.0 = (self.0 ^ u64::from(w)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+}
+
+/// The digest of `kernel` on this CPU, as 16 hex digits, or `None` without AVX2+FMA.
+pub fn kernel_digest(kernel: Kernel) -> Option<String> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::arch::x86_64::avx2::Avx2Fma;
+        use crate::variant::Variant;
+        let k = Avx2Fma::new()?;
+        let (a, b) = digest_pairs();
+        let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+        // SAFETY: `k` proves AVX2 and FMA.
+        unsafe {
+            match kernel {
+                Kernel::Shipped => hash_fast_path::<{ Variant::SHIPPED }>(k, &a, &b, &mut h),
+                Kernel::Newton => hash_fast_path::<{ Variant::NEWTON }>(k, &a, &b, &mut h),
+                Kernel::Published => hash_fast_path::<{ Variant::PUBLISHED }>(k, &a, &b, &mut h),
+            }
+        }
+        let mut out = vec![0.0f32; a.len()];
+        crate::internal::div_with(kernel, &a, &b, &mut out)?;
+        for q in out {
+            h.word(q.to_bits());
+        }
+        Some(format!("{:016x}", h.0))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = kernel;
+        None
+    }
+}
+
+/// Hashes the fast path's quotient and flag bits of every vector of pairs.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn hash_fast_path<const V: u8>(
+    _proof: crate::arch::x86_64::avx2::Avx2Fma,
+    a: &[f32],
+    b: &[f32],
+    h: &mut Fnv,
+) {
+    use crate::arch::x86_64::avx2::fast_path;
+    use core::arch::x86_64::*;
+    for (ca, cb) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        // SAFETY: each chunk holds exactly eight floats.
+        let (va, vb) = unsafe { (_mm256_loadu_ps(ca.as_ptr()), _mm256_loadu_ps(cb.as_ptr())) };
+        let (quotient, flagged) = fast_path::<V>(va, vb);
+        let mut words = [0u32; 16];
+        // SAFETY: 16 u32 hold the two vectors.
+        unsafe {
+            _mm256_storeu_ps(words.as_mut_ptr().cast(), quotient);
+            _mm256_storeu_ps(words.as_mut_ptr().add(8).cast(), flagged);
+        }
+        for w in words {
+            h.word(w);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pairs_fill_whole_vectors() {
+        let (a, b) = digest_pairs();
+        assert_eq!(a.len(), b.len());
+        assert!(a.len().is_multiple_of(8) && a.len() > 2_000_000);
+    }
+}
