@@ -6,25 +6,19 @@ pub const SIGN_MASK: u32 = 0x8000_0000;
 pub const ABS_MASK: u32 = 0x7fff_ffff;
 /// The 23 stored fraction bits.
 pub const MANTISSA_MASK: u32 = 0x007f_ffff;
-/// Sign and exponent: `bits & SIGN_EXPONENT_MASK` is `±2^e` for a normal `x = ±1.f·2^e`.
-pub const SIGN_EXPONENT_MASK: u32 = 0xff80_0000;
 /// The bits of 1.0: OR-ing a fraction into them gives `1.f` in [1, 2).
 pub const ONE_BITS: u32 = 0x3f80_0000;
 
-/// Smallest |quotient| the fast path may return: 0x1.000002p-126, one ulp above the
-/// smallest normal. A result of exactly 2^-126 may be a subnormal quotient rounded twice
-/// (once to 24 bits, once by the scaling multiply), so it goes to the slow path.
-pub const QUOTIENT_MIN_BITS: u32 = 0x0080_0001;
-/// Largest |quotient| the fast path may return: 0x1.fffffep+127 (f32::MAX); anything above
-/// is an overflow, an infinity or a NaN.
+/// Largest finite |quotient|: 0x1.fffffep+127 (f32::MAX); anything above is an overflow,
+/// an infinity or a NaN (the `Divisor` sequences check their quotients against it).
 pub const QUOTIENT_MAX_BITS: u32 = 0x7f7f_ffff;
 
 /// How many divisor mantissas just below 2 go to the slow path: 2^15, those whose top eight
 /// fraction bits are all ones. Harrison's lemma allows Halley's reciprocal to miss
 /// Markstein's bound |1 - b·y| < 2^-24 only for mantissas 2^23 - k, k <= 2^48·ep; for any
-/// `rcpps` within its specified 1.5·2^-12, ep < 6.4·2^-36 gives k <= 26 140 (on AMD Zen 3,
-/// measured ep = 2^-33.96: k <= 16 799, and only k = 1 actually misses). See
-/// [`crate::kernel_notes`].
+/// `rcpps` within its specified 1.5·2^-12, ep < 6.4·2^-36 gives k <= 26 140 (on AMD EPYC,
+/// families 0x19 and 0x1a, measured ep = 2^-33.96: k <= 16 799, and only k = 1 actually
+/// misses). See [`crate::kernel_notes`].
 pub const NEAR_ALL_ONES_DIVISORS: u32 = 1 << 15;
 /// Divisors whose stored fraction is at or above this go to the slow path.
 pub const NEAR_ALL_ONES_MANTISSA_MIN: u32 = MANTISSA_MASK + 1 - NEAR_ALL_ONES_DIVISORS;

@@ -100,8 +100,32 @@ pub fn kernel_digest(kernel: Kernel) -> Option<String> {
         }
         let mut out = vec![0.0f32; a.len()];
         crate::internal::div_with(kernel, &a, &b, &mut out)?;
-        for q in out {
+        for q in &out {
             h.word(q.to_bits());
+        }
+        Some(format!("{:016x}", h.0))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = kernel;
+        None
+    }
+}
+
+/// The digest of the reciprocal kernel (`recip`'s own sequence) with `kernel`'s
+/// near-all-ones fix, over the digest's divisors and dividends taken as divisors: what
+/// `fmadiv verify reciprocals` reports name. `None` without AVX2+FMA.
+pub fn reciprocal_digest(kernel: Kernel) -> Option<String> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (a, b) = digest_pairs();
+        let mut h = Fnv(0x6c62_272e_07bb_0142);
+        let mut out = vec![0.0f32; a.len()];
+        for inputs in [&b, &a] {
+            crate::internal::recip_with(kernel, inputs, &mut out)?;
+            for q in &out {
+                h.word(q.to_bits());
+            }
         }
         Some(format!("{:016x}", h.0))
     }

@@ -2,58 +2,102 @@
 //!
 //! # The fast path
 //!
-//! For eight lanes at once, with `b` the divisor and `a = ±1.f·2^ea` the dividend:
+//! For eight lanes at once, with `a` the dividend and `b` the divisor:
 //!
-//! 1. `r = rcp(b)`: `vrcpps`, about 12 bits. Subnormal inputs act as zero and tiny results
-//!    flush to zero, which later turns every such lane into a zero, inf or NaN quotient.
+//! 1. `r = rcp(b)`: `vrcpps`, about 12 bits.
 //! 2. Halley's step: `e = 1 - b·r`, `e2 = e + e·e`, `y = r + r·e2` (three FMAs). The error
 //!    of `y` before its last rounding is about `e³` plus the roundings of `e2`.
-//! 3. `m = 1.f` in [1, 2) and `scale = ±2^ea`, by bit operations on `a`.
-//! 4. `q = y·m`, `res = m - q·b` (exact by FMA), `q' = q + y·res`.
-//! 5. `quotient = q'·scale`, exact while the result is normal.
-//! 6. A lane is accepted when `|quotient|` is in `[0x1.000002p-126, f32::MAX]`, or when
-//!    `a` is ±0 and the quotient is a zero, and `b`'s top eight fraction bits are not all
-//!    ones. Everything else — zeros, subnormal inputs or results, overflow, infinities,
-//!    NaNs, the exact smallest normal (possibly a subnormal rounded twice), and the
-//!    near-all-ones divisors — is recomputed by `vdivps`, whose bits we promise.
+//! 3. `q = y·a`, `res = a - q·b` (one FMA, exact), `q' = q + y·res` (one FMA).
+//! 4. The check, on the inputs only: a lane is accepted when both `|a|` and `|b|` lie in
+//!    the window `[2^-63, 2^63)` (biased exponent fields 64 ..= 189) and `b`'s top eight
+//!    fraction bits are not all ones. Everything else — zeros, subnormals, infinities,
+//!    NaNs, inputs outside the window, the near-all-ones divisors — is recomputed by
+//!    `vdivps`, whose bits we promise.
 //!
-//! # Why the accepted lanes are correctly rounded
+//! Seven FP-pipe operations per vector (`vrcpps`, five FMAs, one multiply). The check is
+//! eight integer operations (two shifts, two subtractions, three unsigned maxima, one
+//! and), folded over a block of four vectors into two running maxima and tested once per
+//! block (five more operations and one branch per 32 lanes). The kernel of crate 0.1
+//! split the dividend into mantissa and power-of-two scale, multiplied the scale back and
+//! checked the quotient's range after the arithmetic: about 23 vector operations per
+//! vector, a longer dependency chain, and one branch per vector.
 //!
-//! Markstein's lemma (checked as `markstein-lemma` in the ACL2 RTL library): for p-bit
-//! `m, b` in [1,2) and a p-bit `q` within one ulp of `m/b`, if `|1 - b·y| < 2^-p` then
-//! `RN(q + y·(m - b·q)) = RN(m/b)`, and the residual is exact. With p = 24:
+//! # Why the window makes the mantissa sweep cover every accepted lane
 //!
-//! - Inside the accepted range the result depends only on the two mantissas: `rcp`
-//!   depends on `b`'s fraction and exponent only, every later step is exact under scaling
-//!   by powers of two while nothing under- or overflows. So the 2^46 mantissa pairs of
-//!   [1,2) × [1,2), which `fmadiv verify mantissa` compares with the hardware, cover it.
+//! Write `a = ±ma·2^ea`, `b = ±mb·2^eb` with `ma, mb` in [1, 2) and `ea, eb` in
+//! [-63, 62]. Then, step by step, each value is the mantissa pair's value times a power of
+//! two, because every intermediate is a normal number (IEEE-754 rounding commutes with
+//! scaling by powers of two while no result is subnormal or overflows) and the signs
+//! follow the usual rules (round-to-nearest-even is symmetric):
+//!
+//! - `rcp(±mb·2^eb) = ±rcp(mb)·2^-eb`: a property of the CPU's table, checked for every
+//!   mantissa, every exponent of the window and both signs by
+//!   [`crate::sweep::check_rcp_scaling`] (at the start of every `fmadiv verify mantissa`
+//!   run and in the test suite);
+//! - `e`, `e2` do not depend on the scale at all; `y = y(mb)·2^-eb`, in (2^-64, 2^64);
+//! - `q = RN(y·a) = q(ma, mb)·2^(ea-eb)`, in [2^-126, 2^126]: `ea - eb` is in
+//!   [-125, 125] and `q(ma, mb)` in [1/2, 2];
+//! - `res = (ma - q0·mb)·2^ea`. The mantissa residual `r0` is an exact multiple of
+//!   `2^-47` (a multiple of `ulp(q0)·ulp(mb)`) and below 2 in magnitude, so scaled by
+//!   `2^ea >= 2^-63` it is either zero or at least `2^-110`: normal, hence exact
+//!   (Boldo–Daumas: the residual is exact when `e_b + e_q >= e_min + p - 1`);
+//! - `q' = RN(q + y·res) = q'(ma, mb)·2^(ea-eb)`: one rounding of an exact value that
+//!   scales, and the result is normal.
+//!
+//! So an accepted lane returns exactly what the kernel returns for the mantissa pair
+//! `(ma, mb)`, scaled by `±2^(ea-eb)`; and the correctly rounded quotient scales the same
+//! way (the quotient is normal). `fmadiv verify mantissa` compares all 2^46 mantissa
+//! pairs with the hardware; `fmadiv verify edges` and the tests cover the window's edges
+//! and every exponent pair. A zero dividend is outside the window on purpose: without a
+//! scale, `fma(y, res, q)` would turn `-0 / b` into `+0`.
+//!
+//! # Why the accepted mantissa pairs are correctly rounded
+//!
+//! **Markstein's theorem** (checked as `markstein-lemma` in the ACL2 RTL library,
+//! `books/rtl/rel11/lib/div.lisp`): for p-bit `a, b` in [1, 2), a p-bit `y` with
+//! `|1 - b·y| < 2^-p`, and a p-bit `q` within one ulp of `a/b`
+//! (`|a/b - q| < 2^(1+e-p)`, `e = 0` if `a >= b`, else `-1`), the residual `a - b·q` is
+//! exactly representable and `RN(q + y·(a - b·q)) = RN(a/b)`. Here p = 24.
+//!
+//! - **Rows proven whole.** If `|1 - b·y| < 2^-25` then `q = RN(y·a)` is within one ulp
+//!   for *every* dividend: `|y·a - a/b| = (a/b)·|1 - b·y| < 2^-24` when `a/b < 2` (and
+//!   `< 2^-25` when `a/b < 1`), and rounding adds at most half an ulp (`2^-24`, or
+//!   `2^-25` below 1); at the ulp change at 1 the same sums stay below the bound. Both
+//!   hypotheses then hold for the whole row of 2^23 dividends. `b·y` has at most 48
+//!   significant bits and lies within a factor two of 1, so `1 - b·y` is exact in binary64:
+//!   [`crate::sweep::markstein_row_proven`] decides the condition exactly. On AMD's table
+//!   (fingerprint `877ee81e5312491d`) it holds for about 69% of the divisors;
+//!   `fmadiv verify mantissa --prune` proves those rows and compares the rest pair by pair.
+//! - **The other rows** have `2^-25 <= |1 - b·y| < 2^-24` (see below), where `q` may miss
+//!   the one-ulp hypothesis for some dividends: the sweep compares every such pair.
 //! - **The near-all-ones divisors.** Harrison's lemma (same library): if `y = RN(y_p)` and
 //!   `|1 - b·y_p| <= ep < 2^-25`, then `|1 - b·y| < 2^-24` except possibly for divisors
 //!   `b = 2 - k·2^-23`, `k = 1 ..= ceil(2^48·ep)`. For any `rcpps` within its specified
 //!   `1.5·2^-12`, the Halley step gives `ep < 6.4·2^-36`, so `k <= 26 140`; measured on AMD
-//!   EPYC (table fingerprint `877ee81e5312491d`), `ep = 2^-33.96` and only `k = 1` really
-//!   misses: there `rcp(0x1.fffffep+0)` is exactly 0.5, Halley's `y` lands on a tie and
-//!   rounds back to 0.5, `|1 - b·y| = 2^-24`, and the final correction of
-//!   `1 / 0x1.fffffep+0` is an exact tie that rounds to even: `0x1p-1` instead of
-//!   `0x1.000002p-1`. The kernel sends every divisor whose top eight fraction bits are ones
-//!   (`k <= 2^15`, 0.4% of mantissas) to the slow path: a bound that holds for every table
-//!   within the specification, not only this one.
-//! - For every other divisor `|1 - b·y| < 2^-24` holds; when moreover `|1 - b·y| < 2^-25`
-//!   (69% of divisors here), `q = RN(y·m)` is within one ulp for every dividend and the
-//!   lemma proves the whole row. The remaining rows are what the exhaustive sweep is for.
-//! - A single Newton step (`y = r + r·e`) leaves `|1 - b·y|` up to about `2^-22`; 312 010
-//!   divisor rows miss the bound and the sweep finds wrong quotients (58 in dividend
-//!   mantissas [0, 8192), the first 0x1.00005ep+0 / 0x1.e65e58p+0).
+//!   EPYC (families 0x19 and 0x1a), `ep = 2^-33.96` and only `k = 1` really misses: there
+//!   `rcp(0x1.fffffep+0)` is exactly 0.5, Halley's `y` lands on a tie and rounds back to
+//!   0.5, `|1 - b·y| = 2^-24`, and the final correction of `1 / 0x1.fffffep+0` is an exact
+//!   tie that rounds to even: `0x1p-1` instead of `0x1.000002p-1`. The kernel sends every
+//!   divisor whose top eight fraction bits are ones (`k <= 2^15`, 0.4% of mantissas) to
+//!   the slow path: a bound that holds for every table within the specification.
+//! - **A single Newton step** (`y = r + r·e`) leaves `|1 - b·y|` up to about `2^-22`; the
+//!   sweep finds wrong quotients (58 in dividend mantissas [0, 8192), the first
+//!   0x1.00005ep+0 / 0x1.e65e58p+0), in both modes.
 //!
-//! # Zero dividends
+//! # The block check
 //!
-//! `0/b` for a normal `b` gives `0·q' = ±0` with the right sign (q' carries `b`'s sign, the
-//! scale `a`'s), and NaN whenever `b` is zero, subnormal, infinite or NaN (`q'` is then NaN).
-//! So a zero quotient of a zero dividend is accepted; any other zero is an underflow.
+//! Per lane, `w = max((|a| << 1) - LO, (|b| << 1) - LO)` (unsigned, wrapping) is at most
+//! `SPAN - 1` exactly when both inputs are inside the window (shifting the sign out puts
+//! the biased exponent on top; exponents below the window wrap to huge values, NaNs and
+//! infinities are above it), and `b & 0x7f8000` equals `0x7f8000` exactly for the
+//! near-all-ones divisors, the largest value that field can take. A lane-wise unsigned
+//! maximum over the block keeps both properties: the block is accepted iff every lane of
+//! the maximum passes. A failed block is recomputed by the divider (in `div`) or lane by
+//! lane with the same per-lane check (in the verification entry point).
 //!
 //! # Rounding modes and MXCSR
 //!
-//! The fast path assumes round-to-nearest-even. Under another rounding mode, or with
-//! flush-to-zero / denormals-are-zero set, accepted lanes still hold only normal inputs and
-//! normal results, but their last roundings follow the mode: results then may differ from
-//! `vdivps` in the last bit (see the README).
+//! The fast path assumes round-to-nearest-even. Under another rounding mode results may
+//! differ from `vdivps` in the last bit (see the README). Flush-to-zero and
+//! denormals-are-zero cannot change an accepted lane: its inputs, intermediates and result
+//! are all normal.

@@ -92,6 +92,20 @@ pub mod internal {
         Some(())
     }
 
+    /// `out[i] = 1 / b[i]` by the reciprocal kernel with the given variant's near-all-ones
+    /// fix (or without it, for `Published`) on every lane, or `None` without AVX2+FMA.
+    /// Panics if the lengths differ.
+    #[cfg(target_arch = "x86_64")]
+    pub fn recip_with(kernel: Kernel, b: &[f32], out: &mut [f32]) -> Option<()> {
+        let k = avx2::Avx2Fma::new()?;
+        match kernel {
+            Kernel::Shipped => k.recip_kernel_slices::<{ Variant::SHIPPED }>(b, out),
+            Kernel::Newton => k.recip_kernel_slices::<{ Variant::NEWTON }>(b, out),
+            Kernel::Published => k.recip_kernel_slices::<{ Variant::PUBLISHED }>(b, out),
+        }
+        Some(())
+    }
+
     /// `out[i] = a[i] / b[i]` (or `1 / b[i]` when `a` is `None`) by the given schedule,
     /// whatever the plan chose: for tests and benchmarks of every schedule. Returns `None`
     /// if the schedule needs AVX2+FMA and this CPU lacks it. Panics if the lengths differ.

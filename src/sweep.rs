@@ -294,6 +294,34 @@ fn record_lanes(
     }
 }
 
+/// Compares the reciprocal kernel (with `kernel`'s near-all-ones fix) on every lane with
+/// `1 / b`. Panics without AVX2+FMA.
+pub fn compare_reciprocals(kernel: Kernel, b: &[f32], scratch: &mut Vec<f32>) -> Tally {
+    scratch.clear();
+    scratch.resize(b.len(), 0.0);
+    #[cfg(target_arch = "x86_64")]
+    crate::internal::recip_with(kernel, b, scratch).expect("the reciprocal kernel needs AVX2+FMA");
+    #[cfg(not(target_arch = "x86_64"))]
+    panic!("the reciprocal kernel needs AVX2+FMA ({kernel})");
+    let mut tally = Tally {
+        pairs: b.len() as u64,
+        ..Tally::default()
+    };
+    for (&y, &q) in b.iter().zip(scratch.iter()) {
+        let want = 1.0 / y;
+        if q.to_bits() != want.to_bits() {
+            tally.record(Counterexample {
+                a: 1.0f32.to_bits(),
+                b: y.to_bits(),
+                got: q.to_bits(),
+                want: want.to_bits(),
+            });
+        }
+    }
+    tally.trim();
+    tally
+}
+
 /// Compares `div` (or a kernel variant) with `a / b` over arbitrary pairs.
 pub fn compare_pairs(kernel: Kernel, a: &[f32], b: &[f32], scratch: &mut Vec<f32>) -> Tally {
     scratch.clear();

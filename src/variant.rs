@@ -46,7 +46,8 @@ pub enum Kernel {
     Shipped,
     /// One Newton step instead of Halley's: wrong for some pairs.
     Newton,
-    /// Without the near-all-ones divisor fix: wrong on AMD Zen 3 (1.0 / 0x1.fffffep-1).
+    /// Without the near-all-ones divisor fix: wrong where `rcp(0x1.fffffep+0)` is exactly
+    /// 0.5, as on AMD EPYC (1.0 / 0x1.fffffep-1).
     Published,
 }
 

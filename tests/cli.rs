@@ -454,3 +454,90 @@ fn fingerprint_and_other_modes_run() {
     );
     assert_eq!(code(&run(&["verify", "edges"])), 0);
 }
+
+/// The README's GNU parallel example, run as written on this machine (`HOSTS=:` is the
+/// local host for `parallel -S`), with 4 shards of dividend mantissas [0, 64). Where
+/// `parallel` is not installed, the same shard and merge sequence runs as background
+/// processes, and the test says so.
+#[test]
+fn the_readme_cluster_example_runs() {
+    if !has_kernel() {
+        return;
+    }
+    let dir = temp_dir("cluster");
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_fmadiv")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let has_parallel = Command::new("parallel")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if has_parallel {
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let block = readme
+            .split("<!-- cluster-example:begin -->")
+            .nth(1)
+            .and_then(|r| r.split("<!-- cluster-example:end -->").next())
+            .expect("the README marks its cluster example");
+        let script: String = block
+            .lines()
+            .filter(|l| !l.starts_with("```"))
+            .map(|l| {
+                l.replace("HOSTS=host1,host2,host3 SHARDS=64", "HOSTS=: SHARDS=4")
+                    .replace("fmadiv verify mantissa ", "fmadiv verify mantissa --to 64 ")
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(script.contains("HOSTS=: SHARDS=4") && script.contains("--to 64"));
+        let out = Command::new("bash")
+            .args(["-euo", "pipefail", "-c", &script])
+            .current_dir(&dir)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    } else {
+        eprintln!(
+            "SKIPPED on this machine: GNU parallel (not installed); the same shards run as background processes"
+        );
+        std::fs::create_dir_all(dir.join("reports")).unwrap();
+        let children: Vec<_> = (0..4)
+            .map(|i| {
+                fmadiv()
+                    .args([
+                        "verify",
+                        "mantissa",
+                        "--to",
+                        "64",
+                        "--shard",
+                        &format!("{i}/4"),
+                    ])
+                    .args(["--report", &format!("reports/{i}.json")])
+                    .current_dir(&dir)
+                    .stdout(std::process::Stdio::null())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for mut c in children {
+            assert!(c.wait().unwrap().success());
+        }
+        let reports: Vec<String> = (0..4).map(|i| format!("reports/{i}.json")).collect();
+        let out = fmadiv()
+            .args(["verify", "merge"])
+            .args(&reports)
+            .args(["--report", "all.json"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let all = json(&dir.join("all.json"));
+    assert_eq!(all["mode"], "merge");
+    assert_eq!(all["verdict"], "pass");
+    assert_eq!(all["pairs_checked"].as_u64().unwrap(), 64u64 << 23);
+}

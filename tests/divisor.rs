@@ -151,15 +151,63 @@ fn recip_of_every_float() {
             let b: Vec<f32> = (0..CHUNK as u32)
                 .map(|k| f32::from_bits((c * CHUNK) as u32 + k))
                 .collect();
+            let wrong = |out: &[f32]| {
+                b.iter()
+                    .zip(out)
+                    .filter(|(y, q)| q.to_bits() != (1.0 / **y).to_bits())
+                    .count() as u64
+            };
             let mut out = vec![0.0f32; b.len()];
             fmadiv::recip(&b, &mut out);
-            b.iter()
-                .zip(&out)
-                .filter(|(y, q)| q.to_bits() != (1.0 / **y).to_bits())
-                .count() as u64
+            let mut n = wrong(&out);
+            // The reciprocal kernel on every lane, whatever schedule the plan chose: an
+            // exhaustive proof of its sequence on this CPU's rcp table.
+            #[cfg(target_arch = "x86_64")]
+            if fmadiv::internal::recip_with(fmadiv::internal::Kernel::Shipped, &b, &mut out)
+                .is_some()
+            {
+                n += wrong(&out);
+            }
+            n
         })
         .sum();
     assert_eq!(n, 0);
+}
+
+/// Without the near-all-ones fix the reciprocal kernel is wrong for 1 / 0x1.fffffep+0
+/// scaled into every exponent of the input window, both signs: the check can fail.
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn recip_without_the_all_ones_fix_is_caught() {
+    let b: Vec<f32> = (0..=255u32)
+        .flat_map(|e| [e << 23 | 0x7f_ffff, 0x8000_0000 | e << 23 | 0x7f_ffff])
+        .map(f32::from_bits)
+        .collect();
+    let mut out = vec![0.0f32; b.len()];
+    if fmadiv::internal::recip_with(fmadiv::internal::Kernel::Published, &b, &mut out).is_none() {
+        eprintln!("SKIPPED on this CPU: the reciprocal kernel (needs AVX2+FMA)");
+        return;
+    }
+    let wrong = b
+        .iter()
+        .zip(&out)
+        .filter(|(y, q)| q.to_bits() != (1.0 / **y).to_bits())
+        .count();
+    // Only where rcp(0x1.fffffep+0) is exactly 0.5 (AMD's table) does the tie appear.
+    let rcp_of_all_ones = {
+        use core::arch::x86_64::{_mm_cvtss_f32, _mm_rcp_ss, _mm_set_ss};
+        // SAFETY: SSE is baseline on x86-64.
+        unsafe { _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(f32::from_bits(0x3fff_ffff)))) }
+    };
+    if rcp_of_all_ones == 0.5 {
+        assert_eq!(wrong, 252, "126 window exponents x 2 signs");
+    }
+    fmadiv::internal::recip_with(fmadiv::internal::Kernel::Shipped, &b, &mut out).unwrap();
+    assert!(
+        b.iter()
+            .zip(&out)
+            .all(|(y, q)| q.to_bits() == (1.0 / *y).to_bits())
+    );
 }
 
 #[test]

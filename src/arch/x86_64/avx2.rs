@@ -67,7 +67,19 @@ impl Avx2Fma {
         assert!(a.len() == b.len() && b.len() == out.len());
         // SAFETY: the CPU has AVX2+FMA (`self`); a and b are readable and out writable for
         // `out.len()` elements, and `out` (a unique borrow) cannot overlap a or b.
-        unsafe { kernel_raw::<V>(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) }
+        unsafe { kernel_raw::<V, false>(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) }
+    }
+
+    /// `out[i] = 1 / b[i]` with the reciprocal kernel (fix of variant `V`) on every lane.
+    ///
+    /// # Panics
+    /// If the lengths differ.
+    #[inline]
+    pub fn recip_kernel_slices<const V: u8>(self, b: &[f32], out: &mut [f32]) {
+        assert!(b.len() == out.len());
+        // SAFETY: the CPU has AVX2+FMA (`self`); b is readable and out writable for
+        // `out.len()` elements and cannot overlap; `a` is not read for reciprocals.
+        unsafe { kernel_raw::<V, true>(core::ptr::null(), b.as_ptr(), out.as_mut_ptr(), out.len()) }
     }
 }
 
@@ -96,6 +108,39 @@ pub fn reciprocal<const V: u8>(b: __m256) -> __m256 {
     } else {
         // y = r·(1 + e): a Newton step, which leaves up to ~2^-22 relative error.
         _mm256_fmadd_ps(r, e, r)
+    }
+}
+
+/// `1/b` by the reciprocal kernel: `r = rcp(b)`, one Newton step `y = r + r·(1 - b·r)`,
+/// then Markstein's correction with the dividend 1: `y + y·(1 - b·y)`. Five FP operations
+/// instead of the division kernel's six with `a = 1`; Newton's `y` does not meet
+/// Markstein's hypothesis for every divisor, so this sequence is proven by exhaustion
+/// instead: every one of the 2^23 mantissas (`fmadiv verify reciprocals`, all 2^32
+/// inputs), on the CPU's own rcp table (see [`crate::kernel_notes`]).
+///
+/// # Safety
+/// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub fn reciprocal_quotient(b: __m256) -> __m256 {
+    let one = _mm256_set1_ps(1.0);
+    let r = _mm256_rcp_ps(b);
+    let y = _mm256_fmadd_ps(r, _mm256_fnmadd_ps(b, r, one), r);
+    _mm256_fmadd_ps(y, _mm256_fnmadd_ps(b, y, one), y)
+}
+
+/// The kernel's quotient of one vector: the division kernel, or with `RECIP` (where `a`
+/// is 1.0) the reciprocal kernel.
+///
+/// # Safety
+/// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub fn kernel_quotient<const V: u8, const RECIP: bool>(a: __m256, b: __m256) -> __m256 {
+    if RECIP {
+        reciprocal_quotient(b)
+    } else {
+        corrected_quotient(a, b, reciprocal::<V>(b))
     }
 }
 
@@ -199,8 +244,19 @@ impl InputCheck {
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 pub fn fast_path<const V: u8>(a: __m256, b: __m256) -> (__m256, __m256) {
-    let quotient = corrected_quotient(a, b, reciprocal::<V>(b));
-    let accepted = InputCheck::of::<V, false>(a, b).accepted();
+    fast_path_of::<V, false>(a, b)
+}
+
+/// [`fast_path`] of the division kernel, or with `RECIP` (`a` = 1.0) of the reciprocal
+/// kernel.
+///
+/// # Safety
+/// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub fn fast_path_of<const V: u8, const RECIP: bool>(a: __m256, b: __m256) -> (__m256, __m256) {
+    let quotient = kernel_quotient::<V, RECIP>(a, b);
+    let accepted = InputCheck::of::<V, RECIP>(a, b).accepted();
     let flagged = _mm256_xor_si256(accepted, _mm256_set1_epi32(-1));
     (quotient, _mm256_castsi256_ps(flagged))
 }
@@ -212,7 +268,17 @@ pub fn fast_path<const V: u8>(a: __m256, b: __m256) -> (__m256, __m256) {
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 pub fn div8<const V: u8>(a: __m256, b: __m256) -> __m256 {
-    let (quotient, flagged) = fast_path::<V>(a, b);
+    div8_of::<V, false>(a, b)
+}
+
+/// [`div8`] of the division kernel, or with `RECIP` (`a` = 1.0) of the reciprocal kernel.
+///
+/// # Safety
+/// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub fn div8_of<const V: u8, const RECIP: bool>(a: __m256, b: __m256) -> __m256 {
+    let (quotient, flagged) = fast_path_of::<V, RECIP>(a, b);
     if _mm256_testz_ps(flagged, flagged) == 1 {
         quotient
     } else {
@@ -398,7 +464,7 @@ unsafe fn kernel_block<const V: u8, const RECIP: bool>(
         let j = i + k * LANES;
         // SAFETY: j + LANES <= i + BLOCK_VECTORS * LANES, readable (the caller's guarantee).
         let (va, vb) = unsafe { (load_a::<RECIP>(a, j), _mm256_loadu_ps(b.add(j))) };
-        *q = corrected_quotient(va, vb, reciprocal::<V>(vb));
+        *q = kernel_quotient::<V, RECIP>(va, vb);
         let c = InputCheck::of::<V, RECIP>(va, vb);
         check = Some(check.map_or(c, |acc| acc.merge(c)));
     }
@@ -419,7 +485,8 @@ unsafe fn store_block(out: *mut f32, i: usize, quotients: &[__m256; BLOCK_VECTOR
     }
 }
 
-/// The kernel variant `V` on every lane, for verification: blocks as in [`div_raw`], but a
+/// The kernel variant `V` (with `RECIP`: the reciprocal kernel) on every lane, for
+/// verification: blocks as in [`div_raw`], but a
 /// flagged block, the vectors that do not fill a block and the tail (padded with 1/1) go
 /// lane by lane through [`div8`], so every lane the fast path accepts is computed by the
 /// kernel; there is no fallback to the divider for whole blocks.
@@ -427,20 +494,25 @@ unsafe fn store_block(out: *mut f32, i: usize, quotients: &[__m256; BLOCK_VECTOR
 /// # Safety
 /// As [`div_raw`].
 #[target_feature(enable = "avx2,fma")]
-pub unsafe fn kernel_raw<const V: u8>(a: *const f32, b: *const f32, out: *mut f32, len: usize) {
+pub unsafe fn kernel_raw<const V: u8, const RECIP: bool>(
+    a: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    len: usize,
+) {
     let block = BLOCK_VECTORS * LANES;
     let mut i = 0;
     while i + block <= len {
         // SAFETY: i + block <= len: inside the slices; each vector is loaded before it is
         // stored.
         unsafe {
-            let (quotients, check) = kernel_block::<V, false>(a, b, i);
+            let (quotients, check) = kernel_block::<V, RECIP>(a, b, i);
             if check.all_accepted() {
                 store_block(out, i, &quotients);
             } else {
                 for k in 0..BLOCK_VECTORS {
                     let j = i + k * LANES;
-                    let q = div8::<V>(_mm256_loadu_ps(a.add(j)), _mm256_loadu_ps(b.add(j)));
+                    let q = div8_of::<V, RECIP>(load_a::<RECIP>(a, j), _mm256_loadu_ps(b.add(j)));
                     _mm256_storeu_ps(out.add(j), q);
                 }
             }
@@ -452,9 +524,11 @@ pub unsafe fn kernel_raw<const V: u8>(a: *const f32, b: *const f32, out: *mut f3
         let (mut ta, mut tb) = ([1.0f32; LANES], [1.0f32; LANES]);
         // SAFETY: n elements from i are inside the slices; the arrays are local.
         unsafe {
-            core::ptr::copy_nonoverlapping(a.add(i), ta.as_mut_ptr(), n);
+            if !RECIP {
+                core::ptr::copy_nonoverlapping(a.add(i), ta.as_mut_ptr(), n);
+            }
             core::ptr::copy_nonoverlapping(b.add(i), tb.as_mut_ptr(), n);
-            let q = div8::<V>(_mm256_loadu_ps(ta.as_ptr()), _mm256_loadu_ps(tb.as_ptr()));
+            let q = div8_of::<V, RECIP>(_mm256_loadu_ps(ta.as_ptr()), _mm256_loadu_ps(tb.as_ptr()));
             _mm256_storeu_ps(ta.as_mut_ptr(), q);
             core::ptr::copy_nonoverlapping(ta.as_ptr(), out.add(i), n);
         }

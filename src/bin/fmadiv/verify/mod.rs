@@ -39,6 +39,9 @@ pub enum VerifyCommand {
         #[command(flatten)]
         common: CommonArgs,
     },
+    /// All 2^32 inputs through the reciprocal kernel (`recip`'s own sequence) on every
+    /// lane, against the hardware's 1 / b: exhaustive for `recip` on this CPU.
+    Reciprocals(CommonArgs),
     /// Combine shard reports of `verify mantissa`: checks that they cover their range
     /// exactly once, and prints the combined verdict.
     Merge {
@@ -170,6 +173,7 @@ pub fn run(cmd: VerifyCommand) -> Result<ExitCode, String> {
             common,
         } => pairs::random(count, seed, common),
         VerifyCommand::Dividends { divisor, common } => pairs::dividends(&divisor, common),
+        VerifyCommand::Reciprocals(common) => pairs::reciprocals(common),
         VerifyCommand::Merge { reports, report } => merge::run(&reports, report.as_ref()),
     }
 }

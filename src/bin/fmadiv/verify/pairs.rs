@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use fmadiv::internal::Kernel;
 use fmadiv::internal::samples::SplitMix64;
-use fmadiv::sweep::{Tally, compare_pairs};
+use fmadiv::sweep::{Tally, compare_pairs, compare_reciprocals};
 use rayon::prelude::*;
 
 use super::{CommonArgs, finish, pool};
@@ -17,9 +17,38 @@ use crate::report::{Machine, Report};
 /// Pairs per rayon task.
 const BATCH: u64 = 1 << 20;
 
+/// What a batch compares: `div` (or a kernel variant) on pairs, or the reciprocal kernel on
+/// divisors.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Check {
+    Quotients,
+    Reciprocals,
+}
+
 /// Runs `batches` batches of pairs made by `make(batch, &mut a, &mut b)` and compares them.
 fn run_batches(
     mode: &str,
+    common: &CommonArgs,
+    parameters: serde_json::Value,
+    total: u64,
+    batches: u64,
+    make: impl Fn(u64, &mut Vec<f32>, &mut Vec<f32>) + Sync,
+) -> Result<ExitCode, String> {
+    run_checks(
+        mode,
+        Check::Quotients,
+        common,
+        parameters,
+        total,
+        batches,
+        make,
+    )
+}
+
+/// [`run_batches`] with a choice of what is compared.
+fn run_checks(
+    mode: &str,
+    check: Check,
     common: &CommonArgs,
     parameters: serde_json::Value,
     total: u64,
@@ -30,7 +59,8 @@ fn run_batches(
         files::check_writable(path)?;
     }
     let kernel: Kernel = common.kernel.kernel();
-    if kernel != Kernel::Shipped && fmadiv::internal::avx2::Avx2Fma::new().is_none() {
+    let has_kernel = fmadiv::internal::avx2::Avx2Fma::new().is_some();
+    if (kernel != Kernel::Shipped || check == Check::Reciprocals) && !has_kernel {
         return Err(format!("the {kernel} kernel needs AVX2+FMA"));
     }
     let machine = Machine::here()?;
@@ -46,7 +76,10 @@ fn run_batches(
                     a.clear();
                     b.clear();
                     make(i, a, b);
-                    let t = compare_pairs(kernel, a, b, scratch);
+                    let t = match check {
+                        Check::Quotients => compare_pairs(kernel, a, b, scratch),
+                        Check::Reciprocals => compare_reciprocals(kernel, b, scratch),
+                    };
                     progress
                         .lock()
                         .expect("no panics while locked")
@@ -73,7 +106,12 @@ fn run_batches(
     let report = Report::new(
         mode,
         kernel.name(),
-        &crate::report::digest_of(kernel),
+        &match check {
+            Check::Quotients => crate::report::digest_of(kernel),
+            Check::Reciprocals => {
+                fmadiv::digest::reciprocal_digest(kernel).unwrap_or_else(|| "none".into())
+            }
+        },
         None,
         None,
         None,
@@ -189,6 +227,24 @@ pub fn dividends(divisor: &str, common: CommonArgs) -> Result<ExitCode, String> 
             let first = (i * BATCH) as u32;
             a.extend((0..BATCH as u32).map(|k| f32::from_bits(first + k)));
             b.extend(std::iter::repeat_n(y, BATCH as usize));
+        },
+    )
+}
+
+pub fn reciprocals(common: CommonArgs) -> Result<ExitCode, String> {
+    eprintln!("all 2^32 inputs through the reciprocal kernel, against 1 / b");
+    let total = 1u64 << 32;
+    let params = serde_json::json!({ "dividend": "0x3f800000" });
+    run_checks(
+        "reciprocals",
+        Check::Reciprocals,
+        &common,
+        params,
+        total,
+        total / BATCH,
+        |i, _, b| {
+            let first = (i * BATCH) as u32;
+            b.extend((0..BATCH as u32).map(|k| f32::from_bits(first + k)));
         },
     )
 }
