@@ -23,9 +23,12 @@ def size_name(n):
 
 def tables(doc):
     rows = doc["rows"]
-    out = [f"CPU: {doc['cpu']}; backend: {doc['backend']}; build: "
+    out = [f"CPU: {doc['cpu']} (cpuid family/model/stepping {doc.get('cpu_signature', '?')}); "
+           f"backend: {doc['backend']}; build: "
            f"{doc['build']['target']} [{doc['build']['features']}], {doc['build']['profile']}, "
            f"{doc['build']['rustc']}", ""]
+    if "plan" in doc:
+        out += [f"Plan: {doc['plan']}", ""]
     inputs = list(dict.fromkeys(r["inputs"] for r in rows))
     sizes = sorted({r["size"] for r in rows})
     methods = list(dict.fromkeys(r["method"] for r in rows))

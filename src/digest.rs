@@ -79,6 +79,16 @@ impl Fnv {
     fn word(&mut self, w: u32) {
         self.0 = (self.0 ^ u64::from(w)).wrapping_mul(0x0000_0100_0000_01b3);
     }
+
+    fn floats(&mut self, xs: &[f32]) {
+        for x in xs {
+            self.word(x.to_bits());
+        }
+    }
+
+    fn hex(&self) -> String {
+        format!("{:016x}", self.0)
+    }
 }
 
 /// The digest of `kernel` on this CPU, as 16 hex digits, or `None` without AVX2+FMA.
@@ -100,10 +110,8 @@ pub fn kernel_digest(kernel: Kernel) -> Option<String> {
         }
         let mut out = vec![0.0f32; a.len()];
         crate::internal::div_with(kernel, &a, &b, &mut out)?;
-        for q in &out {
-            h.word(q.to_bits());
-        }
-        Some(format!("{:016x}", h.0))
+        h.floats(&out);
+        Some(h.hex())
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -123,11 +131,9 @@ pub fn reciprocal_digest(kernel: Kernel) -> Option<String> {
         let mut out = vec![0.0f32; a.len()];
         for inputs in [&b, &a] {
             crate::internal::recip_with(kernel, inputs, &mut out)?;
-            for q in &out {
-                h.word(q.to_bits());
-            }
+            h.floats(&out);
         }
-        Some(format!("{:016x}", h.0))
+        Some(h.hex())
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

@@ -31,7 +31,7 @@
 //! `Divisor` pays for itself from about 1 600 elements: construct it once, outside loops.
 
 use crate::arch::portable;
-use crate::bits::{ABS_MASK, MANTISSA_MASK, ONE_BITS};
+use crate::bits::{ABS_MASK, MANTISSA_MASK, ONE_BITS, QUOTIENT_MAX_BITS};
 
 /// Which exact sequence a [`Divisor`] uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -75,17 +75,12 @@ pub struct Divisor {
     zh: f32,
     /// `RN(RN(1 - b·zh)/b)`, the tail of the reciprocal (two products only).
     zl: f32,
-    /// The dividends the FMA sequence is proven exact for, as the bits of |a|: every
-    /// |a| in `[dividend_lo_bits, dividend_hi_bits]` keeps the sequence's products normal
-    /// and its quotient normal and finite. Empty (`lo > hi`) where no dividend qualifies.
-    dividend_lo_bits: u32,
-    /// See `dividend_lo_bits`.
-    dividend_hi_bits: u32,
+    /// Smallest |quotient| bit pattern the FMA sequence is exact for.
+    min_quotient_bits: u32,
 }
 
-/// Relative slack between |a|·|1/b| and the quotient the window bounds are derived for:
-/// far more than the few ulps that separate |a/b| from its rounded approximations.
-const WINDOW_SLACK: f64 = 1.0 / (1u64 << 20) as f64;
+/// Smallest normal, as the bits of |x|.
+const MIN_NORMAL_BITS: u32 = 0x0080_0000;
 
 impl Divisor {
     /// Prepares `b`: decides which sequence is proven exact for it.
@@ -100,35 +95,25 @@ impl Divisor {
         let zh = 1.0 / b;
         let rho = (-b).mul_add(zh, 1.0);
         let zl = rho / b;
-        // The smallest |q| for which the sequence's products stay normal (in binary64).
-        let min_quotient: f64 = match strategy {
+        // The smallest |q| for which the sequence's products stay normal.
+        let min_quotient = match strategy {
             // a·zl must be normal: |a·zl| ~ |q|·|rho|.
-            Strategy::TwoProducts => 4.0 * f64::from(f32::MIN_POSITIVE) / f64::from(rho.abs()),
+            Strategy::TwoProducts => 2f32.powi(-126) / rho.abs() * 4.0,
             // The residual a - q·b is exact while e_b + e_q >= -103 (Boldo–Daumas).
-            Strategy::Markstein => (2f64.powi(-100) / f64::from(b.abs())).max(2f64.powi(-125)),
-            _ => 2f64.powi(-125),
+            Strategy::Markstein => (2f32.powi(-100) / b.abs()).max(2f32.powi(-125)),
+            _ => 2f32.powi(-125),
         };
-        // |q| in [min_quotient, MAX] follows from |a| in [min_quotient·|b|, MAX·|b|], with
-        // slack for the rounding of q; the window holds only normal dividends.
-        let abs_b = f64::from(b.abs());
-        let lo = min_quotient * abs_b * (1.0 + WINDOW_SLACK);
-        let hi = f64::from(f32::MAX) * abs_b * (1.0 - WINDOW_SLACK);
-        let (dividend_lo_bits, dividend_hi_bits) =
-            if lo.is_finite() && hi.is_finite() && lo <= hi && abs_b > 0.0 {
-                (
-                    float_bits_at_least(lo.max(f64::from(f32::MIN_POSITIVE))),
-                    float_bits_at_most(hi.min(f64::from(f32::MAX))),
-                )
-            } else {
-                (u32::MAX, 0)
-            };
+        let min_quotient_bits = if min_quotient.is_finite() {
+            min_quotient.to_bits().max(MIN_NORMAL_BITS + 1)
+        } else {
+            u32::MAX
+        };
         Divisor {
             b,
             strategy,
             zh,
             zl,
-            dividend_lo_bits,
-            dividend_hi_bits,
+            min_quotient_bits,
         }
     }
 
@@ -155,18 +140,17 @@ impl Divisor {
             }
             Strategy::Hardware => return portable::div_one(a, self.b),
         };
-        if self.in_window(a) {
+        if self.in_range(q.to_bits()) {
             q
         } else {
             portable::div_one(a, self.b)
         }
     }
 
-    /// Whether `a` is inside the dividend window the sequence is proven for.
     #[inline]
-    fn in_window(&self, a: f32) -> bool {
-        let abs = a.to_bits() & ABS_MASK;
-        abs >= self.dividend_lo_bits && abs <= self.dividend_hi_bits
+    fn in_range(&self, q_bits: u32) -> bool {
+        let abs = q_bits & ABS_MASK;
+        abs >= self.min_quotient_bits && abs <= QUOTIENT_MAX_BITS
     }
 
     /// `out[i] = a[i] / b`.
@@ -199,26 +183,6 @@ impl Divisor {
 /// If the lengths differ (nothing is written then).
 pub fn div_scalar(a: &[f32], b: f32, out: &mut [f32]) {
     Divisor::new(b).divide_slice(a, out);
-}
-
-/// The bits of the smallest positive f32 at or above `x` (x in the f32 normal range).
-fn float_bits_at_least(x: f64) -> u32 {
-    let f = x as f32; // rounds to nearest
-    if f64::from(f) < x {
-        f.to_bits() + 1
-    } else {
-        f.to_bits()
-    }
-}
-
-/// The bits of the largest positive f32 at or below `x` (x in the f32 normal range).
-fn float_bits_at_most(x: f64) -> u32 {
-    let f = x as f32;
-    if f64::from(f) > x {
-        f.to_bits() - 1
-    } else {
-        f.to_bits()
-    }
 }
 
 /// The proof-carrying choice of [`Divisor::new`].
@@ -322,6 +286,7 @@ pub fn recip(b: &[f32], out: &mut [f32]) {
         b.len(),
         out.len()
     );
+    #[cfg(target_arch = "x86_64")]
     crate::slices::recip_slices(b, out);
 }
 
@@ -331,26 +296,13 @@ mod x86 {
 
     use super::{Divisor, Strategy};
     use crate::arch::x86_64::avx2::{Avx2Fma, LANES};
+    use crate::bits::{ABS_MASK, QUOTIENT_MAX_BITS};
 
     /// Strategies as const parameters, so each gets its own tight loop.
     const RECIPROCAL: u8 = 0;
     const TWO_PRODUCTS: u8 = 1;
     const MARKSTEIN: u8 = 2;
-
-    /// Vectors per block: one window test and one branch per 32 dividends.
-    const BLOCK: usize = 4;
-
-    /// A divisor's constants, broadcast.
-    struct Consts {
-        b: __m256,
-        zh: __m256,
-        zl: __m256,
-        /// `dividend_lo_bits << 1`: the window is tested on `a << 1` (sign shifted out).
-        lo2: __m256i,
-        /// `(dividend_hi_bits - dividend_lo_bits) << 1`: `(a << 1) - lo2` is at most this
-        /// (unsigned) exactly for dividends inside the window.
-        span2: __m256i,
-    }
+    const HARDWARE: u8 = 3;
 
     /// The FMA sequence of the strategy for eight dividends.
     #[inline]
@@ -359,42 +311,61 @@ mod x86 {
         match S {
             RECIPROCAL => _mm256_mul_ps(a, d.zh),
             TWO_PRODUCTS => _mm256_fmadd_ps(a, d.zh, _mm256_mul_ps(a, d.zl)),
-            _ => {
+            MARKSTEIN => {
                 let q = _mm256_mul_ps(a, d.zh);
                 let r = _mm256_fnmadd_ps(q, d.b, a);
                 _mm256_fmadd_ps(r, d.zh, q)
             }
+            _ => _mm256_div_ps(a, d.b),
         }
     }
 
-    /// `(a << 1) - lo2` per lane: at most `span2` (unsigned) inside the window; smaller
-    /// dividends wrap around to huge values.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    fn window_excess(d: &Consts, a: __m256) -> __m256i {
-        _mm256_sub_epi32(_mm256_slli_epi32::<1>(_mm256_castps_si256(a)), d.lo2)
+    struct Consts {
+        b: __m256,
+        abs_mask: __m256,
+        zh: __m256,
+        zl: __m256,
+        /// i32::MIN - min_quotient_bits, for the one-compare range check.
+        offset: __m256i,
+        /// i32::MIN + (QUOTIENT_MAX - min_quotient_bits).
+        limit: __m256i,
     }
 
-    /// Eight exact quotients where the block test failed: lanes inside the window keep the
-    /// sequence's quotient, zero dividends get `a·zh` (a zero with the sign of a/b: `zh`
-    /// is normal), and the rest come from the divider.
+    /// Eight quotients by the strategy's sequence, and the lanes it cannot guarantee.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
-    fn fix(d: &Consts, a: __m256, q: __m256) -> __m256 {
-        let inside = _mm256_cmpeq_epi32(_mm256_max_epu32(window_excess(d, a), d.span2), d.span2);
-        // a << 1 is zero exactly for ±0.
-        let zero = _mm256_cmpeq_epi32(
-            _mm256_slli_epi32::<1>(_mm256_castps_si256(a)),
-            _mm256_setzero_si256(),
-        );
-        let q = _mm256_blendv_ps(q, _mm256_mul_ps(a, d.zh), _mm256_castsi256_ps(zero));
-        let good = _mm256_or_si256(inside, zero);
-        // testc: 1 when every bit of all-ones is set in `good`.
-        if _mm256_testc_si256(good, _mm256_set1_epi32(-1)) == 1 {
+    fn fast8<const S: u8>(d: &Consts, a: __m256) -> (__m256, __m256) {
+        let q = sequence::<S>(d, a);
+        let bad = match S {
+            // Exact for every input.
+            RECIPROCAL | HARDWARE => _mm256_setzero_ps(),
+            // |q| in [min_quotient, MAX] as one signed compare (as in the kernel). Infinite
+            // results are not trusted: a·zl itself overflows when |a/b| is far above MAX,
+            // and fma(a, zh, ±inf) then has the sign of a·zl.
+            _ => {
+                let abs = _mm256_and_si256(_mm256_castps_si256(q), _mm256_castps_si256(d.abs_mask));
+                _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_add_epi32(abs, d.offset), d.limit))
+            }
+        };
+        (q, bad)
+    }
+
+    /// Recomputes the flagged lanes with the divider.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn fix(d: &Consts, a: __m256, q: __m256, bad: __m256) -> __m256 {
+        _mm256_blendv_ps(q, _mm256_div_ps(a, d.b), bad)
+    }
+
+    /// Divides eight dividends exactly.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn divide8<const S: u8>(d: &Consts, a: __m256) -> __m256 {
+        let (q, bad) = fast8::<S>(d, a);
+        if _mm256_movemask_ps(bad) == 0 {
             q
         } else {
-            let bad = _mm256_xor_si256(good, _mm256_set1_epi32(-1));
-            _mm256_blendv_ps(q, _mm256_div_ps(a, d.b), _mm256_castsi256_ps(bad))
+            fix(d, a, q, bad)
         }
     }
 
@@ -402,130 +373,80 @@ mod x86 {
     /// `a` readable and `out` writable for `len` floats; they must not overlap.
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn divide_raw(k: Avx2Fma, d: &Divisor, a: *const f32, out: *mut f32, len: usize) {
+        // SAFETY: the caller's guarantees are exactly `divide_loop`'s.
+        unsafe {
+            match d.strategy {
+                Strategy::Reciprocal => divide_loop::<RECIPROCAL>(k, d, a, out, len),
+                Strategy::TwoProducts => divide_loop::<TWO_PRODUCTS>(k, d, a, out, len),
+                Strategy::Markstein => divide_loop::<MARKSTEIN>(k, d, a, out, len),
+                Strategy::Hardware => divide_loop::<HARDWARE>(k, d, a, out, len),
+            }
+        }
+    }
+
+    /// # Safety
+    /// As [`divide_raw`].
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn divide_loop<const S: u8>(
+        _k: Avx2Fma,
+        d: &Divisor,
+        a: *const f32,
+        out: *mut f32,
+        len: usize,
+    ) {
         let consts = Consts {
             b: _mm256_set1_ps(d.b),
+            abs_mask: _mm256_castsi256_ps(_mm256_set1_epi32(ABS_MASK as i32)),
             zh: _mm256_set1_ps(d.zh),
             zl: _mm256_set1_ps(d.zl),
-            lo2: _mm256_set1_epi32((d.dividend_lo_bits << 1) as i32),
-            span2: _mm256_set1_epi32(
-                (d.dividend_hi_bits.wrapping_sub(d.dividend_lo_bits) << 1) as i32,
+            offset: _mm256_set1_epi32(i32::MIN.wrapping_sub(d.min_quotient_bits as i32)),
+            limit: _mm256_set1_epi32(
+                i32::MIN.wrapping_add(QUOTIENT_MAX_BITS.wrapping_sub(d.min_quotient_bits) as i32),
             ),
         };
-        // An empty window (no dividend qualifies) has no encoding as (lo2, span2).
-        let strategy =
-            if d.dividend_lo_bits > d.dividend_hi_bits && d.strategy != Strategy::Reciprocal {
-                Strategy::Hardware
-            } else {
-                d.strategy
-            };
-        // SAFETY: the caller's guarantees are exactly the loops'.
-        unsafe {
-            match strategy {
-                // a·(1/b) with 1/b a normal power of two is a/b, rounded once, for every
-                // input (NaN bits, infinities, zeros, subnormal results): no test at all.
-                Strategy::Reciprocal => unchecked_loop::<RECIPROCAL>(k, &consts, a, out, len),
-                Strategy::TwoProducts => windowed_loop::<TWO_PRODUCTS>(k, &consts, a, out, len),
-                Strategy::Markstein => windowed_loop::<MARKSTEIN>(k, &consts, a, out, len),
-                Strategy::Hardware => divider_loop(k, &consts, a, out, len),
-            }
-        }
-    }
-
-    /// Blocks of four vectors whose dividends are tested against the window with one
-    /// running unsigned maximum and one branch; a failed block is fixed lane by lane.
-    ///
-    /// # Safety
-    /// As [`divide_raw`].
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn windowed_loop<const S: u8>(
-        _k: Avx2Fma,
-        d: &Consts,
-        a: *const f32,
-        out: *mut f32,
-        len: usize,
-    ) {
+        // Four vectors per iteration with one combined check: the check and its branch
+        // cost as much as the two-operation sequence itself.
+        const UNROLL: usize = 4;
+        let blocks_end = len - len % (UNROLL * LANES);
         let mut i = 0;
-        while i + BLOCK * LANES <= len {
-            // SAFETY: i + BLOCK·LANES <= len: inside both slices; unaligned access is
-            // allowed.
+        while i < blocks_end {
+            // SAFETY: i + 4·LANES <= len: inside both slices; unaligned access is allowed.
             unsafe {
-                let x: [__m256; BLOCK] =
+                let x: [__m256; UNROLL] =
                     core::array::from_fn(|k| _mm256_loadu_ps(a.add(i + k * LANES)));
-                let q: [__m256; BLOCK] = core::array::from_fn(|k| sequence::<S>(d, x[k]));
-                let excess = x
-                    .iter()
-                    .map(|&v| window_excess(d, v))
-                    .reduce(|m, e| _mm256_max_epu32(m, e))
-                    .expect("a block has vectors");
-                let all_inside = _mm256_cmpeq_epi32(_mm256_max_epu32(excess, d.span2), d.span2);
-                let clean = _mm256_testc_si256(all_inside, _mm256_set1_epi32(-1)) == 1;
-                for k in 0..BLOCK {
-                    let v = if clean { q[k] } else { fix(d, x[k], q[k]) };
-                    _mm256_storeu_ps(out.add(i + k * LANES), v);
+                let r: [(__m256, __m256); UNROLL] =
+                    core::array::from_fn(|k| fast8::<S>(&consts, x[k]));
+                let any = _mm256_or_ps(_mm256_or_ps(r[0].1, r[1].1), _mm256_or_ps(r[2].1, r[3].1));
+                let clean = _mm256_movemask_ps(any) == 0;
+                for k in 0..UNROLL {
+                    let q = if clean {
+                        r[k].0
+                    } else {
+                        fix(&consts, x[k], r[k].0, r[k].1)
+                    };
+                    _mm256_storeu_ps(out.add(i + k * LANES), q);
                 }
             }
-            i += BLOCK * LANES;
+            i += UNROLL * LANES;
         }
-        // SAFETY: the caller's guarantees, for the rest from i.
-        unsafe { tail(d, a, out, i, len, |x| fix(d, x, sequence::<S>(d, x))) }
-    }
-
-    /// The sequence on every vector, nothing tested (see `divide_raw`).
-    ///
-    /// # Safety
-    /// As [`divide_raw`].
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn unchecked_loop<const S: u8>(
-        _k: Avx2Fma,
-        d: &Consts,
-        a: *const f32,
-        out: *mut f32,
-        len: usize,
-    ) {
-        // SAFETY: the caller's guarantees.
-        unsafe { tail(d, a, out, 0, len, |x| sequence::<S>(d, x)) }
-    }
-
-    /// The divider on every vector.
-    ///
-    /// # Safety
-    /// As [`divide_raw`].
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn divider_loop(_k: Avx2Fma, d: &Consts, a: *const f32, out: *mut f32, len: usize) {
-        // SAFETY: the caller's guarantees.
-        unsafe { tail(d, a, out, 0, len, |x| _mm256_div_ps(x, d.b)) }
-    }
-
-    /// `f` on the vectors from `from` to `len`, the last partial one padded with 1.0
-    /// (inside every window, no exception raised) through a local copy.
-    ///
-    /// # Safety
-    /// As [`divide_raw`], with `from <= len`.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn tail(
-        _d: &Consts,
-        a: *const f32,
-        out: *mut f32,
-        from: usize,
-        len: usize,
-        f: impl Fn(__m256) -> __m256,
-    ) {
-        let mut i = from;
-        while i + LANES <= len {
-            // SAFETY: i + LANES <= len: inside both slices.
-            unsafe { _mm256_storeu_ps(out.add(i), f(_mm256_loadu_ps(a.add(i)))) };
+        let full = len - len % LANES;
+        while i < full {
+            // SAFETY: i + LANES <= len: inside both slices; unaligned access is allowed.
+            unsafe {
+                let x = _mm256_loadu_ps(a.add(i));
+                _mm256_storeu_ps(out.add(i), divide8::<S>(&consts, x));
+            }
             i += LANES;
         }
-        let rest = len - i;
+        let rest = len - full;
         if rest > 0 {
             let mut t = [1.0f32; LANES];
-            // SAFETY: `rest` elements from i are inside both slices; `t` is local.
+            // SAFETY: `rest` elements from `full` are inside both slices; `t` is local.
             unsafe {
-                core::ptr::copy_nonoverlapping(a.add(i), t.as_mut_ptr(), rest);
-                let q = f(_mm256_loadu_ps(t.as_ptr()));
-                _mm256_storeu_ps(t.as_mut_ptr(), q);
-                core::ptr::copy_nonoverlapping(t.as_ptr(), out.add(i), rest);
+                core::ptr::copy_nonoverlapping(a.add(full), t.as_mut_ptr(), rest);
+                let x = _mm256_loadu_ps(t.as_ptr());
+                _mm256_storeu_ps(t.as_mut_ptr(), divide8::<S>(&consts, x));
+                core::ptr::copy_nonoverlapping(t.as_ptr(), out.add(full), rest);
             }
         }
     }

@@ -2,11 +2,12 @@
 //!
 //! Every function returns exactly the IEEE-754 round-to-nearest-even quotient: the same
 //! bits as `a / b` on x86, for every input, NaN bits and signed zeros included. On a CPU
-//! with AVX2 and FMA the work runs on the FMA units instead of the divider: an `rcpps`
-//! seed, one Halley step, the dividend's mantissa in [1,2), a quotient with one exact FMA
-//! residual correction (Markstein), and a lane-mask range check that sends the few lanes
-//! the fast path cannot guarantee to the hardware divider. Elsewhere a portable path gives
-//! the same bits. [`backend`] says which runs.
+//! with AVX2 and FMA an exact FMA kernel can do the work: an `rcpps` seed, one Halley step,
+//! a quotient with one exact FMA residual correction (Markstein), and a check on the
+//! inputs that sends the few lanes the fast path cannot guarantee to the hardware divider.
+//! Whether that kernel, the divider, or a mix of both is fastest depends on the CPU, so
+//! each process measures once and follows its [`plan`] (the bits are the same either way).
+//! Elsewhere a portable path gives the same bits. [`backend`] and [`plan`] say what runs.
 //!
 //! ```
 //! let a = [1.0f32, 2.0, -0.0, f32::INFINITY];

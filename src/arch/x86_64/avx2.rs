@@ -27,6 +27,10 @@ pub const BLOCK_VECTORS: usize = 4;
 /// wasted kernel block each time.
 const BLOCKS_AFTER_SLOW: u32 = 8;
 
+/// Divider vectors loaded and divided together before their stores (see
+/// `divider_vectors`).
+const DIVIDER_GROUP: usize = 4;
+
 /// Proof that the CPU has AVX2 and FMA: the only way to reach the kernel.
 #[derive(Clone, Copy, Debug)]
 pub struct Avx2Fma(());
@@ -322,6 +326,24 @@ unsafe fn divider_vectors<const RECIP: bool>(
     len: usize,
 ) {
     let mut i = from;
+    // Four vectors are loaded and divided before any of them is stored: later loads then
+    // need not wait behind earlier stores (which the CPU may mistake for a dependency when
+    // the arrays' addresses agree modulo 4 KiB), as in a loop over non-aliasing slices.
+    // Every load of a group precedes its stores, so `out == a` stays correct.
+    while i + DIVIDER_GROUP * LANES <= len {
+        // SAFETY: i + DIVIDER_GROUP·LANES <= len: inside the inputs and the output;
+        // unaligned access is allowed.
+        unsafe {
+            let q: [__m256; DIVIDER_GROUP] = core::array::from_fn(|k| {
+                let j = i + k * LANES;
+                _mm256_div_ps(load_a::<RECIP>(a, j), _mm256_loadu_ps(b.add(j)))
+            });
+            for (k, q) in q.iter().enumerate() {
+                _mm256_storeu_ps(out.add(i + k * LANES), *q);
+            }
+        }
+        i += DIVIDER_GROUP * LANES;
+    }
     while i + LANES <= len {
         // SAFETY: i + LANES <= len: inside the inputs and the output; unaligned access is
         // allowed; each vector is loaded before its store, so `out == a` is fine.
@@ -426,11 +448,7 @@ pub unsafe fn div_raw<const V: u8, const D: usize, const RECIP: bool>(
         // fine.
         unsafe {
             let (quotients, check) = kernel_block::<V, RECIP>(a, b, i);
-            for k in 0..D {
-                let j = i + kernel_len + k * LANES;
-                let h = _mm256_div_ps(load_a::<RECIP>(a, j), _mm256_loadu_ps(b.add(j)));
-                _mm256_storeu_ps(out.add(j), h);
-            }
+            divider_vectors::<RECIP>(a, b, out, i + kernel_len, i + step);
             if check.all_accepted() {
                 store_block(out, i, &quotients);
             } else {

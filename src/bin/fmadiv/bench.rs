@@ -37,7 +37,15 @@ impl Plan {
             sizes: vec![4096, 1 << 16, 1 << 20],
             inputs: Inputs::ALL.to_vec(),
             methods: available(
-                &[&methods::ALL[..], &methods::BY_SCALAR, &methods::RECIPROCAL].concat(),
+                &[
+                    &methods::ALL[..],
+                    // The kernel alone, whatever the plan chose: what the FMA path costs here.
+                    &[methods::SCHEDULES[6]],
+                    &methods::BY_SCALAR,
+                    &methods::RECIPROCAL,
+                    &[methods::RECIP_SCHEDULES[6]],
+                ]
+                .concat(),
             ),
             rounds: 9,
             sample: Duration::from_millis(15),
@@ -69,7 +77,7 @@ impl Plan {
 
     pub fn full() -> Plan {
         Plan {
-            sizes: vec![8, 64, 1024, 4096, 1 << 16, 1 << 20, 1 << 24],
+            sizes: vec![8, 64, 256, 1024, 4096, 1 << 16, 1 << 20, 1 << 24],
             rounds: 11,
             sample: Duration::from_millis(30),
             ..Plan::quick()
@@ -218,4 +226,23 @@ pub fn print_table(rows: &[Row]) {
             r.vs_hardware
         );
     }
+}
+
+/// Median nanoseconds of one `Divisor::new` over a spread of divisors (the cost that
+/// `div_scalar` pays per call).
+pub fn divisor_new_ns() -> f64 {
+    let mut rng = fmadiv::internal::samples::SplitMix64(0xd1_5015);
+    let divisors: Vec<f32> = (0..4096)
+        .map(|_| f32::from_bits((rng.next_u64() as u32 & 0x807f_ffff) | 127 << 23))
+        .collect();
+    let mut rounds: Vec<f64> = (0..11)
+        .map(|_| {
+            let start = Instant::now();
+            for &d in &divisors {
+                black_box(fmadiv::Divisor::new(black_box(d)));
+            }
+            start.elapsed().as_secs_f64() * 1e9 / divisors.len() as f64
+        })
+        .collect();
+    median(&mut rounds)
 }

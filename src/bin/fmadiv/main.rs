@@ -82,7 +82,12 @@ fn main() -> ExitCode {
 }
 
 fn print_header() {
-    println!("fmadiv {} on {}", fmadiv::build_info::VERSION, cpu_model());
+    println!(
+        "fmadiv {} on {} (cpuid family/model/stepping {})",
+        fmadiv::build_info::VERSION,
+        cpu_model(),
+        fmadiv::fingerprint::cpu().signature
+    );
     println!("  backend: {}", fmadiv::backend());
     println!("  plan:    {}", fmadiv::plan());
     println!(
@@ -145,8 +150,10 @@ fn run_bench(quick: bool, json: bool, schedules: bool) -> Result<ExitCode, Strin
     if json {
         let doc = serde_json::json!({
             "cpu": cpu_model(),
+            "cpu_signature": fmadiv::fingerprint::cpu().signature,
             "backend": fmadiv::backend().to_string(),
             "plan": fmadiv::plan().to_string(),
+            "divisor_new_ns": bench::divisor_new_ns(),
             "build": {
                 "version": fmadiv::build_info::VERSION,
                 "target": fmadiv::build_info::TARGET,

@@ -57,19 +57,45 @@ pub fn run() -> (Vec<Check>, Vec<Check>) {
 
     let (a, b) = edge_pairs();
     checks.push(compare("edge values, all pairs", &a, &b, fmadiv::div));
+    push_kernel_check(&mut checks, "edge values, kernel on every lane", &a, &b);
 
     let mut rng = SplitMix64(0x5e1f_c4ec);
     let a: Vec<f32> = (0..10_000_000).map(|_| rng.next_f32_bits()).collect();
     let b: Vec<f32> = (0..10_000_000).map(|_| rng.next_f32_bits()).collect();
     checks.push(compare("random bit patterns", &a, &b, fmadiv::par_div));
+    push_kernel_check(
+        &mut checks,
+        "random bit patterns, kernel on every lane",
+        &a,
+        &b,
+    );
+    let ones = vec![1.0f32; b.len()];
+    checks.push(compare(
+        "reciprocals of random bit patterns",
+        &ones,
+        &b,
+        |_, b, o| fmadiv::recip(b, o),
+    ));
+    #[cfg(target_arch = "x86_64")]
+    if fmadiv::internal::avx2::Avx2Fma::new().is_some() {
+        checks.push(compare(
+            "reciprocals, reciprocal kernel on every lane",
+            &ones,
+            &b,
+            |_, b, o| {
+                fmadiv::internal::recip_with(fmadiv::internal::Kernel::Shipped, b, o).unwrap()
+            },
+        ));
+    }
 
-    // Row 0 holds 1 / 0x1.fffffep+0 (the published algorithm's failure on AMD Zen 3), row
+    // Row 0 holds 1 / 0x1.fffffep+0 (the published algorithm's failure on AMD EPYC), row
     // 0x2f the pair that a single Newton step gets wrong.
     let mut weakened = Vec::new();
     for row in [0u32, 0x2f] {
         let (a, b) = mantissa_row(row);
         let name = format!("mantissa row {row:#x} x 2^23 divisors");
         checks.push(compare(&name, &a, &b, fmadiv::div));
+        push_kernel_check(&mut checks, &format!("{name}, kernel"), &a, &b);
         #[cfg(target_arch = "x86_64")]
         for kernel in [
             fmadiv::internal::Kernel::Newton,
@@ -85,6 +111,21 @@ pub fn run() -> (Vec<Check>, Vec<Check>) {
         }
     }
     (checks, weakened)
+}
+
+/// The shipped kernel on every lane (the plan may run the divider instead), where this
+/// CPU has it.
+fn push_kernel_check(checks: &mut Vec<Check>, name: &str, a: &[f32], b: &[f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if fmadiv::internal::avx2::Avx2Fma::new().is_some() {
+        checks.push(compare(name, a, b, |a, b, o| {
+            fmadiv::internal::div_with(fmadiv::internal::Kernel::Shipped, a, b, o).unwrap()
+        }));
+        return;
+    }
+    let _ = (a, b);
+    println!("  skipped  {name}: this CPU has no AVX2+FMA kernel");
+    let _ = checks;
 }
 
 /// Prints the self-check; returns false if the shipped kernel had a mismatch.

@@ -224,8 +224,7 @@ pub fn dividends(divisor: &str, common: CommonArgs) -> Result<ExitCode, String> 
         total,
         total / BATCH,
         |i, a, b| {
-            let first = (i * BATCH) as u32;
-            a.extend((0..BATCH as u32).map(|k| f32::from_bits(first + k)));
+            a.extend(every_float(i));
             b.extend(std::iter::repeat_n(y, BATCH as usize));
         },
     )
@@ -242,9 +241,12 @@ pub fn reciprocals(common: CommonArgs) -> Result<ExitCode, String> {
         params,
         total,
         total / BATCH,
-        |i, _, b| {
-            let first = (i * BATCH) as u32;
-            b.extend((0..BATCH as u32).map(|k| f32::from_bits(first + k)));
-        },
+        |i, _, b| b.extend(every_float(i)),
     )
+}
+
+/// Batch `i` of all 2^32 bit patterns, in order.
+fn every_float(i: u64) -> impl Iterator<Item = f32> {
+    let first = (i * BATCH) as u32;
+    (0..BATCH as u32).map(move |k| f32::from_bits(first + k))
 }
