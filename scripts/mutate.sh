@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Mutation check: applies deliberate kernel mutations one at a time and shows that
-# `cargo test --release` fails for each. Restores the sources afterwards (even on Ctrl-C).
+# `cargo test --release` fails for each. (A mutation must make the kernel wrong: widening
+# the input window by a single exponent at the bottom, for instance, is still exact and
+# rightly survives; see BENCHMARKS.md / README.) Restores the sources afterwards (even on Ctrl-C).
 #
 #   scripts/mutate.sh            # all mutations (about 2 minutes each on 2 cores)
 #   scripts/mutate.sh 3          # only mutation 3
@@ -19,7 +21,7 @@ trap 'git checkout -- src' EXIT INT TERM
 MUTATIONS=(
   "drop e*e from the Halley step|src/arch/x86_64/avx2.rs|s/let e2 = _mm256_fmadd_ps(e, e, e);/let e2 = e;/"
   "single Newton step instead of Halley|src/arch/x86_64/avx2.rs|s/if Variant::of(V).halley {/if false {/"
-  "input window one exponent lower (subnormal quotients)|src/bits.rs|s/INPUT_EXPONENT_MIN: u32 = 127 - 63/INPUT_EXPONENT_MIN: u32 = 127 - 64/"
+  "input window moved down to include zeros and subnormals|src/bits.rs|s/INPUT_EXPONENT_MIN: u32 = 127 - 63/INPUT_EXPONENT_MIN: u32 = 0/"
   "input window four exponents higher (overflow)|src/bits.rs|s/INPUT_EXPONENTS: u32 = 126/INPUT_EXPONENTS: u32 = 130/"
   "drop the all-ones divisor fix|src/arch/x86_64/avx2.rs|s/let all_ones = if Variant::of(V).all_ones_fix {/let all_ones = if false {/"
   "check the divisor only (zero, inf, NaN dividends pass)|src/arch/x86_64/avx2.rs|s/let window = if RECIP {/let window = if true {/"
