@@ -15,7 +15,9 @@ pub enum Backend {
 impl fmt::Display for Backend {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Backend::Avx2Fma => "avx2+fma kernel (rcp + Halley + Markstein correction)",
+            Backend::Avx2Fma => {
+                "avx2+fma: exact FMA kernel (rcp + Halley + Markstein correction) and divider; fmadiv::plan() says which schedule runs"
+            }
             Backend::Portable => "portable (hardware divide per lane, x86 NaN rules)",
         })
     }
