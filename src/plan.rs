@@ -195,10 +195,9 @@ fn choose() -> Plan {
     calibrate()
 }
 
-/// Runs the calibration now (the plan itself calibrates once, at the first division).
-#[doc(hidden)]
+/// Times the candidates and picks a schedule per operation.
 #[cfg(target_arch = "x86_64")]
-pub fn calibrate() -> Plan {
+fn calibrate() -> Plan {
     use std::time::Instant;
     let start = Instant::now();
     let mut buffer = vec![0.0f32; 3 * CALIBRATION_LEN + 3 * LAYOUT_GAP + CACHE_LINE_FLOATS];
@@ -229,10 +228,9 @@ pub fn calibrate() -> Plan {
     }
 }
 
-/// Runs the calibration now (the plan itself calibrates once, at the first division).
-#[doc(hidden)]
+/// No kernel to calibrate on other architectures.
 #[cfg(not(target_arch = "x86_64"))]
-pub fn calibrate() -> Plan {
+fn calibrate() -> Plan {
     Plan {
         div: Schedule::Portable,
         recip: Schedule::Portable,
