@@ -10,8 +10,13 @@
 //! | [`Strategy::Hardware`] | `a / b` | everything else (zero, inf, NaN, subnormal, huge, rare rest) |
 //!
 //! The FMA sequences are exact only while their intermediate values stay normal and
-//! finite, so each vector is checked: lanes whose quotient is zero, subnormal, below the
-//! divisor's precomputed bound, infinite or NaN are recomputed by the hardware divider.
+//! finite. [`Divisor::divide_slice`] knows that in one of two ways:
+//! - two products, slices of 512 or more: chunks of 4096 dividends run the bare sequence
+//!   and MXCSR's underflow, overflow and invalid flags, read once per chunk, void a chunk,
+//!   which the lane-checked loop then redoes (module `flagged` has the proof, including
+//!   the sign of zero quotients);
+//! - otherwise each vector is checked: lanes whose quotient is zero, subnormal, below the
+//!   divisor's precomputed bound, infinite or NaN are recomputed by the hardware divider.
 //!
 //! **Two products** (Brisebarre, Muller, Raina, IEEE Trans. Computers 53(8), 2004): with
 //! `zh = RN(1/b)` and `zl = RN(RN(1 - b·zh)/b)`, `S = a·zh + RN(a·zl)` is within 2^-47 of
@@ -26,9 +31,8 @@
 //! **Markstein**: with `y = RN(1/b)` and `|1 - b·y| < 2^-25`, `q = RN(a·y)` is within one
 //! ulp of `a/b` for every `a`, and Markstein's lemma makes `q + r·y` correctly rounded.
 //!
-//! Cost: `new` takes about 35 ns (a few candidate checks). Against a hardware loop that
-//! divides by the same scalar, `divide_slice` saves about 0.022 ns per element here, so a
-//! `Divisor` pays for itself from about 1 600 elements: construct it once, outside loops.
+//! Cost: `new` takes about 35 ns (a few candidate checks); BENCHMARKS.md has the speed of
+//! `divide_slice` and the length from which `div_scalar` (construct + divide) pays.
 
 use crate::arch::portable;
 use crate::bits::{ABS_MASK, MANTISSA_MASK, ONE_BITS, QUOTIENT_MAX_BITS};
@@ -56,6 +60,16 @@ impl core::fmt::Display for Strategy {
             Strategy::Hardware => "hardware divider",
         })
     }
+}
+
+/// How [`Divisor::divide_slice`] knows that a two-products quotient is exact.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// Chunks run the bare sequence; MXCSR's exception flags void a chunk (the default).
+    Flags,
+    /// Every vector's quotients are range-checked.
+    Lanes,
 }
 
 /// A divisor prepared for fast exact division: construct once, divide many times.
@@ -158,6 +172,13 @@ impl Divisor {
     /// # Panics
     /// If the lengths differ (nothing is written then).
     pub fn divide_slice(&self, a: &[f32], out: &mut [f32]) {
+        self.divide_slice_checked_by(Check::Flags, a, out);
+    }
+
+    /// [`Divisor::divide_slice`] with the given check of the two-products sequence: for
+    /// tests and benchmarks of both.
+    #[doc(hidden)]
+    pub fn divide_slice_checked_by(&self, check: Check, a: &[f32], out: &mut [f32]) {
         assert!(
             a.len() == out.len(),
             "fmadiv::Divisor::divide_slice: length mismatch: {} dividends, output of {}",
@@ -168,9 +189,11 @@ impl Divisor {
         if let Some(k) = crate::dispatch::avx2_fma() {
             // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for
             // out.len() elements and cannot overlap (out is a unique borrow).
-            unsafe { x86::divide_raw(k, self, a.as_ptr(), out.as_mut_ptr(), out.len()) };
+            unsafe { x86::divide_raw(k, self, check, a.as_ptr(), out.as_mut_ptr(), out.len()) };
             return;
         }
+        // Without AVX2+FMA every quotient comes from the divider: nothing to check.
+        let _ = check;
         for (o, &x) in out.iter_mut().zip(a) {
             *o = portable::div_one(x, self.b);
         }
@@ -291,10 +314,13 @@ pub fn recip(b: &[f32], out: &mut [f32]) {
 }
 
 #[cfg(target_arch = "x86_64")]
+mod flagged;
+
+#[cfg(target_arch = "x86_64")]
 mod x86 {
     use core::arch::x86_64::*;
 
-    use super::{Divisor, Strategy};
+    use super::{Check, Divisor, Strategy, flagged};
     use crate::arch::x86_64::avx2::{Avx2Fma, LANES};
     use crate::bits::{ABS_MASK, QUOTIENT_MAX_BITS};
 
@@ -372,16 +398,40 @@ mod x86 {
     /// # Safety
     /// `a` readable and `out` writable for `len` floats; they must not overlap.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn divide_raw(k: Avx2Fma, d: &Divisor, a: *const f32, out: *mut f32, len: usize) {
-        // SAFETY: the caller's guarantees are exactly `divide_loop`'s.
+    pub unsafe fn divide_raw(
+        k: Avx2Fma,
+        d: &Divisor,
+        check: Check,
+        a: *const f32,
+        out: *mut f32,
+        len: usize,
+    ) {
+        // SAFETY: the caller's guarantees are exactly `divide_loop`'s and `flagged`'s.
         unsafe {
             match d.strategy {
                 Strategy::Reciprocal => divide_loop::<RECIPROCAL>(k, d, a, out, len),
+                Strategy::TwoProducts if check == Check::Flags && len >= flagged::MIN_LEN => {
+                    flagged::two_products(k, d, a, out, len)
+                }
                 Strategy::TwoProducts => divide_loop::<TWO_PRODUCTS>(k, d, a, out, len),
                 Strategy::Markstein => divide_loop::<MARKSTEIN>(k, d, a, out, len),
                 Strategy::Hardware => divide_loop::<HARDWARE>(k, d, a, out, len),
             }
         }
+    }
+
+    /// # Safety
+    /// As [`divide_raw`].
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn divide_loop_two_products(
+        k: Avx2Fma,
+        d: &Divisor,
+        a: *const f32,
+        out: *mut f32,
+        len: usize,
+    ) {
+        // SAFETY: as the caller's.
+        unsafe { divide_loop::<TWO_PRODUCTS>(k, d, a, out, len) }
     }
 
     /// # Safety

@@ -47,6 +47,8 @@ pub mod sweep;
 mod variant;
 
 pub use dispatch::{Backend, FORCE_PORTABLE_ENV, backend};
+#[doc(hidden)]
+pub use divisor::Check as DivisorCheck;
 pub use divisor::{Divisor, Strategy, div_scalar, recip};
 pub use plan::{Plan, Schedule, plan};
 pub use slices::{Error, div, div_f32x8, div_in_place, par_div, try_div};

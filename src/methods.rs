@@ -134,19 +134,32 @@ pub const DIVISOR: Method = Method {
     name: "Divisor::divide_slice",
     exact: true,
     available: always,
+    run: |a, b, out| cached_divisor(b[0]).divide_slice(a, out),
+};
+
+/// `divide_slice` with every vector's quotients range-checked (no exception flags).
+pub const DIVISOR_LANES: Method = Method {
+    kind: Kind::ByScalar,
+    name: "Divisor, lane-checked",
+    exact: true,
+    available: always,
     run: |a, b, out| {
-        thread_local!(static CACHE: core::cell::Cell<Option<crate::Divisor>> = const { core::cell::Cell::new(None) });
-        let d = CACHE.with(|c| match c.get() {
-            Some(d) if d.divisor().to_bits() == b[0].to_bits() => d,
-            _ => {
-                let d = crate::Divisor::new(b[0]);
-                c.set(Some(d));
-                d
-            }
-        });
-        d.divide_slice(a, out)
+        cached_divisor(b[0]).divide_slice_checked_by(crate::DivisorCheck::Lanes, a, out)
     },
 };
+
+/// `Divisor::new(b)`, made once per divisor and thread (benchmarks time the division).
+fn cached_divisor(b: f32) -> crate::Divisor {
+    thread_local!(static CACHE: core::cell::Cell<Option<crate::Divisor>> = const { core::cell::Cell::new(None) });
+    CACHE.with(|c| match c.get() {
+        Some(d) if d.divisor().to_bits() == b.to_bits() => d,
+        _ => {
+            let d = crate::Divisor::new(b);
+            c.set(Some(d));
+            d
+        }
+    })
+}
 
 /// `div_scalar`: constructs the `Divisor` on every call.
 pub const DIV_SCALAR: Method = Method {
@@ -256,7 +269,7 @@ fn stream_add(a: &[f32], b: &[f32], out: &mut [f32]) {
         .for_each(|((o, x), y)| add(o, x, y));
 }
 /// Division by one divisor, baseline first.
-pub const BY_SCALAR: [Method; 3] = [HARDWARE_BY_SCALAR, DIVISOR, DIV_SCALAR];
+pub const BY_SCALAR: [Method; 4] = [HARDWARE_BY_SCALAR, DIVISOR, DIVISOR_LANES, DIV_SCALAR];
 /// Reciprocals, baseline first.
 pub const RECIPROCAL: [Method; 2] = [HARDWARE_RECIP, RECIP];
 

@@ -3,11 +3,20 @@
 mod common;
 
 use common::{assert_quotients, edge_values};
-use fmadiv::{Divisor, Strategy};
+use fmadiv::{Divisor, DivisorCheck, Strategy};
 use rayon::prelude::*;
 
 /// Mismatches of `d` over every `stride`-th of the 2^32 dividend bit patterns.
 fn dividend_mismatches(d: &Divisor, stride: u64) -> (u64, Option<String>) {
+    dividend_mismatches_checked_by(d, DivisorCheck::Flags, stride)
+}
+
+/// As [`dividend_mismatches`], with the given check of the two-products loop.
+fn dividend_mismatches_checked_by(
+    d: &Divisor,
+    check: DivisorCheck,
+    stride: u64,
+) -> (u64, Option<String>) {
     const CHUNK: u64 = 1 << 20;
     let b = d.divisor();
     let count = (1u64 << 32).div_ceil(stride);
@@ -18,7 +27,7 @@ fn dividend_mismatches(d: &Divisor, stride: u64) -> (u64, Option<String>) {
                 .map(|k| f32::from_bits((k * stride) as u32))
                 .collect();
             let mut out = vec![0.0f32; a.len()];
-            d.divide_slice(&a, &mut out);
+            d.divide_slice_checked_by(check, &a, &mut out);
             let mut n = 0;
             let mut first = None;
             for (&x, &q) in a.iter().zip(&out) {
@@ -33,10 +42,13 @@ fn dividend_mismatches(d: &Divisor, stride: u64) -> (u64, Option<String>) {
 }
 
 /// Divisors the issue names: 3, 0.1, a significand of 0x9f0237 (fails two products),
-/// all-ones, powers of two, the smallest subnormal, MAX, 0, inf, NaN.
+/// all-ones, powers of two, the smallest subnormal, MAX, 0, inf, NaN; and -3 and 1.1, so
+/// that every zero-sign repair of the flag-checked loop is here (see `zero_sign`).
 fn named_divisors() -> Vec<f32> {
     vec![
         3.0,
+        -3.0,
+        1.1,
         0.1,
         f32::from_bits(0x3f9f_0237),
         -f32::from_bits(0x3fff_ffff),
@@ -59,12 +71,113 @@ fn named_divisors() -> Vec<f32> {
     ]
 }
 
-/// Asserts that `Divisor::new(b)` is exact on every `stride`-th dividend, for each `b`.
+/// Asserts that `Divisor::new(b)` is exact on every `stride`-th dividend, for each `b`,
+/// with both checks of the two-products loop.
 fn assert_exact(divisors: &[f32], stride: u64) {
     for &b in divisors {
         let d = Divisor::new(b);
-        let (n, first) = dividend_mismatches(&d, stride);
-        assert_eq!(n, 0, "divisor {b:e} ({}): {first:?}", d.strategy());
+        for check in [DivisorCheck::Flags, DivisorCheck::Lanes] {
+            let (n, first) = dividend_mismatches_checked_by(&d, check, stride);
+            assert_eq!(
+                n,
+                0,
+                "divisor {b:e} ({}, {check:?}): {first:?}",
+                d.strategy()
+            );
+        }
+    }
+}
+
+/// Which zero-sign repair the flag-checked loop uses for `b`: the signs of `zh` and `zl`.
+fn zero_sign(b: f32) -> &'static str {
+    let zh = 1.0 / b;
+    let zl = (-b).mul_add(zh, 1.0) / b;
+    match (zh.is_sign_negative() == zl.is_sign_negative(), b > 0.0) {
+        (true, _) => "none",
+        (false, true) => "sign of a",
+        (false, false) => "sign of a*zh",
+    }
+}
+
+#[test]
+fn named_divisors_cover_every_zero_sign_repair() {
+    let two_products: Vec<f32> = named_divisors()
+        .into_iter()
+        .filter(|&b| Divisor::new(b).strategy() == Strategy::TwoProducts)
+        .collect();
+    for repair in ["none", "sign of a", "sign of a*zh"] {
+        assert!(
+            two_products.iter().any(|&b| zero_sign(b) == repair),
+            "no named two-products divisor needs the repair {repair:?}"
+        );
+    }
+}
+
+/// Specials that void a chunk of the flag-checked loop (or, for zeros, must not).
+fn chunk_specials() -> Vec<f32> {
+    vec![
+        0.0,
+        -0.0,
+        f32::NAN,
+        -f32::NAN,
+        f32::from_bits(0x7f80_0001), // signaling NaN
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::from_bits(1),
+        -f32::from_bits(0x0040_0000),
+        1e-38, // a·zl underflows
+        -3e38, // the quotient overflows for small divisors, and so can a·zl
+        f32::MAX,
+    ]
+}
+
+#[test]
+fn flag_checked_chunks_around_specials() {
+    // Slices over several 4096-element chunks, a special at each chunk edge or nowhere,
+    // divided in a row so that the back-off between calls is exercised too.
+    let mut rng = common::SplitMix64(common::seed());
+    // Tiny divisors of both zl signs: a·zl overflows, and with zl's sign flipped against
+    // zh's an unflagged overflow would turn the infinite quotient's sign.
+    let divisors = [
+        3.0f32,
+        -3.0,
+        1.1,
+        -1.1,
+        1e-30,
+        -1e-30,
+        3e-30,
+        -3e-30,
+        3e30,
+        f32::from_bits(0x0d4c_cccd),
+    ];
+    assert!(
+        divisors
+            .iter()
+            .any(|&b| b.abs() < 1e-29 && zero_sign(b) != "none")
+    );
+    for b in divisors {
+        let d = Divisor::new(b);
+        for len in [31, 32, 4095, 4096, 4097, 3 * 4096 + 45] {
+            for special_at in [None, Some(0), Some(4095), Some(4096), Some(len - 1)] {
+                for special in chunk_specials() {
+                    let mut a: Vec<f32> = (0..len)
+                        .map(|_| {
+                            let r = rng.next_u64();
+                            f32::from_bits(
+                                (r as u32 & 0x807f_ffff) | (100 + (r >> 32) as u32 % 56) << 23,
+                            )
+                        })
+                        .collect();
+                    if let Some(i) = special_at.filter(|&i| i < len) {
+                        a[i] = special;
+                    }
+                    let mut out = vec![0.0f32; len];
+                    d.divide_slice(&a, &mut out);
+                    let bs = vec![b; len];
+                    assert_quotients(&format!("divide_slice by {b:e}, len {len}"), &a, &bs, &out);
+                }
+            }
+        }
     }
 }
 
@@ -77,7 +190,8 @@ fn named_divisors_sampled_dividends() {
 
 #[test]
 fn every_dividend_over_three_and_a_hard_divisor() {
-    assert_exact(&[3.0, f32::from_bits(0x3f9f_0237)], 1);
+    // 3, -3 and 1.1: the three zero-sign repairs of the flag-checked loop.
+    assert_exact(&[3.0, -3.0, 1.1, f32::from_bits(0x3f9f_0237)], 1);
 }
 
 #[test]

@@ -148,6 +148,8 @@ fn same_bits_as_the_hardware_under_every_ftz_daz_combination() {
     b.truncate(a.len());
     let divisors = [
         3.0f32,
+        -3.0,
+        1.1,
         0.1,
         2f32.powi(127),
         2f32.powi(-126),
@@ -223,4 +225,41 @@ fn same_bits_as_the_hardware_under_every_ftz_daz_combination() {
     }
     assert_eq!(read_mxcsr(), original);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Divides clean and special-laden data by divisors of every zero-sign repair, in a
+/// non-inlined function (the flags it leaves are what the caller sees).
+#[inline(never)]
+fn divide_mixed_data() {
+    let mut a: Vec<f32> = (0..10_000).map(|i| 1.0 + i as f32 * 1e-4).collect();
+    a[5_000] = f32::NAN;
+    a[7_000] = 1e-45;
+    a[9_000] = f32::MAX;
+    let mut out = vec![0.0; a.len()];
+    for y in [3.0f32, -3.0, 1.1, 1e-30] {
+        fmadiv::Divisor::new(black_box(y)).divide_slice(black_box(&a), &mut out);
+        black_box(&out);
+    }
+}
+
+#[test]
+fn divide_slice_keeps_the_callers_exception_flags() {
+    const ALL_FLAGS: u32 = 0x3f;
+    let original = read_mxcsr();
+    for flags in [0, 1, 1 << 3, 1 << 4, ALL_FLAGS] {
+        write_mxcsr((original & !ALL_FLAGS) | flags);
+        divide_mixed_data();
+        let after = read_mxcsr();
+        write_mxcsr(original);
+        assert_eq!(
+            after & !ALL_FLAGS,
+            original & !ALL_FLAGS,
+            "control bits changed"
+        );
+        assert_eq!(
+            after & flags,
+            flags,
+            "flags {flags:#x} set before the call were cleared"
+        );
+    }
 }

@@ -1,0 +1,255 @@
+//! Two products checked by the floating-point exception flags instead of lane by lane.
+//!
+//! The per-vector range check of the two-products sequence costs as much as the sequence
+//! itself. The hardware already records, in MXCSR's sticky flags, everything that check
+//! looks for: an operation that underflowed with a loss of accuracy (UE), overflowed
+//! (OE) or was invalid (IE: ∞ - ∞, a signaling NaN). So a chunk of dividends runs the
+//! bare sequence, and the flags read before and after it decide: clean before and after,
+//! the chunk is proven; otherwise the chunk is redone by the lane-checked loop.
+//!
+//! Why no flag means an exact quotient, for `q = fma(a, zh, RN(a·zl))` with `zh`, `zl`
+//! normal (as [`Divisor::new`] makes them):
+//! - `a` finite and nonzero: without UE, `RN(a·zl)` is normal or exact and `q` is normal
+//!   or exact; without OE both are finite. That is all the two-products proof (module
+//!   `divisor`) needs; an exact subnormal `q` is `a/b` itself, as the sum is within 2^-47
+//!   of it in relative terms while the grid spacing there is 2^-149.
+//! - `a` infinite: both products are infinite; with equal signs the sum is the correctly
+//!   signed infinity, with opposite signs it is ∞ - ∞ and raises IE.
+//! - `a` a quiet NaN: every operation returns `a` itself, as the divider does; a signaling
+//!   NaN raises IE.
+//! - `a` zero: both products are zeros, and the sum has the quotient's sign unless `zh` and
+//!   `zl` differ in sign (then `+0 + -0 = +0`). [`ZeroSign`] repairs those with one OR of
+//!   a correctly signed value: the sign of `a` when `b > 0`, of `RN(a·zh)` when `b < 0`
+//!   (both are `a`'s own sign for a NaN `a`, so NaNs keep their bits).
+//!
+//! Rust promises nothing about MXCSR between its own floating-point operations, so the
+//! whole sequence and both flag reads are one `asm!` block, as `core::arch`'s
+//! `_mm_getcsr` documentation asks. The flags are only ever cleared by this module (when
+//! a chunk set them), and the caller's flags are put back before returning: after a call
+//! MXCSR holds every flag it held before.
+
+use core::arch::asm;
+use core::arch::x86_64::*;
+
+use super::Divisor;
+use super::x86::divide_loop_two_products as checked;
+use crate::arch::x86_64::avx2::{Avx2Fma, LANES};
+use crate::bits::SIGN_MASK;
+
+/// MXCSR's invalid-operation flag.
+const INVALID: u32 = 1 << 0;
+/// MXCSR's overflow flag.
+const OVERFLOW: u32 = 1 << 3;
+/// MXCSR's underflow flag (set, with exceptions masked, for a tiny inexact result).
+const UNDERFLOW: u32 = 1 << 4;
+/// The flags that void a chunk.
+const VOIDING: u32 = INVALID | OVERFLOW | UNDERFLOW;
+/// All six sticky exception flags.
+const ALL_FLAGS: u32 = 0x3f;
+
+/// Dividends per flag read: a chunk that meets one special dividend is redone, so it
+/// stays small; two MXCSR reads per chunk cost a few percent of it.
+const CHUNK: usize = 4096;
+/// Shorter slices take the lane-checked loop: the flag reads (each waits for every
+/// operation in flight) cost about as much as checking a few hundred dividends.
+pub(super) const MIN_LEN: usize = CHUNK / 8;
+
+/// After a voided chunk, the lane-checked loop runs 1, 2, 4, ... up to this many chunks
+/// (or partial chunks: calls) before the bare sequence is tried again: data full of
+/// specials costs one extra chunk in this many, clean data loses nothing.
+const MAX_BACKOFF: u32 = 64;
+
+std::thread_local! {
+    /// The back-off, as (next length, chunks left to skip), kept between calls on this
+    /// thread: a stream of short slices full of specials does not pay a voided chunk
+    /// per call.
+    static BACKOFF: core::cell::Cell<(u32, u32)> = const { core::cell::Cell::new((1, 0)) };
+}
+
+/// How zero dividends get the quotient's sign (see the module docs).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum ZeroSign {
+    /// `zh` and `zl` have one sign: the sum of the two zero products is already right.
+    Exact,
+    /// `b > 0`, `zl < 0`: OR the sign of `a`.
+    OfDividend,
+    /// `b < 0`, `zl > 0`: OR the sign of `RN(a·zh)`.
+    OfProduct,
+}
+
+impl ZeroSign {
+    pub(crate) fn of(d: &Divisor) -> ZeroSign {
+        if d.zh.is_sign_negative() == d.zl.is_sign_negative() {
+            ZeroSign::Exact
+        } else if d.zh.is_sign_positive() {
+            ZeroSign::OfDividend
+        } else {
+            ZeroSign::OfProduct
+        }
+    }
+}
+
+/// MXCSR now.
+fn read_mxcsr() -> u32 {
+    let mut csr = 0u32;
+    // SAFETY: stmxcsr stores the 32-bit register to the given local.
+    unsafe { asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack, preserves_flags)) };
+    csr
+}
+
+/// Writes MXCSR's exception flags, keeping its control bits.
+fn write_flags(flags: u32) {
+    let csr = (read_mxcsr() & !ALL_FLAGS) | (flags & ALL_FLAGS);
+    // SAFETY: only the sticky status flags change; rounding, masks, FTZ and DAZ are
+    // written back as they were, which Rust's floating-point model allows.
+    unsafe { asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack, preserves_flags)) };
+}
+
+/// One vector of the bare sequence at byte offset `$off` of the block, with registers
+/// `$x` (the dividends) and `$t` (the quotients), and the zero-sign repair of `$zero`.
+macro_rules! vector {
+    ($zero:ident, $x:literal, $t:literal, $off:literal) => {
+        concat!(
+            "vmovups {", $x, "}, [{a} + {i} + ", $off, "]\n",
+            "vmulps {", $t, "}, {", $x, "}, {zl}\n",         // RN(a·zl)
+            "vfmadd231ps {", $t, "}, {", $x, "}, {zh}\n",    // q = RN(a·zh + RN(a·zl))
+            vector!(@repair $zero, $x, $t),
+            "vmovups [{o} + {i} + ", $off, "], {", $t, "}\n",
+        )
+    };
+    // Nothing to repair (the comment names the sign register every variant is given).
+    (@repair Exact, $x:literal, $t:literal) => { "/* {sign} */\n" };
+    // q |= a & SIGN
+    (@repair OfDividend, $x:literal, $t:literal) => {
+        concat!("vandps {", $x, "}, {", $x, "}, {sign}\n", "vorps {", $t, "}, {", $t, "}, {", $x, "}\n")
+    };
+    // q |= RN(a·zh) & SIGN
+    (@repair OfProduct, $x:literal, $t:literal) => {
+        concat!(
+            "vmulps {", $x, "}, {", $x, "}, {zh}\n",
+            "vandps {", $x, "}, {", $x, "}, {sign}\n",
+            "vorps {", $t, "}, {", $t, "}, {", $x, "}\n",
+        )
+    };
+}
+
+/// The bare sequence over `blocks` blocks of four vectors, then MXCSR as it stands after
+/// them (one read: it waits for every operation before it, so it is paid per chunk).
+macro_rules! bare_blocks {
+    ($zero:ident, $a:expr, $out:expr, $blocks:expr, $zh:expr, $zl:expr, $sign:expr) => {{
+        let bytes = ($blocks * BLOCK * 4) as isize;
+        let mut after = 0u32;
+        // SAFETY: (caller) a readable and out writable for `blocks` blocks; the loop
+        // addresses [end - bytes, end) of both with a negative index counting up to 0.
+        unsafe {
+            asm!(
+                "2:",
+                vector!($zero, "x0", "t0", "0"),
+                vector!($zero, "x1", "t1", "32"),
+                vector!($zero, "x2", "t2", "64"),
+                vector!($zero, "x3", "t3", "96"),
+                "add {i}, 128",
+                "jnz 2b",
+                "stmxcsr [{after}]",
+                a = in(reg) $a.byte_offset(bytes),
+                o = in(reg) $out.byte_offset(bytes),
+                i = inout(reg) -bytes => _,
+                zh = in(ymm_reg) $zh,
+                zl = in(ymm_reg) $zl,
+                sign = in(ymm_reg) $sign,
+                x0 = out(ymm_reg) _,
+                x1 = out(ymm_reg) _,
+                x2 = out(ymm_reg) _,
+                x3 = out(ymm_reg) _,
+                t0 = out(ymm_reg) _,
+                t1 = out(ymm_reg) _,
+                t2 = out(ymm_reg) _,
+                t3 = out(ymm_reg) _,
+                after = in(reg) &mut after,
+                options(nostack),
+            );
+        }
+        after
+    }};
+}
+
+/// Floats per unrolled block of the bare loop.
+const BLOCK: usize = 4 * LANES;
+
+/// Runs the bare sequence on `blocks` blocks of 32 dividends; MXCSR after it.
+///
+/// # Safety
+/// AVX2+FMA; `a` readable and `out` writable for `blocks * 32` floats; `blocks > 0`.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn bare(zero: ZeroSign, d: &Divisor, a: *const f32, out: *mut f32, blocks: usize) -> u32 {
+    debug_assert!(blocks > 0);
+    let zh = _mm256_set1_ps(d.zh);
+    let zl = _mm256_set1_ps(d.zl);
+    let sign = _mm256_castsi256_ps(_mm256_set1_epi32(SIGN_MASK as i32));
+    match zero {
+        ZeroSign::Exact => bare_blocks!(Exact, a, out, blocks, zh, zl, sign),
+        ZeroSign::OfDividend => bare_blocks!(OfDividend, a, out, blocks, zh, zl, sign),
+        ZeroSign::OfProduct => bare_blocks!(OfProduct, a, out, blocks, zh, zl, sign),
+    }
+}
+
+/// `out[i] = a[i] / d` for a two-products divisor, chunk by chunk under the flags.
+///
+/// # Safety
+/// `a` readable and `out` writable for `len` floats; they must not overlap.
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn two_products(
+    k: Avx2Fma,
+    d: &Divisor,
+    a: *const f32,
+    out: *mut f32,
+    len: usize,
+) {
+    let callers = read_mxcsr() & ALL_FLAGS;
+    let zero = ZeroSign::of(d);
+    // Whether the voiding flags are known clear now. Operations outside the asm blocks
+    // can only set flags, never clear them, so a clear reading stays a valid start.
+    let mut clean = callers & VOIDING == 0;
+    let mut cleared = false;
+    let (mut backoff, mut skip) = BACKOFF.get();
+    let mut i = 0;
+    while i < len {
+        let n = CHUNK.min(len - i);
+        let blocks = n / BLOCK;
+        // SAFETY: [i, i + n) is inside both slices (the caller's guarantee).
+        let (x, o) = unsafe { (a.add(i), out.add(i)) };
+        i += n;
+        if skip == 0 && blocks > 0 {
+            if !clean {
+                write_flags(0);
+                cleared = true;
+            }
+            // SAFETY: AVX2+FMA (`k`), `blocks * 32 <= n` floats inside both slices.
+            let after = unsafe { bare(zero, d, x, o, blocks) };
+            clean = after & VOIDING == 0;
+            if clean {
+                backoff = 1;
+                let done = blocks * BLOCK;
+                if done < n {
+                    // SAFETY: the chunk's last n - done floats, inside both slices.
+                    unsafe { checked(k, d, x.add(done), o.add(done), n - done) };
+                    clean = false;
+                }
+                continue;
+            }
+            // Voided: the lane-checked loop redoes this chunk and runs a while.
+            skip = backoff;
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+        } else {
+            skip = skip.saturating_sub(1);
+        }
+        // SAFETY: the chunk, inside both slices.
+        unsafe { checked(k, d, x, o, n) };
+        // The checked loop's divider may raise flags of its own.
+        clean = false;
+    }
+    BACKOFF.set((backoff, skip));
+    if cleared {
+        write_flags(read_mxcsr() | callers);
+    }
+}
