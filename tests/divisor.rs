@@ -195,7 +195,7 @@ fn every_dividend_over_three_and_a_hard_divisor() {
 }
 
 #[test]
-#[ignore = "all 2^32 dividends for 19 divisors: about a minute in release"]
+#[ignore = "all 2^32 dividends for 21 divisors, both checks: a few minutes in release"]
 fn exhaustive_named_divisors() {
     assert_exact(&named_divisors(), 1);
 }
