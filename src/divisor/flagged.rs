@@ -4,8 +4,8 @@
 //! itself. The hardware already records, in MXCSR's sticky flags, everything that check
 //! looks for: an operation that underflowed with a loss of accuracy (UE), overflowed
 //! (OE) or was invalid (IE: ∞ - ∞, a signaling NaN). So a chunk of dividends runs the
-//! bare sequence, and the flags read before and after it decide: clean before and after,
-//! the chunk is proven; otherwise the chunk is redone by the lane-checked loop.
+//! bare sequence, and the flags decide: clear before and after it, the chunk is proven;
+//! otherwise the chunk is redone by the lane-checked loop.
 //!
 //! Why no flag means an exact quotient, for `q = fma(a, zh, RN(a·zl))` with `zh`, `zl`
 //! normal (as [`Divisor::new`] makes them):
@@ -22,11 +22,15 @@
 //!   a correctly signed value: the sign of `a` when `b > 0`, of `RN(a·zh)` when `b < 0`
 //!   (both are `a`'s own sign for a NaN `a`, so NaNs keep their bits).
 //!
-//! Rust promises nothing about MXCSR between its own floating-point operations, so the
-//! whole sequence and both flag reads are one `asm!` block, as `core::arch`'s
-//! `_mm_getcsr` documentation asks. The flags are only ever cleared by this module (when
-//! a chunk set them), and the caller's flags are put back before returning: after a call
-//! MXCSR holds every flag it held before.
+//! Rust promises nothing about MXCSR around its own floating-point operations (they may
+//! be moved), so the sequence and the flag read that judges it are one `asm!` block, as
+//! `core::arch`'s `_mm_getcsr` documentation asks. The state before the block needs no
+//! read of its own: the flags are sticky and only this module clears them, so a reading
+//! that found them clear (at the start of the call, after clearing them, or at the end of
+//! the previous chunk) stays a valid start. Anything run in between, ours or the
+//! compiler's, can only set flags, and so only void a chunk, never prove one. The caller's
+//! flags are put back before returning: after a call MXCSR holds every flag it held
+//! before.
 
 use core::arch::asm;
 use core::arch::x86_64::*;
@@ -48,7 +52,8 @@ const VOIDING: u32 = INVALID | OVERFLOW | UNDERFLOW;
 const ALL_FLAGS: u32 = 0x3f;
 
 /// Dividends per flag read: a chunk that meets one special dividend is redone, so it
-/// stays small; two MXCSR reads per chunk cost a few percent of it.
+/// stays small; the read (`stmxcsr` waits for every operation in flight) must stay a few
+/// percent of it.
 const CHUNK: usize = 4096;
 /// Shorter slices take the lane-checked loop: the flag reads (each waits for every
 /// operation in flight) cost about as much as checking a few hundred dividends.
