@@ -326,7 +326,7 @@ mod x86 {
 
     /// Strategies as const parameters, so each gets its own tight loop.
     const RECIPROCAL: u8 = 0;
-    const TWO_PRODUCTS: u8 = 1;
+    pub(super) const TWO_PRODUCTS: u8 = 1;
     const MARKSTEIN: u8 = 2;
     const HARDWARE: u8 = 3;
 
@@ -423,21 +423,7 @@ mod x86 {
     /// # Safety
     /// As [`divide_raw`].
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn divide_loop_two_products(
-        k: Avx2Fma,
-        d: &Divisor,
-        a: *const f32,
-        out: *mut f32,
-        len: usize,
-    ) {
-        // SAFETY: as the caller's.
-        unsafe { divide_loop::<TWO_PRODUCTS>(k, d, a, out, len) }
-    }
-
-    /// # Safety
-    /// As [`divide_raw`].
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn divide_loop<const S: u8>(
+    pub(super) unsafe fn divide_loop<const S: u8>(
         _k: Avx2Fma,
         d: &Divisor,
         a: *const f32,

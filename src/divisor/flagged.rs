@@ -36,7 +36,7 @@ use core::arch::asm;
 use core::arch::x86_64::*;
 
 use super::Divisor;
-use super::x86::divide_loop_two_products as checked;
+use super::x86::{TWO_PRODUCTS, divide_loop};
 use crate::arch::x86_64::avx2::{Avx2Fma, LANES};
 use crate::bits::SIGN_MASK;
 
@@ -73,7 +73,7 @@ std::thread_local! {
 
 /// How zero dividends get the quotient's sign (see the module docs).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum ZeroSign {
+enum ZeroSign {
     /// `zh` and `zl` have one sign: the sum of the two zero products is already right.
     Exact,
     /// `b > 0`, `zl < 0`: OR the sign of `a`.
@@ -83,7 +83,7 @@ pub(crate) enum ZeroSign {
 }
 
 impl ZeroSign {
-    pub(crate) fn of(d: &Divisor) -> ZeroSign {
+    fn of(d: &Divisor) -> ZeroSign {
         if d.zh.is_sign_negative() == d.zl.is_sign_negative() {
             ZeroSign::Exact
         } else if d.zh.is_sign_positive() {
@@ -196,6 +196,16 @@ unsafe fn bare(zero: ZeroSign, d: &Divisor, a: *const f32, out: *mut f32, blocks
         ZeroSign::OfDividend => bare_blocks!(OfDividend, a, out, blocks, zh, zl, sign),
         ZeroSign::OfProduct => bare_blocks!(OfProduct, a, out, blocks, zh, zl, sign),
     }
+}
+
+/// The lane-checked loop, for the chunks the flags void and the leftovers.
+///
+/// # Safety
+/// As [`two_products`].
+#[target_feature(enable = "avx2,fma")]
+unsafe fn checked(k: Avx2Fma, d: &Divisor, a: *const f32, out: *mut f32, len: usize) {
+    // SAFETY: the caller's guarantees are `divide_loop`'s.
+    unsafe { divide_loop::<TWO_PRODUCTS>(k, d, a, out, len) }
 }
 
 /// `out[i] = a[i] / d` for a two-products divisor, chunk by chunk under the flags.
