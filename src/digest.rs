@@ -25,6 +25,14 @@ const DIGEST_DIVIDENDS: usize = 32;
 /// Every this many divisor mantissas one joins the digest's divisors.
 const DIVISOR_STRIDE: u32 = 256;
 
+/// How many divisor mantissas the digest's mantissa pairs use.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn divisor_count() -> usize {
+    use crate::bits::{MANTISSA_MASK, NEAR_ALL_ONES_MANTISSA_MIN};
+    (NEAR_ALL_ONES_MANTISSA_MIN / DIVISOR_STRIDE + (MANTISSA_MASK + 1 - NEAR_ALL_ONES_MANTISSA_MIN))
+        as usize
+}
+
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 /// The digest's input pairs, as two arrays of equal length (a multiple of 8).
 fn digest_pairs() -> (Vec<f32>, Vec<f32>) {
@@ -142,6 +150,141 @@ pub fn reciprocal_digest(kernel: Kernel) -> Option<String> {
     }
 }
 
+/// The table-independent digest of `kernel` (with `recip`: of the reciprocal kernel with
+/// its fix): what every-table reports name, the same on every CPU that runs this code.
+///
+/// It hashes, for the digest's pairs, the lane flags and the accepted lanes' refined
+/// reciprocal `y` and quotient, with seeds from fixed software rules instead of `rcpps`:
+/// `1/b` rounded then cut to 12 fraction bits (always within 1.5·2^-12); for the mantissa
+/// pairs also the smallest and the largest seed the bound allows; and seeds far outside
+/// it (relative errors of 2^-5 to 2^-8). Exact sequences agree on correctly rounded
+/// quotients, so the first two alone could not tell two exact sequences apart (a Newton
+/// and a Halley reciprocal, say); from poor seeds every sequence gives its own wrong
+/// answers, and any change to the arithmetic after `rcpps` changes them. This CPU's
+/// table does not enter it. `None` without AVX2+FMA.
+pub fn arithmetic_digest(kernel: Kernel, recip: bool) -> Option<String> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::arch::x86_64::avx2::Avx2Fma;
+        use crate::bits::MANTISSA_MASK;
+        use crate::sweep::conforming::{SeedBound, seed_range};
+        use crate::variant::Variant;
+        let k = Avx2Fma::new()?;
+        let (a, b) = digest_pairs();
+        // Cutting the fraction leaves an error below 2^-12 (plus 2^-24 from the rounding).
+        const CUT_TO_12_BITS: u32 = !0x7ff;
+        let mut seeds: Vec<f32> = b
+            .iter()
+            .map(|&y| f32::from_bits((1.0 / y).to_bits() & CUT_TO_12_BITS))
+            .collect();
+        let mut h = Fnv(if recip {
+            0x2545_f491_4f6c_dd1d
+        } else {
+            0x9e37_79b9_7f4a_7c15
+        });
+        let mut hash = |a: &[f32], b: &[f32], seeds: &[f32]| {
+            // SAFETY: `k` proves AVX2 and FMA.
+            unsafe {
+                match (kernel, recip) {
+                    (Kernel::Shipped, false) => {
+                        hash_seeded::<{ Variant::SHIPPED }, false>(k, a, b, seeds, &mut h)
+                    }
+                    (Kernel::Newton, false) => {
+                        hash_seeded::<{ Variant::NEWTON }, false>(k, a, b, seeds, &mut h)
+                    }
+                    (Kernel::Published, false) => {
+                        hash_seeded::<{ Variant::PUBLISHED }, false>(k, a, b, seeds, &mut h)
+                    }
+                    (Kernel::Shipped, true) => {
+                        hash_seeded::<{ Variant::SHIPPED }, true>(k, a, b, seeds, &mut h)
+                    }
+                    (Kernel::Newton, true) => {
+                        hash_seeded::<{ Variant::NEWTON }, true>(k, a, b, seeds, &mut h)
+                    }
+                    (Kernel::Published, true) => {
+                        hash_seeded::<{ Variant::PUBLISHED }, true>(k, a, b, seeds, &mut h)
+                    }
+                }
+            }
+        };
+        hash(&a, &b, &seeds);
+        // The extreme seeds, over the mantissa pairs (the first part of the pairs).
+        let mantissa_pairs = DIGEST_DIVIDENDS * divisor_count();
+        for end in [false, true] {
+            for (s, &y) in seeds[..mantissa_pairs].iter_mut().zip(&b) {
+                debug_assert!(y.to_bits() & !MANTISSA_MASK == crate::bits::ONE_BITS);
+                let range = seed_range(y, SeedBound::RCPPS);
+                *s = f32::from_bits(if end { *range.end() } else { *range.start() });
+            }
+            hash(
+                &a[..mantissa_pairs],
+                &b[..mantissa_pairs],
+                &seeds[..mantissa_pairs],
+            );
+        }
+        // Poor seeds: what the sequence does far from the proven region.
+        for error in [1.0 / 32.0, -1.0 / 64.0, 1.0 / 128.0, -1.0 / 256.0] {
+            for (s, &y) in seeds[..mantissa_pairs].iter_mut().zip(&b) {
+                *s = (1.0 + error) / y;
+            }
+            hash(
+                &a[..mantissa_pairs],
+                &b[..mantissa_pairs],
+                &seeds[..mantissa_pairs],
+            );
+        }
+        Some(h.hex())
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (kernel, recip);
+        None
+    }
+}
+
+/// Hashes lane flags and accepted quotients of the kernel started from the given seeds.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn hash_seeded<const V: u8, const RECIP: bool>(
+    _proof: crate::arch::x86_64::avx2::Avx2Fma,
+    a: &[f32],
+    b: &[f32],
+    seeds: &[f32],
+    h: &mut Fnv,
+) {
+    use crate::arch::x86_64::avx2::{InputCheck, kernel_quotient_from, refine};
+    use core::arch::x86_64::*;
+    let chunks = a
+        .chunks_exact(8)
+        .zip(b.chunks_exact(8))
+        .zip(seeds.chunks_exact(8));
+    for ((ca, cb), cs) in chunks {
+        // SAFETY: each chunk holds exactly eight floats.
+        let (va, vb, vs) = unsafe {
+            (
+                _mm256_loadu_ps(ca.as_ptr()),
+                _mm256_loadu_ps(cb.as_ptr()),
+                _mm256_loadu_ps(cs.as_ptr()),
+            )
+        };
+        let va = if RECIP { _mm256_set1_ps(1.0) } else { va };
+        let accepted = InputCheck::of::<V, RECIP>(va, vb).accepted();
+        let keep = |v: __m256| _mm256_and_si256(_mm256_castps_si256(v), accepted);
+        let q = keep(kernel_quotient_from::<V, RECIP>(va, vb, vs));
+        let y = keep(refine::<V>(vb, vs));
+        let mut words = [0u32; 24];
+        // SAFETY: 24 u32 hold the three vectors.
+        unsafe {
+            _mm256_storeu_si256(words.as_mut_ptr().cast(), q);
+            _mm256_storeu_si256(words.as_mut_ptr().add(8).cast(), y);
+            _mm256_storeu_si256(words.as_mut_ptr().add(16).cast(), accepted);
+        }
+        for w in words {
+            h.word(w);
+        }
+    }
+}
+
 /// Hashes the fast path's quotient and flag bits of every vector of pairs.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
@@ -175,9 +318,34 @@ mod tests {
 
     #[test]
     #[cfg_attr(miri, ignore = "2.2 million pairs: too slow under Miri")]
+    fn arithmetic_digests_tell_every_variant_apart() {
+        let digests: Vec<String> = [false, true]
+            .into_iter()
+            .flat_map(|recip| Kernel::ALL.map(|k| arithmetic_digest(k, recip)))
+            .collect::<Option<_>>()
+            .unwrap_or_default();
+        if digests.is_empty() {
+            eprintln!("SKIPPED on this CPU: arithmetic digests (need AVX2+FMA)");
+            return;
+        }
+        // Newton's reciprocal kernel is crate 0.2.0's shipped one, exact on AMD's table and
+        // in the same quotients on the digest's conforming seeds: poor seeds tell it apart.
+        for (i, x) in digests.iter().enumerate() {
+            for y in &digests[i + 1..] {
+                assert_ne!(x, y, "{digests:?}");
+            }
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "2.2 million pairs: too slow under Miri")]
     fn the_pairs_fill_whole_vectors() {
         let (a, b) = digest_pairs();
         assert_eq!(a.len(), b.len());
+        // The mantissa pairs come first: DIGEST_DIVIDENDS rows of divisor_count() divisors.
+        let n = DIGEST_DIVIDENDS * divisor_count();
+        assert!(b[..n].iter().all(|y| (1.0..2.0).contains(y)));
+        assert!(!(1.0..2.0).contains(&b[n]) || !(1.0..2.0).contains(&a[n]));
         assert!(a.len().is_multiple_of(8) && a.len() > 2_000_000);
     }
 }

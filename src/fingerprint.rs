@@ -65,6 +65,50 @@ pub fn cpu() -> Cpu {
     }
 }
 
+/// The size of one core's L1 data cache in bytes, from `cpuid` (Intel's leaf 4, AMD's
+/// leaf 0x8000_0005), or `None` where the CPU does not say.
+pub fn l1_data_bytes() -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{__cpuid_count, CpuidResult};
+        let cpuid = |leaf: u32, sub: u32| -> CpuidResult {
+            #[allow(unused_unsafe)]
+            // SAFETY: cpuid exists on every x86-64 CPU; leaves above the maximum return
+            // zeros or the highest leaf's values, which the checks below reject.
+            unsafe {
+                __cpuid_count(leaf, sub)
+            }
+        };
+        let (max_basic, max_ext) = (cpuid(0, 0).eax, cpuid(0x8000_0000, 0).eax);
+        let plausible = |bytes: usize| (4096..=1 << 20).contains(&bytes).then_some(bytes);
+        if cpu().vendor == "GenuineIntel" && max_basic >= 4 {
+            for sub in 0..16 {
+                let r = cpuid(4, sub);
+                let (kind, level) = (r.eax & 0x1f, (r.eax >> 5) & 0x7);
+                if kind == 0 {
+                    break;
+                }
+                // Type 1 is a data cache.
+                if kind == 1 && level == 1 {
+                    let ways = ((r.ebx >> 22) & 0x3ff) as usize + 1;
+                    let partitions = ((r.ebx >> 12) & 0x3ff) as usize + 1;
+                    let line = (r.ebx & 0xfff) as usize + 1;
+                    let sets = r.ecx as usize + 1;
+                    return plausible(ways * partitions * line * sets);
+                }
+            }
+        }
+        if max_ext >= 0x8000_0005 {
+            let ecx = cpuid(0x8000_0005, 0).ecx;
+            // ECX[31:24]: L1 data cache size in KiB (AMD).
+            return plausible(((ecx >> 24) as usize) * 1024);
+        }
+        None
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    None
+}
+
 /// What identifies an `rcpps` table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RcpFingerprint {

@@ -41,6 +41,8 @@ pub mod methods;
 pub mod plan;
 #[doc(hidden)]
 pub mod samples;
+mod schedule;
+pub mod seeds;
 mod slices;
 #[doc(hidden)]
 pub mod sweep;
@@ -50,7 +52,8 @@ pub use dispatch::{Backend, FORCE_PORTABLE_ENV, backend};
 #[doc(hidden)]
 pub use divisor::Check as DivisorCheck;
 pub use divisor::{Divisor, Strategy, div_scalar, recip};
-pub use plan::{Plan, Schedule, plan};
+pub use plan::{Plan, plan};
+pub use schedule::{Mix, Schedule, UnknownSchedule};
 pub use slices::{Error, div, div_f32x8, div_in_place, par_div, try_div};
 
 /// Build information recorded by `build.rs` (for reports).
@@ -118,19 +121,11 @@ pub mod internal {
         b: &[f32],
         out: &mut [f32],
     ) -> Option<()> {
-        if s != crate::Schedule::Portable && crate::backend() != crate::Backend::Avx2Fma {
-            return None;
-        }
-        crate::slices::run_schedule(s, a, b, out);
-        Some(())
+        crate::schedule::run(s, a, b, out)
     }
 
     /// `a[i] = a[i] / b[i]` by the given schedule (see [`run_schedule`]).
     pub fn run_schedule_in_place(s: crate::Schedule, a: &mut [f32], b: &[f32]) -> Option<()> {
-        if s != crate::Schedule::Portable && crate::backend() != crate::Backend::Avx2Fma {
-            return None;
-        }
-        crate::slices::run_schedule_in_place(s, a, b);
-        Some(())
+        crate::schedule::run_in_place(s, a, b)
     }
 }

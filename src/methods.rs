@@ -224,32 +224,52 @@ macro_rules! schedule_method {
 /// Every schedule the plan chooses from, for `a / b`: the plan's candidates, measured
 /// like the other methods (the divider alone is `div`'s own loop, not the baseline's).
 pub const SCHEDULES: [Method; 7] = [
-    schedule_method!("schedule divider", Schedule::Divider, Kind::Pairwise),
-    schedule_method!("schedule mix-16", Schedule::Mixed(16), Kind::Pairwise),
-    schedule_method!("schedule mix-8", Schedule::Mixed(8), Kind::Pairwise),
-    schedule_method!("schedule mix-4", Schedule::Mixed(4), Kind::Pairwise),
-    schedule_method!("schedule mix-2", Schedule::Mixed(2), Kind::Pairwise),
-    schedule_method!("schedule mix-1", Schedule::Mixed(1), Kind::Pairwise),
-    schedule_method!("schedule kernel", Schedule::Kernel, Kind::Pairwise),
+    schedule_method!("schedule divider", Schedule::CANDIDATES[0], Kind::Pairwise),
+    schedule_method!("schedule mix-16", Schedule::CANDIDATES[1], Kind::Pairwise),
+    schedule_method!("schedule mix-8", Schedule::CANDIDATES[2], Kind::Pairwise),
+    schedule_method!("schedule mix-4", Schedule::CANDIDATES[3], Kind::Pairwise),
+    schedule_method!("schedule mix-2", Schedule::CANDIDATES[4], Kind::Pairwise),
+    schedule_method!("schedule mix-1", Schedule::CANDIDATES[5], Kind::Pairwise),
+    schedule_method!("schedule kernel", Schedule::CANDIDATES[6], Kind::Pairwise),
 ];
 
 /// The same schedules for `1 / b`.
 pub const RECIP_SCHEDULES: [Method; 7] = [
     schedule_method!(
         "recip schedule divider",
-        Schedule::Divider,
+        Schedule::CANDIDATES[0],
         Kind::Reciprocal
     ),
     schedule_method!(
         "recip schedule mix-16",
-        Schedule::Mixed(16),
+        Schedule::CANDIDATES[1],
         Kind::Reciprocal
     ),
-    schedule_method!("recip schedule mix-8", Schedule::Mixed(8), Kind::Reciprocal),
-    schedule_method!("recip schedule mix-4", Schedule::Mixed(4), Kind::Reciprocal),
-    schedule_method!("recip schedule mix-2", Schedule::Mixed(2), Kind::Reciprocal),
-    schedule_method!("recip schedule mix-1", Schedule::Mixed(1), Kind::Reciprocal),
-    schedule_method!("recip schedule kernel", Schedule::Kernel, Kind::Reciprocal),
+    schedule_method!(
+        "recip schedule mix-8",
+        Schedule::CANDIDATES[2],
+        Kind::Reciprocal
+    ),
+    schedule_method!(
+        "recip schedule mix-4",
+        Schedule::CANDIDATES[3],
+        Kind::Reciprocal
+    ),
+    schedule_method!(
+        "recip schedule mix-2",
+        Schedule::CANDIDATES[4],
+        Kind::Reciprocal
+    ),
+    schedule_method!(
+        "recip schedule mix-1",
+        Schedule::CANDIDATES[5],
+        Kind::Reciprocal
+    ),
+    schedule_method!(
+        "recip schedule kernel",
+        Schedule::CANDIDATES[6],
+        Kind::Reciprocal
+    ),
 ];
 
 fn stream_add(a: &[f32], b: &[f32], out: &mut [f32]) {

@@ -7,9 +7,7 @@ use wide::f32x8;
 
 use crate::arch::portable;
 use crate::dispatch;
-use crate::plan::Schedule;
-#[cfg(target_arch = "x86_64")]
-use crate::variant::Variant;
+use crate::schedule::run_raw;
 
 /// What went wrong with the arguments of a `try_` function. Nothing was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,10 +82,11 @@ pub fn div(a: &[f32], b: &[f32], out: &mut [f32]) {
 pub fn try_div(a: &[f32], b: &[f32], out: &mut [f32]) -> Result<(), Error> {
     check_lengths(a.len(), b.len(), out.len())?;
     // SAFETY: a and b are readable and out writable for out.len() elements, and out (a
-    // unique borrow) cannot overlap a or b.
+    // unique borrow) cannot overlap a or b; the plan chooses a kernel schedule only where
+    // AVX2+FMA are in use.
     unsafe {
         run_raw::<false>(
-            plan().div,
+            plan().div(out.len()),
             a.as_ptr(),
             b.as_ptr(),
             out.as_mut_ptr(),
@@ -108,8 +107,9 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
     }
     let ptr = a.as_mut_ptr();
     // SAFETY: `out` is exactly `a`, which every schedule allows (each vector is loaded
-    // before it is stored); b is readable for a.len() elements.
-    unsafe { run_raw::<false>(plan().div, ptr, b.as_ptr(), ptr, a.len()) };
+    // before it is stored); b is readable for a.len() elements; the plan chooses a kernel
+    // schedule only where AVX2+FMA are in use.
+    unsafe { run_raw::<false>(plan().div(a.len()), ptr, b.as_ptr(), ptr, a.len()) };
 }
 
 /// `out[i] = 1 / b[i]` by the recip schedule of the plan. Lengths must be equal.
@@ -117,10 +117,11 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
 pub(crate) fn recip_slices(b: &[f32], out: &mut [f32]) {
     assert_eq!(b.len(), out.len());
     // SAFETY: b is readable and out writable for out.len() elements and cannot overlap;
-    // `a` is never read for reciprocals.
+    // `a` is never read for reciprocals; the plan chooses a kernel schedule only where
+    // AVX2+FMA are in use.
     unsafe {
         run_raw::<true>(
-            plan().recip,
+            plan().recip(out.len()),
             core::ptr::null(),
             b.as_ptr(),
             out.as_mut_ptr(),
@@ -133,81 +134,6 @@ pub(crate) fn recip_slices(b: &[f32], out: &mut [f32]) {
 #[inline]
 fn plan() -> &'static crate::plan::Plan {
     crate::plan::plan()
-}
-
-/// Runs schedule `s` over whole slices: `out[i] = a[i] / b[i]`, or `1 / b[i]` without `a`.
-/// For the calibration and the tests of every schedule.
-///
-/// # Panics
-/// If the lengths differ.
-pub(crate) fn run_schedule(s: Schedule, a: Option<&[f32]>, b: &[f32], out: &mut [f32]) {
-    assert_eq!(b.len(), out.len());
-    match a {
-        Some(a) => {
-            assert_eq!(a.len(), out.len());
-            // SAFETY: lengths checked; out is a unique borrow.
-            unsafe { run_raw::<false>(s, a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) }
-        }
-        // SAFETY: lengths checked; `a` is not read for reciprocals.
-        None => unsafe {
-            run_raw::<true>(
-                s,
-                core::ptr::null(),
-                b.as_ptr(),
-                out.as_mut_ptr(),
-                out.len(),
-            )
-        },
-    }
-}
-
-/// Runs schedule `s` in place: `a[i] = a[i] / b[i]`.
-///
-/// # Panics
-/// If the lengths differ.
-pub(crate) fn run_schedule_in_place(s: Schedule, a: &mut [f32], b: &[f32]) {
-    assert_eq!(a.len(), b.len());
-    let ptr = a.as_mut_ptr();
-    // SAFETY: lengths checked; `out` is exactly `a`, which every schedule allows.
-    unsafe { run_raw::<false>(s, ptr, b.as_ptr(), ptr, a.len()) }
-}
-
-/// The one place that maps a schedule to its loop.
-///
-/// # Safety
-/// - `a` (unless `RECIP`) and `b` valid for reads, `out` for writes of `len` floats;
-/// - `out` either disjoint from `a` and `b` or exactly `a`;
-/// - a schedule other than [`Schedule::Portable`] only where AVX2 and FMA are present
-///   (the plan chooses one only then).
-#[inline]
-unsafe fn run_raw<const RECIP: bool>(
-    s: Schedule,
-    a: *const f32,
-    b: *const f32,
-    out: *mut f32,
-    len: usize,
-) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use crate::arch::x86_64::avx2::{div_raw, divider_raw};
-        const SHIPPED: u8 = Variant::SHIPPED;
-        // SAFETY: the caller's guarantees; the kernels need AVX2+FMA, which every
-        // schedule but Portable implies.
-        unsafe {
-            match s {
-                Schedule::Divider => return divider_raw::<RECIP>(a, b, out, len),
-                Schedule::Kernel => return div_raw::<SHIPPED, 0, RECIP>(a, b, out, len),
-                Schedule::Mixed(1) => return div_raw::<SHIPPED, 1, RECIP>(a, b, out, len),
-                Schedule::Mixed(2) => return div_raw::<SHIPPED, 2, RECIP>(a, b, out, len),
-                Schedule::Mixed(4) => return div_raw::<SHIPPED, 4, RECIP>(a, b, out, len),
-                Schedule::Mixed(8) => return div_raw::<SHIPPED, 8, RECIP>(a, b, out, len),
-                Schedule::Mixed(16) => return div_raw::<SHIPPED, 16, RECIP>(a, b, out, len),
-                _ => {}
-            }
-        }
-    }
-    // SAFETY: the caller's guarantees.
-    unsafe { portable::div_raw::<RECIP>(a, b, out, len) }
 }
 
 /// Eight quotients `a / b`, bit-identical to `/` lane by lane.

@@ -541,3 +541,162 @@ fn the_readme_cluster_example_runs() {
     assert_eq!(all["verdict"], "pass");
     assert_eq!(all["pairs_checked"].as_u64().unwrap(), 64u64 << 23);
 }
+
+#[test]
+fn every_table_sweeps_report_shard_merge_and_refuse_mixtures() {
+    if !has_kernel() {
+        return;
+    }
+    let dir = temp_dir("every-table");
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+
+    // The division kernel over every conforming table, 4 dividend mantissas.
+    let out = run(&[
+        "verify",
+        "mantissa",
+        "--rcp",
+        "any",
+        "--prune",
+        "--to",
+        "4",
+        "--report",
+        &p("div.json"),
+    ]);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let r = json(&dir.join("div.json"));
+    let t = &r["every_table"];
+    assert_eq!(t["seed_bound"], "1.5*2^-12");
+    assert_eq!(t["arithmetic_digest"].as_str().unwrap().len(), 16);
+    assert_eq!(t["stats"]["divisors"], 1u64 << 23);
+    assert_eq!(t["stats"]["kept_rows_at_or_over_2_24"], 0);
+    let rows = t["stats"]["rows_proven"].as_u64().unwrap()
+        + t["stats"]["rows_compared"].as_u64().unwrap()
+        + t["stats"]["divisors_by_divider"].as_u64().unwrap();
+    assert_eq!(r["pairs_checked"], 4 * rows);
+    assert_eq!(r["pairs_checked"], r["pairs_expected"]);
+
+    // The published kernel (no near-all-ones fix) fails for some conforming table.
+    let out = run(&[
+        "verify",
+        "mantissa",
+        "--rcp",
+        "any",
+        "--to",
+        "1",
+        "--kernel",
+        "published",
+    ]);
+    assert_eq!(code(&out), 1, "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0x3fffffff"));
+
+    // The reciprocal sweep in two shards of divisors, merged: Newton's sequence is caught
+    // in the shard that holds 0x3f869913.
+    for shard in ["0/2", "1/2"] {
+        let name = format!("recip-{}.json", &shard[..1]);
+        let out = run(&[
+            "verify",
+            "reciprocals",
+            "--rcp",
+            "any",
+            "--kernel",
+            "newton",
+            "--from",
+            "0x69800",
+            "--to",
+            "0x69a00",
+            "--shard",
+            shard,
+            "--report",
+            &p(&name),
+        ]);
+        let want = if shard == "0/2" { 0 } else { 1 };
+        assert_eq!(code(&out), want, "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = run(&[
+        "verify",
+        "merge",
+        &p("recip-0.json"),
+        &p("recip-1.json"),
+        "--report",
+        &p("recip.json"),
+    ]);
+    assert_eq!(code(&out), 1, "{}", String::from_utf8_lossy(&out.stderr));
+    let m = json(&dir.join("recip.json"));
+    assert_eq!(m["every_table"]["stats"]["divisors"], 0x200);
+    assert_eq!(m["counterexamples"][0]["b"], "0x3f869913");
+    assert!(m["counterexamples"][0]["seed"].is_string());
+
+    // Merge refuses an every-table report beside this CPU's table's.
+    let out = run(&[
+        "verify",
+        "mantissa",
+        "--prune",
+        "--from",
+        "4",
+        "--to",
+        "8",
+        "--report",
+        &p("own2.json"),
+    ]);
+    assert_eq!(code(&out), 0);
+    let out = run(&["verify", "merge", &p("div.json"), &p("own2.json")]);
+    assert_eq!(code(&out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("rcp tables"));
+
+    // Bad bounds and options that need --rcp any exit 2 and write nothing.
+    for args in [
+        &[
+            "verify",
+            "mantissa",
+            "--rcp",
+            "any",
+            "--rcp-bound",
+            "3",
+            "--to",
+            "1",
+        ][..],
+        &[
+            "verify",
+            "mantissa",
+            "--rcp",
+            "any",
+            "--rcp-bound",
+            "2^-40",
+            "--to",
+            "1",
+        ],
+        &["verify", "reciprocals", "--from", "5"],
+    ] {
+        let mut args = args.to_vec();
+        let report = p("never.json");
+        args.extend(["--report", &report]);
+        let out = run(&args);
+        assert_eq!(code(&out), 2, "{args:?}");
+        assert!(!dir.join("never.json").exists());
+    }
+
+    // A checkpoint of another bound is refused and left as it was.
+    let ckpt = p("recip.ckpt");
+    let args = [
+        "verify",
+        "reciprocals",
+        "--rcp",
+        "any",
+        "--to",
+        "0x2000",
+        "--checkpoint",
+        &ckpt,
+    ];
+    assert_eq!(code(&run(&args)), 0);
+    let before = std::fs::read(&ckpt).unwrap();
+    let mut other = args.to_vec();
+    other.extend(["--rcp-bound", "2^-14"]);
+    let out = run(&other);
+    assert_eq!(code(&out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("belongs to another run"));
+    assert_eq!(std::fs::read(&ckpt).unwrap(), before);
+    // The same arguments resume: nothing left to do, the same verdict.
+    let out = run(&args);
+    assert_eq!(code(&out), 0);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("resuming"));
+}

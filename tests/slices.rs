@@ -63,7 +63,7 @@ fn every_schedule_every_length() {
     use fmadiv::internal::{run_schedule, run_schedule_in_place};
     const GUARD: u32 = 0x7fc0_dead;
     let (a, b) = random_inputs(400, 3);
-    for s in fmadiv::plan::CANDIDATES
+    for s in fmadiv::Schedule::CANDIDATES
         .into_iter()
         .chain([fmadiv::Schedule::Portable])
     {

@@ -95,3 +95,132 @@ fn rcp_scales_exactly_inside_the_input_window() {
     }
     fmadiv::sweep::check_rcp_scaling().unwrap();
 }
+
+// Every conforming rcpps table (`fmadiv::sweep::conforming`): the proof that does not
+// depend on this CPU's table, and the weakened kernels it must catch.
+
+use fmadiv::sweep::conforming::{
+    SeedBound, compare_rows, divisor_rows, reciprocal_seed_stats, reciprocal_tile,
+};
+
+/// A divisor whose reciprocal the Newton sequence (crate 0.2.0's `recip`) gets wrong
+/// under some conforming seeds, though never under AMD's.
+const NEWTON_RECIPROCAL_DIVISOR: u32 = 0x06_9913;
+
+#[test]
+fn every_table_division_rows_over_all_divisors_and_64_dividends() {
+    if !has_kernel() {
+        return;
+    }
+    let bound = SeedBound::RCPPS;
+    // All 2^23 divisors, in parallel slices, as `verify mantissa --rcp any` does.
+    let parts: Vec<_> = (0..64u32)
+        .into_par_iter()
+        .map(|i| divisor_rows(Kernel::Shipped, bound, i << 17..(i + 1) << 17, true).unwrap())
+        .collect();
+    let mut stats = fmadiv::sweep::conforming::SeedStats::default();
+    let mut rows = Vec::new();
+    for (r, s) in parts {
+        rows.extend(r);
+        stats.merge(&s);
+    }
+    eprintln!("{stats:?}");
+    assert_eq!(stats.divisors, u64::from(MANTISSAS));
+    // Markstein's hypothesis |1 - b·y| < 2^-24 holds for every row the kernel keeps, under
+    // every conforming table; only near-all-ones divisors (the divider's) break it.
+    assert_eq!(stats.kept_rows_over_bound, 0);
+    assert!(stats.max_error_kept < 1.0);
+    assert!(stats.divider_rows_over_bound > 0);
+    assert_eq!(stats.divisors_by_divider, 1 << 15);
+    // Halley's step collapses ~8 500 seeds per divisor onto one or two reciprocals.
+    assert_eq!(stats.refinements[2] + stats.refinements[3], 0);
+    assert!(stats.refinements[1] > 0);
+    assert_eq!(stats.rows, stats.rows_proven + stats.rows_compared);
+    assert_eq!(rows.len() as u64, stats.rows_compared);
+    // The compared rows against 64 dividends, in parallel chunks.
+    let tally = rows
+        .par_chunks(1 << 15)
+        .map(|chunk| compare_rows(chunk, 0..64).unwrap())
+        .reduce(Tally::default, |mut x, y| {
+            x.merge(&y);
+            x
+        });
+    assert_eq!(tally.pairs, 64 * stats.rows_compared);
+    assert_eq!(tally.mismatches, 0, "{:?}", tally.counterexamples);
+}
+
+#[test]
+fn every_table_sweep_catches_the_weakened_kernels_in_both_modes() {
+    if !has_kernel() {
+        return;
+    }
+    let bound = SeedBound::RCPPS;
+    // Newton's y misses for 1.0 / 0x1.0d3226p+0 under some conforming seed; the published
+    // kernel (no near-all-ones fix) for 1.0 / 0x1.fffffep+0, with a seed other than AMD's.
+    let cases = [
+        (
+            Kernel::Newton,
+            NEWTON_RECIPROCAL_DIVISOR & !0xff,
+            0x3f86_9913u32,
+        ),
+        (Kernel::Published, 0x7f_ff00, 0x3fff_ffff),
+        (Kernel::Shipped, NEWTON_RECIPROCAL_DIVISOR & !0xff, 0),
+        (Kernel::Shipped, 0x7f_ff00, 0),
+    ];
+    for (kernel, from, wrong_divisor) in cases {
+        let found: Vec<u64> = [true, false]
+            .into_iter()
+            .map(|prune| {
+                let (rows, stats) = divisor_rows(kernel, bound, from..from + 256, prune).unwrap();
+                let tally = compare_rows(&rows, 0..16).unwrap();
+                eprintln!(
+                    "{kernel}, divisors {from:#x}+256, prune {prune}: {} rows compared, {} proven, {} mismatches",
+                    stats.rows_compared, stats.rows_proven, tally.mismatches
+                );
+                if wrong_divisor != 0 {
+                    let c = tally.counterexamples[0];
+                    assert_eq!((c.a, c.b), (0x3f80_0000, wrong_divisor), "{kernel}");
+                    // The seed that breaks it conforms, and is not this CPU's.
+                    let seed = f32::from_bits(c.seed.unwrap());
+                    assert!(fmadiv::seeds::conforms(f32::from_bits(c.b), seed, bound));
+                }
+                tally.mismatches
+            })
+            .collect();
+        // Pruning hides nothing: both modes find the same mismatches.
+        assert_eq!(found[0], found[1], "{kernel}");
+        assert_eq!(found[0] > 0, wrong_divisor != 0, "{kernel}");
+    }
+}
+
+#[test]
+fn every_table_reciprocals_over_all_divisors() {
+    if !has_kernel() {
+        return;
+    }
+    let bound = SeedBound::RCPPS;
+    let slices: Vec<u32> = (0..MANTISSAS).step_by(1 << 16).collect();
+    let (tally, seeds) = slices
+        .par_iter()
+        .map(|&from| {
+            let range = from..from + (1 << 16);
+            let tally = reciprocal_tile(Kernel::Shipped, bound, range.clone()).unwrap();
+            let stats = reciprocal_seed_stats(Kernel::Shipped, bound, range).unwrap();
+            (tally, stats.seeds)
+        })
+        .reduce(
+            || (Tally::default(), 0),
+            |(mut x, a), (y, b)| {
+                x.merge(&y);
+                (x, a + b)
+            },
+        );
+    assert_eq!(tally.covered(), seeds);
+    assert!(tally.by_divider > 0);
+    assert_eq!(tally.mismatches, 0, "{:?}", tally.counterexamples);
+    // The Newton sequence (crate 0.2.0's recip) is caught, though exact on AMD's table.
+    let around = NEWTON_RECIPROCAL_DIVISOR & !0xff;
+    let newton = reciprocal_tile(Kernel::Newton, bound, around..around + 256).unwrap();
+    assert!(newton.mismatches > 0);
+    assert_eq!(newton.counterexamples[0].b, 0x3f86_9913);
+}

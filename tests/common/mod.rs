@@ -97,10 +97,7 @@ pub fn mantissa_rows(
 pub fn assert_every_schedule(a: &[f32], b: &[f32]) {
     use fmadiv::Schedule;
     let mut out = vec![0.0f32; a.len()];
-    for s in fmadiv::plan::CANDIDATES
-        .into_iter()
-        .chain([Schedule::Portable])
-    {
+    for s in Schedule::CANDIDATES.into_iter().chain([Schedule::Portable]) {
         out.fill(0.0);
         if fmadiv::internal::run_schedule(s, Some(a), b, &mut out).is_none() {
             skipped_once(&format!("schedule {} (needs AVX2+FMA)", s.name()));

@@ -101,9 +101,20 @@ fn splat(bits: u32) -> __m256i {
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 pub fn reciprocal<const V: u8>(b: __m256) -> __m256 {
+    refine::<V>(b, _mm256_rcp_ps(b))
+}
+
+/// The variant's refinement of a seed `r ≈ 1/b`: everything [`reciprocal`] does after
+/// `rcpps`. Split out so that the every-table sweep ([`crate::sweep::conforming`]) runs
+/// this very code on every seed the documentation allows, not only on this CPU's.
+///
+/// # Safety
+/// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub fn refine<const V: u8>(b: __m256, r: __m256) -> __m256 {
     let one = _mm256_set1_ps(1.0);
-    let r = _mm256_rcp_ps(b);
-    // e = 1 - b·r, exact: r has 12 fraction bits, so b·r fits the FMA's product.
+    // e = 1 - b·r, one rounding (exact for AMD's 12-bit seeds; the proofs do not need it).
     let e = _mm256_fnmadd_ps(b, r, one);
     if Variant::of(V).halley {
         // y = r·(1 + e + e²): Halley's step, cubic convergence.
@@ -115,22 +126,36 @@ pub fn reciprocal<const V: u8>(b: __m256) -> __m256 {
     }
 }
 
-/// `1/b` by the reciprocal kernel: `r = rcp(b)`, one Newton step `y = r + r·(1 - b·r)`,
-/// then Markstein's correction with the dividend 1: `y + y·(1 - b·y)`. Five FP operations
-/// instead of the division kernel's six with `a = 1`; Newton's `y` does not meet
-/// Markstein's hypothesis for every divisor, so this sequence is proven by exhaustion
-/// instead: every one of the 2^23 mantissas (`fmadiv verify reciprocals`, all 2^32
-/// inputs), on the CPU's own rcp table (see [`crate::kernel_notes`]).
+/// `1/b` by the reciprocal kernel: the variant's refined reciprocal `y` (Halley's step,
+/// as in division), then Markstein's correction with the dividend 1: `y + y·(1 - b·y)`.
+/// Five FMA-pipe operations and `rcpps`: the division kernel with `a = 1`, whose `q = y·a`
+/// is `y` itself. Hence the same proof: for every conforming `rcpps` table,
+/// `|1 - b·y| < 2^-24` for every divisor the kernel keeps (measured over all divisors and
+/// all seeds the documentation allows, `fmadiv verify mantissa --rcp any`), `y` is within
+/// one ulp of `1/b`, and Markstein's lemma makes the result `RN(1/b)`; the reciprocal
+/// sweep (`fmadiv verify reciprocals --rcp any`) checks it by exhaustion too. (Crate
+/// 0.2.0 used one Newton step here: exact on AMD's table, wrong for 30 divisors under
+/// other seeds the documentation allows.)
 ///
 /// # Safety
 /// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-pub fn reciprocal_quotient(b: __m256) -> __m256 {
-    let one = _mm256_set1_ps(1.0);
-    let r = _mm256_rcp_ps(b);
-    let y = _mm256_fmadd_ps(r, _mm256_fnmadd_ps(b, r, one), r);
-    _mm256_fmadd_ps(y, _mm256_fnmadd_ps(b, y, one), y)
+pub fn reciprocal_quotient<const V: u8>(b: __m256) -> __m256 {
+    reciprocal_quotient_from::<V>(b, _mm256_rcp_ps(b))
+}
+
+/// [`reciprocal_quotient`] from a given seed `r ≈ 1/b`: everything after `rcpps` (for the
+/// every-table sweep).
+///
+/// # Safety
+/// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub fn reciprocal_quotient_from<const V: u8>(b: __m256, r: __m256) -> __m256 {
+    let y = refine::<V>(b, r);
+    // 1 - b·y is the residual of q = y·1; one FMA corrects y (Markstein).
+    _mm256_fmadd_ps(y, _mm256_fnmadd_ps(b, y, _mm256_set1_ps(1.0)), y)
 }
 
 /// The kernel's quotient of one vector: the division kernel, or with `RECIP` (where `a`
@@ -141,10 +166,25 @@ pub fn reciprocal_quotient(b: __m256) -> __m256 {
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 pub fn kernel_quotient<const V: u8, const RECIP: bool>(a: __m256, b: __m256) -> __m256 {
+    kernel_quotient_from::<V, RECIP>(a, b, _mm256_rcp_ps(b))
+}
+
+/// [`kernel_quotient`] from a given seed `r ≈ 1/b` instead of this CPU's `rcpps`: what a
+/// CPU whose table gives `r` computes (for the table-independent digest and sweeps).
+///
+/// # Safety
+/// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub fn kernel_quotient_from<const V: u8, const RECIP: bool>(
+    a: __m256,
+    b: __m256,
+    r: __m256,
+) -> __m256 {
     if RECIP {
-        reciprocal_quotient(b)
+        reciprocal_quotient_from::<V>(b, r)
     } else {
-        corrected_quotient(a, b, reciprocal::<V>(b))
+        corrected_quotient(a, b, refine::<V>(b, r))
     }
 }
 

@@ -176,11 +176,19 @@ fn run_bench(quick: bool, json: bool, schedules: bool) -> Result<ExitCode, Strin
 fn show_plan(json: bool) -> Result<ExitCode, String> {
     let plan = fmadiv::plan();
     if json {
+        let large = plan.small_below();
         let doc = serde_json::json!({
             "cpu": cpu_model(),
             "cpu_signature": fmadiv::fingerprint::cpu().signature,
-            "div": plan.div.name(),
-            "recip": plan.recip.name(),
+            "small_below": large,
+            "div": { "small": plan.div(0).name(), "large": plan.div(large).name() },
+            "recip": { "small": plan.recip(0).name(), "large": plan.recip(large).name() },
+            "in_register": if plan.in_register_kernel() { "kernel" } else { "divider" },
+            "calibration_us": plan.calibration_micros(),
+            "ignored_setting": plan.ignored_setting(),
+            "measurements": plan.measurements().iter().map(|(op, len, s, phase, r)| {
+                serde_json::json!({ "op": op, "len": len, "schedule": s, "phase": phase, "vs_divider": r })
+            }).collect::<Vec<_>>(),
             "why": plan.to_string(),
         });
         println!(
@@ -205,6 +213,20 @@ fn fingerprint(json: bool) -> Result<ExitCode, String> {
         .into_iter()
         .map(|k| (k, report::digest_of(k).into()))
         .collect();
+    let shipped = fmadiv::internal::Kernel::Shipped;
+    let arithmetic = [false, true].map(|recip| {
+        fmadiv::digest::arithmetic_digest(shipped, recip).unwrap_or_else(|| "none".into())
+    });
+    let bound = fmadiv::seeds::SeedBound::RCPPS;
+    let window = match fmadiv::seeds::check_window(bound) {
+        Some(Ok(())) => "yes".to_string(),
+        Some(Err(e)) => format!("NO: {e}"),
+        None => "not checked (needs AVX2)".to_string(),
+    };
+    let scaling = match fmadiv::sweep::check_rcp_scaling() {
+        Ok(()) => "yes".to_string(),
+        Err(e) => format!("no: {e}"),
+    };
     if json {
         let doc = serde_json::json!({
             "cpu_vendor": cpu.vendor,
@@ -216,6 +238,10 @@ fn fingerprint(json: bool) -> Result<ExitCode, String> {
             "input_fraction_bits": f.input_bits,
             "output_fraction_bits": f.output_bits,
             "max_error_units_of_2^-12": f.max_error,
+            "seed_bound": bound.to_string(),
+            "every_window_input_within_bound": window,
+            "scales_exactly_across_window": scaling,
+            "arithmetic_digests": { "division": arithmetic[0], "reciprocal": arithmetic[1] },
         });
         println!(
             "{}",
@@ -234,6 +260,16 @@ fn fingerprint(json: bool) -> Result<ExitCode, String> {
         println!(
             "  result depends on the top {} fraction bits, carries {} fraction bits, max |1 - b*rcp(b)| = {:.4} * 2^-12",
             f.input_bits, f.output_bits, f.max_error
+        );
+        println!(
+            "every input of the window (+-[2^-63, 2^63)) within the documented |1 - b*rcp(b)| <= {bound}: {window}"
+        );
+        println!(
+            "rcp(+-m*2^e) = +-rcp(m)*2^-e across the window: {scaling} (a fact of this table; no proof needs it for --rcp any)"
+        );
+        println!(
+            "arithmetic digests (no table enters them: the same on every CPU): division {}, reciprocal {}",
+            arithmetic[0], arithmetic[1]
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -22,6 +22,9 @@ pub struct HexPair {
     pub b: String,
     pub got: String,
     pub want: String,
+    /// Every-table sweeps: the `rcpps` seed for `b` under which the kernel is wrong.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<String>,
 }
 
 impl HexPair {
@@ -31,6 +34,7 @@ impl HexPair {
             b: hex(c.b),
             got: hex(c.got),
             want: hex(c.want),
+            seed: c.seed.map(hex),
         }
     }
 
@@ -40,6 +44,7 @@ impl HexPair {
             b: parse_hex(&self.b)?,
             got: parse_hex(&self.got)?,
             want: parse_hex(&self.want)?,
+            seed: self.seed.as_deref().map(parse_hex).transpose()?,
         })
     }
 }
@@ -88,6 +93,81 @@ impl Machine {
     }
 }
 
+/// What an every-table sweep assumed and found (absent: the report holds for the table
+/// named by `machine.rcp_fingerprint` only).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct EveryTable {
+    /// The one assumption on the CPU: every seed satisfies |1 - b*rcp(b)| <= this.
+    pub seed_bound: String,
+    /// What the report shows, in words.
+    pub claim: String,
+    /// The digest of the arithmetic after `rcpps` (and of the lane check), the same on
+    /// every CPU: what merge requires to be equal (`kernel_digest` is this CPU's).
+    pub arithmetic_digest: String,
+    /// Division sweeps: FNV-1a of the compared rows (b, y, seed), the same in every shard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows_digest: Option<String>,
+    pub stats: SeedStatsJson,
+}
+
+/// [`fmadiv::sweep::conforming::SeedStats`] as reports write it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct SeedStatsJson {
+    pub divisors: u64,
+    pub seeds: u64,
+    pub seeds_per_divisor_min: u64,
+    pub seeds_per_divisor_max: u64,
+    /// Divisors with exactly 1, 2, 3, and 4 or more distinct refined reciprocals y.
+    pub divisors_by_distinct_y: [u64; 4],
+    pub rows: u64,
+    pub rows_proven: u64,
+    pub rows_compared: u64,
+    pub divisors_by_divider: u64,
+    /// Largest |1 - b*y| over kept rows, in units of 2^-24 (Markstein needs < 1).
+    pub max_error_kept_units_2_24: f64,
+    pub kept_rows_at_or_over_2_24: u64,
+    pub max_error_by_divider_units_2_24: f64,
+    pub divider_rows_at_or_over_2_24: u64,
+}
+
+impl SeedStatsJson {
+    pub fn from(s: &fmadiv::sweep::conforming::SeedStats) -> SeedStatsJson {
+        SeedStatsJson {
+            divisors: s.divisors,
+            seeds: s.seeds,
+            seeds_per_divisor_min: s.seeds_min,
+            seeds_per_divisor_max: s.seeds_max,
+            divisors_by_distinct_y: s.refinements,
+            rows: s.rows,
+            rows_proven: s.rows_proven,
+            rows_compared: s.rows_compared,
+            divisors_by_divider: s.divisors_by_divider,
+            max_error_kept_units_2_24: s.max_error_kept,
+            kept_rows_at_or_over_2_24: s.kept_rows_over_bound,
+            max_error_by_divider_units_2_24: s.max_error_by_divider,
+            divider_rows_at_or_over_2_24: s.divider_rows_over_bound,
+        }
+    }
+
+    pub fn stats(&self) -> fmadiv::sweep::conforming::SeedStats {
+        fmadiv::sweep::conforming::SeedStats {
+            divisors: self.divisors,
+            seeds: self.seeds,
+            seeds_min: self.seeds_per_divisor_min,
+            seeds_max: self.seeds_per_divisor_max,
+            refinements: self.divisors_by_distinct_y,
+            rows: self.rows,
+            rows_proven: self.rows_proven,
+            rows_compared: self.rows_compared,
+            divisors_by_divider: self.divisors_by_divider,
+            max_error_kept: self.max_error_kept_units_2_24,
+            kept_rows_over_bound: self.kept_rows_at_or_over_2_24,
+            max_error_by_divider: self.max_error_by_divider_units_2_24,
+            divider_rows_over_bound: self.divider_rows_at_or_over_2_24,
+        }
+    }
+}
+
 /// Dividend mantissas [from, to) against all 2^23 divisor mantissas.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MantissaRange {
@@ -123,6 +203,10 @@ pub struct Report {
     pub pairs_compared: u64,
     /// Pairs proven correctly rounded without comparison (pruned sweeps).
     pub pairs_proven: u64,
+    /// Pairs whose lanes the kernel gives to the divider whatever the seed (every-table
+    /// sweeps: the near-all-ones divisors).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pairs_by_divider: u64,
     /// The theorem that proved `pairs_proven`, if any.
     pub proof: Option<String>,
     pub mismatches: u64,
@@ -130,6 +214,9 @@ pub struct Report {
     pub counterexamples: Vec<HexPair>,
     /// pass, fail.
     pub verdict: String,
+    /// Every-table sweeps: the seed bound assumed, the claim and the seed statistics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub every_table: Option<EveryTable>,
     pub machine: Machine,
     pub threads: usize,
     pub wall_seconds: f64,
@@ -165,9 +252,10 @@ impl Report {
             shard,
             parameters,
             pairs_expected,
-            pairs_checked: tally.pairs + tally.proven,
+            pairs_checked: tally.covered(),
             pairs_compared: tally.pairs,
             pairs_proven: tally.proven,
+            pairs_by_divider: tally.by_divider,
             proof: (tally.proven > 0).then(|| fmadiv::sweep::PRUNING_THEOREM.into()),
             mismatches: tally.mismatches,
             counterexamples: tally.counterexamples.iter().map(HexPair::from).collect(),
@@ -177,6 +265,7 @@ impl Report {
                 "fail"
             }
             .into(),
+            every_table: None,
             machine,
             threads,
             wall_seconds,
@@ -193,10 +282,17 @@ impl Report {
         self
     }
 
+    /// Marks the report as an every-table sweep's.
+    pub fn with_every_table(mut self, every_table: EveryTable) -> Report {
+        self.every_table = Some(every_table);
+        self
+    }
+
     pub fn tally(&self) -> Result<Tally, String> {
         Ok(Tally {
             pairs: self.pairs_compared,
             proven: self.pairs_proven,
+            by_divider: self.pairs_by_divider,
             mismatches: self.mismatches,
             counterexamples: self
                 .counterexamples
@@ -228,12 +324,16 @@ impl Report {
 
     /// The human summary printed at the end of a run.
     pub fn print_summary(&self) {
-        let scope = match self.range {
-            Some(r) => format!(
+        let of_reciprocals = self.mode == "reciprocals" || self.parameters["of"] == "reciprocals";
+        let scope = match (self.range, of_reciprocals) {
+            (Some(r), true) => {
+                format!(" divisor mantissas [{:#x}, {:#x})", r.from, r.to)
+            }
+            (Some(r), false) => format!(
                 " dividend mantissas [{:#x}, {:#x}) x all 2^23 divisors",
                 r.from, r.to
             ),
-            None => String::new(),
+            (None, _) => String::new(),
         };
         println!("verify {} ({} kernel){scope}", self.mode, self.kernel);
         println!(
@@ -242,14 +342,59 @@ impl Report {
             self.mismatches,
             self.verdict.to_uppercase()
         );
-        if self.pairs_proven > 0 {
+        if self.pairs_proven > 0 || self.pairs_by_divider > 0 {
             println!(
-                "  of which {} compared with the hardware and {} proven by Markstein's theorem",
-                self.pairs_compared, self.pairs_proven
+                "  of which {} compared with the hardware, {} proven by Markstein's theorem, \
+                 {} the divider's whatever the seed",
+                self.pairs_compared, self.pairs_proven, self.pairs_by_divider
             );
         }
+        if let Some(t) = &self.every_table {
+            let s = &t.stats;
+            println!(
+                "  every rcpps table with |1 - b*r| <= {}: {}",
+                t.seed_bound, t.claim
+            );
+            println!(
+                "  {} divisors, {} seeds ({} to {} per divisor); distinct y per divisor: \
+                 1: {}, 2: {}, 3: {}, 4+: {}",
+                s.divisors,
+                s.seeds,
+                s.seeds_per_divisor_min,
+                s.seeds_per_divisor_max,
+                s.divisors_by_distinct_y[0],
+                s.divisors_by_distinct_y[1],
+                s.divisors_by_distinct_y[2],
+                s.divisors_by_distinct_y[3]
+            );
+            if s.rows > 0 {
+                println!(
+                    "  rows (b, y) kept: {} ({} proven, {} compared); max |1 - b*y| = {:.4} * 2^-24 \
+                     ({} rows at or over 2^-24); {} near-all-ones divisors to the divider \
+                     (their rows: max {:.4} * 2^-24, {} at or over)",
+                    s.rows,
+                    s.rows_proven,
+                    s.rows_compared,
+                    s.max_error_kept_units_2_24,
+                    s.kept_rows_at_or_over_2_24,
+                    s.divisors_by_divider,
+                    s.max_error_by_divider_units_2_24,
+                    s.divider_rows_at_or_over_2_24
+                );
+            } else {
+                println!("  {} divisors to the divider", s.divisors_by_divider);
+            }
+        }
         for c in self.counterexamples.iter().take(10) {
-            println!("    {} / {}: got {}, want {}", c.a, c.b, c.got, c.want);
+            let seed = c
+                .seed
+                .as_ref()
+                .map(|r| format!(" (seed rcp(b) = {r})"))
+                .unwrap_or_default();
+            println!(
+                "    {} / {}: got {}, want {}{seed}",
+                c.a, c.b, c.got, c.want
+            );
         }
         if self.counterexamples.len() > 10 {
             println!(
@@ -272,7 +417,17 @@ impl Report {
             self.machine.rcp_fingerprint,
             self.kernel_digest
         );
+        if let Some(t) = &self.every_table {
+            println!(
+                "  arithmetic digest {} (the same on every CPU: the table does not enter it)",
+                t.arithmetic_digest
+            );
+        }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// How reports and checkpoints name a sweep mode.

@@ -26,6 +26,25 @@ pub struct RunKey {
     pub from: u32,
     pub to: u32,
     pub rcp_fingerprint: String,
+    /// Empty: this CPU's table (`rcp_fingerprint`); otherwise the every-table sweep's
+    /// bound and the digest of its rows.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub rcp_tables: String,
+}
+
+impl RunKey {
+    /// The key in words, for messages.
+    pub fn describe(&self) -> String {
+        let tables = if self.rcp_tables.is_empty() {
+            format!("rcp table {}", self.rcp_fingerprint)
+        } else {
+            format!("rcp tables: {}", self.rcp_tables)
+        };
+        format!(
+            "{} kernel, digest {}, {}, mantissas [{:#x}, {:#x}), {tables}",
+            self.kernel, self.kernel_digest, self.sweep_mode, self.from, self.to
+        )
+    }
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug)]
@@ -37,11 +56,17 @@ struct File {
     units_done: String,
     pairs_compared: u64,
     pairs_proven: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pairs_by_divider: u64,
     mismatches: u64,
     counterexamples: Vec<HexPair>,
     elapsed_seconds: f64,
     /// FNV-1a 64 of the file with this field empty.
     checksum: String,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The state of a sweep that a checkpoint holds.
@@ -115,6 +140,7 @@ impl State {
             units_done: encode(&self.done),
             pairs_compared: self.tally.pairs,
             pairs_proven: self.tally.proven,
+            pairs_by_divider: self.tally.by_divider,
             mismatches: self.tally.mismatches,
             counterexamples: self
                 .tally
@@ -153,21 +179,11 @@ impl State {
         }
         if &file.key != key || file.units != units {
             return Err(format!(
-                "checkpoint {shown} belongs to another run ({} kernel, digest {}, {}, mantissas [{:#x}, {:#x}), rcp table {}); \
-                 this run is {} kernel, digest {}, {}, [{:#x}, {:#x}), rcp table {}. Use another file or the same arguments \
-                 (a different digest means the kernel's arithmetic changed: start afresh); left untouched",
-                file.key.kernel,
-                file.key.kernel_digest,
-                file.key.sweep_mode,
-                file.key.from,
-                file.key.to,
-                file.key.rcp_fingerprint,
-                key.kernel,
-                key.kernel_digest,
-                key.sweep_mode,
-                key.from,
-                key.to,
-                key.rcp_fingerprint
+                "checkpoint {shown} belongs to another run ({}); this run is {}. Use another file or \
+                 the same arguments (a different digest means the kernel's arithmetic changed: \
+                 start afresh); left untouched",
+                file.key.describe(),
+                key.describe()
             ));
         }
         let done = decode(&file.units_done, units).ok_or_else(|| {
@@ -184,6 +200,7 @@ impl State {
             tally: Tally {
                 pairs: file.pairs_compared,
                 proven: file.pairs_proven,
+                by_divider: file.pairs_by_divider,
                 mismatches: file.mismatches,
                 counterexamples,
             },

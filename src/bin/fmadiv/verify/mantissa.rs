@@ -1,16 +1,13 @@
 //! `fmadiv verify mantissa`: the exhaustive sweep over [1,2) × [1,2), resumable.
 
 use std::process::ExitCode;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
-use fmadiv::sweep::{DIVIDEND_TILE, DIVISOR_TILE, MANTISSAS, Mode, Tally, mantissa_tile};
-use rayon::prelude::*;
+use fmadiv::sweep::{DIVIDEND_TILE, DIVISOR_TILE, MANTISSAS, Mode, mantissa_tile};
 
-use super::checkpoint::{RunKey, State};
-use super::{MantissaArgs, finish, pool};
+use super::checkpoint::RunKey;
+use super::runner::{self, Units};
+use super::{MantissaArgs, RcpArg, finish};
 use crate::files;
-use crate::progress::Progress;
 use crate::report::{Machine, MantissaRange, Report, Shard};
 
 /// Divisor tiles per dividend tile.
@@ -35,29 +32,11 @@ fn unit_ranges(from: u32, to: u32, u: usize) -> (std::ops::Range<u32>, std::ops:
     )
 }
 
-struct Shared {
-    state: State,
-    last_save: Instant,
-    run_start: Instant,
-    elapsed_before: f64,
-    progress: Progress,
-    error: Option<String>,
-}
-
 pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
-    let (from, to) = (args.from, args.to);
-    if to > MANTISSAS || from > MANTISSAS {
-        return Err(format!(
-            "mantissas run from 0 to 2^23 = {MANTISSAS}; got --from {from} --to {to}"
-        ));
+    let (lo, hi) = args.dividend_range()?;
+    if args.rcp.rcp == RcpArg::Any {
+        return super::conforming::division(&args, lo, hi);
     }
-    if from > to {
-        return Err(format!("--from {from} is above --to {to}"));
-    }
-    let (lo, hi) = match args.shard {
-        Some((i, n)) => shard_range(from, to, i, n),
-        None => (from, to),
-    };
     let kernel = args.common.kernel.kernel();
     if let Some(path) = &args.common.report {
         files::check_writable(path)?;
@@ -72,7 +51,8 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
     }
     if let Err(e) = fmadiv::sweep::check_rcp_scaling() {
         return Err(format!(
-            "the mantissa sweep does not cover this CPU's kernel: {e}"
+            "the mantissa sweep does not cover this CPU's kernel: {e} \
+             (`--rcp any` does not need this property)"
         ));
     }
     let machine = Machine::here()?;
@@ -84,101 +64,40 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
         from: lo,
         to: hi,
         rcp_fingerprint: machine.rcp_fingerprint.clone(),
+        rcp_tables: String::new(),
     };
-    let units = ((hi - lo).div_ceil(DIVIDEND_TILE) * DIVISOR_TILES) as usize;
-    let state = match &args.checkpoint {
-        Some(path) if path.exists() => {
-            let state = State::load(path, &key, units)?;
-            eprintln!(
-                "resuming from {}: {} of {units} units done",
-                path.display(),
-                state.done.iter().filter(|&&d| d).count()
-            );
-            state
-        }
-        Some(path) => {
-            files::check_writable(path)?;
-            State::new(key, units)
-        }
-        None => State::new(key, units),
+    let run_unit = |u: usize| {
+        let (dividends, divisors) = unit_ranges(lo, hi, u);
+        mantissa_tile(kernel, mode, dividends, divisors).expect("AVX2+FMA checked above")
     };
-    let (pool, threads) = pool(args.common.threads)?;
-    let checkpoint_interval = Duration::from_secs(args.checkpoint_every);
-    let expected = u64::from(hi - lo) * u64::from(MANTISSAS);
-    let pending: Vec<usize> = (0..units).filter(|&u| !state.done[u]).collect();
-    let pairs_before = state.tally.pairs + state.tally.proven;
-    let shared = Mutex::new(Shared {
-        progress: Progress::new(expected, pairs_before),
-        elapsed_before: state.elapsed_seconds,
-        state,
-        last_save: Instant::now(),
-        run_start: Instant::now(),
-        error: None,
-    });
-
-    pool.install(|| {
-        pending.par_iter().for_each(|&u| {
-            if shared
-                .lock()
-                .expect("no panics while locked")
-                .error
-                .is_some()
-            {
-                return;
-            }
-            let (dividends, divisors) = unit_ranges(lo, hi, u);
-            let tally =
-                mantissa_tile(kernel, mode, dividends, divisors).expect("AVX2+FMA checked above");
-            let mut s = shared.lock().expect("no panics while locked");
-            s.state.done[u] = true;
-            s.state.tally.merge(&tally);
-            s.progress.add(tally.pairs + tally.proven);
-            if let Some(path) = &args.checkpoint {
-                if s.last_save.elapsed() >= checkpoint_interval {
-                    s.state.elapsed_seconds =
-                        s.elapsed_before + s.run_start.elapsed().as_secs_f64();
-                    if let Err(e) = s.state.save(path) {
-                        s.error = Some(e);
-                    }
-                    s.last_save = Instant::now();
-                }
-            }
-        })
-    });
-
-    let mut s = shared.into_inner().expect("no panics while locked");
-    s.progress.finish();
-    let run_seconds = s.run_start.elapsed().as_secs_f64();
-    s.state.elapsed_seconds = s.elapsed_before + run_seconds;
-    if let Some(path) = &args.checkpoint {
-        // Saved even after an error elsewhere: the work done so far is not lost.
-        s.state.save(path)?;
-    }
-    if let Some(e) = s.error {
-        return Err(e);
-    }
-    let tally: &Tally = &s.state.tally;
-    let covered = tally.pairs + tally.proven;
-    if covered != expected {
-        return Err(format!(
-            "internal error: covered {covered} pairs, expected {expected}"
-        ));
-    }
+    let units = Units {
+        key,
+        count: ((hi - lo).div_ceil(DIVIDEND_TILE) * DIVISOR_TILES) as usize,
+        expected: u64::from(hi - lo) * u64::from(MANTISSAS),
+        run: &run_unit,
+    };
+    let outcome = runner::run(&units, &args.resume.options(&args.common))?;
     let report = Report::new(
         "mantissa",
         kernel.name(),
         &digest,
         Some(mode),
         Some(MantissaRange { from: lo, to: hi }),
-        args.shard.map(|(index, count)| Shard { index, count }),
-        serde_json::json!({ "from": from, "to": to }),
-        expected,
-        tally,
+        args.resume
+            .shard
+            .map(|(index, count)| Shard { index, count }),
+        serde_json::json!({ "from": args.from, "to": args.to }),
+        units.expected,
+        &outcome.tally,
         machine,
-        threads,
-        s.state.elapsed_seconds,
-        covered - pairs_before,
+        outcome.threads,
+        outcome.elapsed_seconds,
+        0,
     )
-    .with_rate(covered - pairs_before, run_seconds, threads);
+    .with_rate(
+        outcome.tally.covered() - outcome.covered_before,
+        outcome.run_seconds,
+        outcome.threads,
+    );
     finish(&report, args.common.report.as_ref())
 }

@@ -1,15 +1,18 @@
 //! `fmadiv verify ...`: exhaustive and targeted comparisons with the hardware divider.
 
 pub mod checkpoint;
+pub mod conforming;
 pub mod mantissa;
 pub mod merge;
 pub mod pairs;
+pub mod runner;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
 use fmadiv::internal::Kernel;
+use fmadiv::sweep::conforming::SeedBound;
 
 use crate::report::Report;
 
@@ -40,8 +43,9 @@ pub enum VerifyCommand {
         common: CommonArgs,
     },
     /// All 2^32 inputs through the reciprocal kernel (`recip`'s own sequence) on every
-    /// lane, against the hardware's 1 / b: exhaustive for `recip` on this CPU.
-    Reciprocals(CommonArgs),
+    /// lane, against the hardware's 1 / b: exhaustive for `recip` on this CPU. With
+    /// `--rcp any`: every divisor mantissa with every seed any conforming table may give.
+    Reciprocals(ReciprocalArgs),
     /// Combine shard reports of `verify mantissa`: checks that they cover their range
     /// exactly once, and prints the combined verdict.
     Merge {
@@ -88,6 +92,93 @@ pub struct CommonArgs {
     pub report: Option<PathBuf>,
 }
 
+/// Which `rcpps` tables a sweep covers.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RcpArg {
+    /// This CPU's table (the report names its fingerprint).
+    ThisCpu,
+    /// Every table within the documented bound (`--rcp-bound`), whatever this CPU's is.
+    Any,
+}
+
+/// The options of the every-table sweeps.
+#[derive(Args, Clone)]
+pub struct RcpArgs {
+    /// Whose `rcpps` seeds: this CPU's, or every seed the documentation allows.
+    #[arg(long, value_enum, default_value = "this-cpu")]
+    pub rcp: RcpArg,
+    /// With `--rcp any`: the documented bound on |1 - b*rcp(b)|, as M*2^E or 2^E
+    /// (1.5*2^-12 for rcpps; 2^-14 for AVX-512's vrcp14ps).
+    #[arg(long, default_value = "1.5*2^-12", value_parser = parse_bound)]
+    pub rcp_bound: SeedBound,
+}
+
+fn parse_bound(s: &str) -> Result<SeedBound, String> {
+    SeedBound::parse(s)
+}
+
+/// Checkpoints, shards and the range of a resumable sweep.
+#[derive(Args)]
+pub struct ResumeArgs {
+    /// Resume from and save progress to this file (atomically, at least every 30 s).
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Run only part I of N (0 <= I < N) of [FROM, TO): for job arrays and clusters.
+    #[arg(long, value_parser = parse_shard)]
+    pub shard: Option<(u32, u32)>,
+    /// Seconds between checkpoints (default 30; 0 saves after every work unit).
+    #[arg(long, default_value_t = 30, hide = true)]
+    pub checkpoint_every: u64,
+}
+
+/// `[from, to)` of mantissas, checked, then this shard's part of it.
+fn shard_of(from: u32, to: u32, shard: Option<(u32, u32)>) -> Result<(u32, u32), String> {
+    let max = fmadiv::sweep::MANTISSAS;
+    if to > max || from > max {
+        return Err(format!(
+            "mantissas run from 0 to 2^23 = {max}; got --from {from} --to {to}"
+        ));
+    }
+    if from > to {
+        return Err(format!("--from {from} is above --to {to}"));
+    }
+    Ok(match shard {
+        Some((i, n)) => mantissa::shard_range(from, to, i, n),
+        None => (from, to),
+    })
+}
+
+#[derive(Args)]
+pub struct ReciprocalArgs {
+    /// With `--rcp any`: first divisor mantissa (0 to 2^23).
+    #[arg(long, default_value_t = 0, value_parser = parse_u32)]
+    pub from: u32,
+    /// With `--rcp any`: one past the last divisor mantissa (0 to 2^23).
+    #[arg(long, default_value_t = fmadiv::sweep::MANTISSAS, value_parser = parse_u32)]
+    pub to: u32,
+    #[command(flatten)]
+    pub resume: ResumeArgs,
+    #[command(flatten)]
+    pub rcp: RcpArgs,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+impl ReciprocalArgs {
+    /// The divisor range of this shard (every-table sweep).
+    pub fn divisor_range(&self) -> Result<(u32, u32), String> {
+        shard_of(self.from, self.to, self.resume.shard)
+    }
+
+    /// Whether any option of the every-table sweep was given (they need `--rcp any`).
+    pub fn uses_range_options(&self) -> bool {
+        self.from != 0
+            || self.to != fmadiv::sweep::MANTISSAS
+            || self.resume.shard.is_some()
+            || self.resume.checkpoint.is_some()
+    }
+}
+
 #[derive(Args)]
 pub struct MantissaArgs {
     /// First dividend mantissa (0 to 2^23).
@@ -96,21 +187,34 @@ pub struct MantissaArgs {
     /// One past the last dividend mantissa (0 to 2^23).
     #[arg(long, default_value_t = fmadiv::sweep::MANTISSAS, value_parser = parse_u32)]
     pub to: u32,
-    /// Resume from and save progress to this file (atomically, at least every 30 s).
-    #[arg(long)]
-    pub checkpoint: Option<PathBuf>,
-    /// Run only part I of N (0 <= I < N) of [FROM, TO): for job arrays and clusters.
-    #[arg(long, value_parser = parse_shard)]
-    pub shard: Option<(u32, u32)>,
+    #[command(flatten)]
+    pub resume: ResumeArgs,
     /// Prove the divisor rows Markstein's theorem covers (|1 - b*y| < 2^-25, checked
     /// exactly) instead of comparing them; compare the other rows pair by pair.
     #[arg(long)]
     pub prune: bool,
-    /// Seconds between checkpoints (default 30; 0 saves after every work unit).
-    #[arg(long, default_value_t = 30, hide = true)]
-    pub checkpoint_every: u64,
+    #[command(flatten)]
+    pub rcp: RcpArgs,
     #[command(flatten)]
     pub common: CommonArgs,
+}
+
+impl MantissaArgs {
+    /// The dividend range of this shard.
+    pub fn dividend_range(&self) -> Result<(u32, u32), String> {
+        shard_of(self.from, self.to, self.resume.shard)
+    }
+}
+
+impl ResumeArgs {
+    /// The runner's options.
+    pub fn options<'a>(&'a self, common: &CommonArgs) -> runner::Options<'a> {
+        runner::Options {
+            checkpoint: self.checkpoint.as_deref(),
+            threads: common.threads,
+            checkpoint_every: std::time::Duration::from_secs(self.checkpoint_every),
+        }
+    }
 }
 
 fn parse_u32(s: &str) -> Result<u32, String> {
@@ -173,7 +277,15 @@ pub fn run(cmd: VerifyCommand) -> Result<ExitCode, String> {
             common,
         } => pairs::random(count, seed, common),
         VerifyCommand::Dividends { divisor, common } => pairs::dividends(&divisor, common),
-        VerifyCommand::Reciprocals(common) => pairs::reciprocals(common),
+        VerifyCommand::Reciprocals(args) => match args.rcp.rcp {
+            RcpArg::Any => conforming::reciprocals(&args),
+            RcpArg::ThisCpu if args.uses_range_options() => Err(
+                "--from, --to, --shard and --checkpoint need --rcp any (the all-2^32 check of \
+                 this CPU's table takes seconds)"
+                    .into(),
+            ),
+            RcpArg::ThisCpu => pairs::reciprocals(args.common),
+        },
         VerifyCommand::Merge { reports, report } => merge::run(&reports, report.as_ref()),
     }
 }

@@ -13,6 +13,11 @@
 //!   (checked exactly, in double precision) is *proven* by Markstein's theorem for all
 //!   dividends (see [`crate::kernel_notes`]) and not compared; every other row is compared
 //!   pair by pair as in brute force.
+//!
+//! Both modes hold for this CPU's `rcpps` table. [`conforming`] proves the kernel for
+//! every table the documentation allows instead.
+
+pub mod conforming;
 
 use crate::variant::Kernel;
 
@@ -36,6 +41,9 @@ pub struct Counterexample {
     pub got: u32,
     /// What the hardware returned.
     pub want: u32,
+    /// The `rcpps` seed that gives the wrong quotient, where the sweep chose the seed
+    /// (every-table sweeps); `None` when the seed is this CPU's own.
+    pub seed: Option<u32>,
 }
 
 /// Pairs compared, pairs proven, mismatches, and the first counterexamples in (a, b)
@@ -46,6 +54,10 @@ pub struct Tally {
     pub pairs: u64,
     /// Pairs proven correctly rounded by Markstein's theorem, not compared (pruned mode).
     pub proven: u64,
+    /// Pairs whose lanes the kernel sends to the hardware divider whatever the seed (the
+    /// near-all-ones divisors, in every-table sweeps): correct by construction, neither
+    /// compared nor proven.
+    pub by_divider: u64,
     /// Pairs whose bits differed.
     pub mismatches: u64,
     /// The smallest [`MAX_COUNTEREXAMPLES`] mismatches by (a, b), sorted.
@@ -66,10 +78,16 @@ impl Tally {
     pub fn merge(&mut self, other: &Tally) {
         self.pairs += other.pairs;
         self.proven += other.proven;
+        self.by_divider += other.by_divider;
         self.mismatches += other.mismatches;
         self.counterexamples
             .extend_from_slice(&other.counterexamples);
         self.trim();
+    }
+
+    /// Pairs covered: compared, proven, or the divider's.
+    pub fn covered(&self) -> u64 {
+        self.pairs + self.proven + self.by_divider
     }
 
     /// Sorts the counterexamples and keeps the smallest.
@@ -196,7 +214,7 @@ fn tile<const V: u8>(
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn flags<const V: u8>(b: core::arch::x86_64::__m256) -> core::arch::x86_64::__m256 {
+pub(crate) fn flags<const V: u8>(b: core::arch::x86_64::__m256) -> core::arch::x86_64::__m256 {
     use crate::arch::x86_64::avx2::InputCheck;
     use core::arch::x86_64::*;
     let accepted = InputCheck::of::<V, false>(_mm256_set1_ps(1.0), b).accepted();
@@ -204,7 +222,7 @@ fn flags<const V: u8>(b: core::arch::x86_64::__m256) -> core::arch::x86_64::__m2
 }
 
 /// Compares the rows of the divisors in `b_bits` (the first `valid` lanes count) against
-/// every dividend mantissa in `dividends`.
+/// every dividend mantissa in `dividends`, with this CPU's seeds.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2,fma")]
@@ -214,15 +232,45 @@ fn compare_rows<const V: u8>(
     valid: usize,
     dividends: core::ops::Range<u32>,
 ) {
-    use crate::arch::x86_64::avx2::{corrected_quotient, reciprocal};
-    use crate::bits::ONE_BITS;
+    use crate::arch::x86_64::avx2::reciprocal;
     use core::arch::x86_64::*;
 
     let b = _mm256_castsi256_ps(b_bits);
-    let y = reciprocal::<V>(b);
-    // Flagged lanes take the divider's quotient, which is the reference itself: they
-    // compare equal by construction, as in `div8`'s blend.
-    let flagged = _mm256_castps_si256(flags::<V>(b));
+    let rows = Rows {
+        b,
+        y: reciprocal::<V>(b),
+        // Flagged lanes take the divider's quotient, which is the reference itself: they
+        // compare equal by construction, as in `div8`'s blend.
+        flagged: _mm256_castps_si256(flags::<V>(b)),
+        seeds: None,
+        valid,
+    };
+    compare_rows_with(tally, &rows, dividends);
+}
+
+/// Eight divisor rows as the comparison sees them: each lane's divisor, its refined
+/// reciprocal, whether the kernel flags it, and (every-table sweeps) the seed behind `y`.
+#[cfg(target_arch = "x86_64")]
+pub(crate) struct Rows {
+    pub b: core::arch::x86_64::__m256,
+    pub y: core::arch::x86_64::__m256,
+    pub flagged: core::arch::x86_64::__m256i,
+    pub seeds: Option<[u32; 8]>,
+    /// The first `valid` lanes count.
+    pub valid: usize,
+}
+
+/// Compares the kernel's correction `q + y·(a - q·b)`, `q = y·a`, for the rows' `b` and
+/// `y` with `vdivps` against every dividend mantissa in `dividends`.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub(crate) fn compare_rows_with(tally: &mut Tally, rows: &Rows, dividends: core::ops::Range<u32>) {
+    use crate::arch::x86_64::avx2::corrected_quotient;
+    use crate::bits::ONE_BITS;
+    use core::arch::x86_64::*;
+
+    let (b, y, flagged, valid) = (rows.b, rows.y, rows.flagged, rows.valid);
     tally.pairs += valid as u64 * u64::from(dividends.len() as u32);
     let one_pair = |ma: u32| {
         let a = _mm256_castsi256_ps(_mm256_set1_epi32((ONE_BITS | ma) as i32));
@@ -238,7 +286,7 @@ fn compare_rows<const V: u8>(
         let (a, got, want, equal) = one_pair(ma);
         if _mm256_movemask_ps(_mm256_castsi256_ps(equal)) != 0xff {
             let got = _mm256_blendv_ps(got, want, _mm256_castsi256_ps(flagged));
-            record_lanes(tally, a, b, got, want, valid);
+            record_lanes(tally, a, b, got, want, valid, rows.seeds);
         }
     };
     // Four dividends per test and branch; a failed group is checked again one by one.
@@ -265,7 +313,7 @@ fn compare_rows<const V: u8>(
 
 /// The eight lanes of a vector as bit patterns.
 #[cfg(target_arch = "x86_64")]
-fn lanes(v: core::arch::x86_64::__m256) -> [u32; 8] {
+pub(crate) fn lanes(v: core::arch::x86_64::__m256) -> [u32; 8] {
     // SAFETY: __m256 and [u32; 8] have the same size and no invalid bit patterns.
     unsafe { core::mem::transmute(v) }
 }
@@ -280,6 +328,7 @@ fn record_lanes(
     got: core::arch::x86_64::__m256,
     want: core::arch::x86_64::__m256,
     valid: usize,
+    seeds: Option<[u32; 8]>,
 ) {
     let (a, b, got, want) = (lanes(a), lanes(b), lanes(got), lanes(want));
     for i in 0..valid {
@@ -289,6 +338,7 @@ fn record_lanes(
                 b: b[i],
                 got: got[i],
                 want: want[i],
+                seed: seeds.map(|s| s[i]),
             });
         }
     }
@@ -316,6 +366,7 @@ pub fn compare_reciprocals(kernel: Kernel, b: &[f32], scratch: &mut Vec<f32>) ->
                 b: y.to_bits(),
                 got: q.to_bits(),
                 want: want.to_bits(),
+                seed: None,
             });
         }
     }
@@ -349,6 +400,7 @@ pub fn compare_pairs(kernel: Kernel, a: &[f32], b: &[f32], scratch: &mut Vec<f32
                 b: y.to_bits(),
                 got: q.to_bits(),
                 want: want.to_bits(),
+                seed: None,
             });
         }
     }

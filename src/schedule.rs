@@ -1,0 +1,249 @@
+//! Schedules: how a slice's vectors are spread between the FMA kernel and the hardware
+//! divider, and the one place that maps each schedule to its loop.
+//!
+//! Below both the plan (which times the schedules) and the slice functions (which run the
+//! plan's choice): neither needs the other to run a schedule.
+
+use core::fmt;
+
+use crate::arch::portable;
+
+/// How a slice function spreads its vectors between the FMA kernel and the hardware divider.
+///
+/// Every schedule gives the same bits; they differ in speed, which depends on the CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Schedule {
+    /// No AVX2+FMA (or forced): hardware division lane by lane, x86 NaN rules.
+    Portable,
+    /// `vdivps` on every vector: the divider alone.
+    Divider,
+    /// Blocks of four kernel vectors, each followed by [`Mix::divider_vectors`] divider
+    /// vectors.
+    Mixed(Mix),
+    /// The FMA kernel on every vector (lanes it cannot guarantee go to the divider).
+    Kernel,
+}
+
+/// The divider vectors that follow each block of four kernel vectors in a mixed schedule:
+/// one of [`Mix::ALL`] (no other mix exists, so none can be asked for).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Mix(u8);
+
+impl Mix {
+    /// Every mix, from one divider vector per four kernel vectors to four per one
+    /// (geometric, so that two mixes are rarely within noise of each other).
+    pub const ALL: [Mix; 5] = [Mix(1), Mix(2), Mix(4), Mix(8), Mix(16)];
+
+    /// The mix with this many divider vectors per kernel block, if it is one of
+    /// [`Mix::ALL`].
+    pub fn new(divider_vectors: u8) -> Option<Mix> {
+        Mix::ALL.into_iter().find(|m| m.0 == divider_vectors)
+    }
+
+    /// Divider vectors per block of four kernel vectors.
+    pub fn divider_vectors(self) -> u8 {
+        self.0
+    }
+}
+
+/// Every schedule a calibration may choose on a CPU with AVX2+FMA, in order of preference
+/// on ties: more divider vectors first (the divider alone is the reference every other
+/// schedule must beat).
+pub(crate) const CANDIDATES: [Schedule; 7] = [
+    Schedule::Divider,
+    Schedule::Mixed(Mix(16)),
+    Schedule::Mixed(Mix(8)),
+    Schedule::Mixed(Mix(4)),
+    Schedule::Mixed(Mix(2)),
+    Schedule::Mixed(Mix(1)),
+    Schedule::Kernel,
+];
+
+impl Schedule {
+    /// Every schedule: the portable path and the [`Schedule::CANDIDATES`].
+    pub const ALL: [Schedule; 8] = [
+        Schedule::Portable,
+        CANDIDATES[0],
+        CANDIDATES[1],
+        CANDIDATES[2],
+        CANDIDATES[3],
+        CANDIDATES[4],
+        CANDIDATES[5],
+        CANDIDATES[6],
+    ];
+
+    /// The schedules a calibration chooses from on a CPU with AVX2+FMA.
+    pub const CANDIDATES: [Schedule; 7] = CANDIDATES;
+
+    /// The name `FMADIV_SCHEDULE` takes: `portable`, `divider`, `kernel` or `mix-D`.
+    pub fn name(self) -> String {
+        match self {
+            Schedule::Portable => "portable".into(),
+            Schedule::Divider => "divider".into(),
+            Schedule::Mixed(m) => format!("mix-{}", m.0),
+            Schedule::Kernel => "kernel".into(),
+        }
+    }
+
+    /// Parses [`Schedule::name`]; anything else is an error that lists the names.
+    pub fn from_name(name: &str) -> Result<Schedule, UnknownSchedule> {
+        Schedule::ALL
+            .into_iter()
+            .find(|s| s.name() == name)
+            .ok_or_else(|| UnknownSchedule(name.to_string()))
+    }
+
+    /// Whether the schedule runs the FMA kernel on some vectors.
+    pub fn uses_kernel(self) -> bool {
+        matches!(self, Schedule::Mixed(_) | Schedule::Kernel)
+    }
+}
+
+impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Schedule::Portable => f.write_str("portable (hardware divide per lane)"),
+            Schedule::Divider => f.write_str("divider alone (vdivps on every vector)"),
+            Schedule::Mixed(m) => write!(
+                f,
+                "mix-{} (4 kernel vectors, then {} on the divider)",
+                m.0, m.0
+            ),
+            Schedule::Kernel => f.write_str("kernel alone (FMA kernel on every vector)"),
+        }
+    }
+}
+
+/// A name that is not a [`Schedule`]'s.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownSchedule(pub String);
+
+impl fmt::Display for UnknownSchedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<String> = Schedule::ALL.iter().map(|s| s.name()).collect();
+        write!(
+            f,
+            "{:?} is not a schedule (one of: {})",
+            self.0,
+            names.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownSchedule {}
+
+/// Whether schedule `s` can run on this CPU: the portable path always, the others with
+/// AVX2+FMA in use.
+pub(crate) fn runs_here(s: Schedule) -> bool {
+    s == Schedule::Portable || crate::backend() == crate::Backend::Avx2Fma
+}
+
+/// Runs schedule `s` over whole slices: `out[i] = a[i] / b[i]`, or `1 / b[i]` without `a`.
+/// `None` (nothing written) if the schedule cannot run here.
+///
+/// # Panics
+/// If the lengths differ.
+pub(crate) fn run(s: Schedule, a: Option<&[f32]>, b: &[f32], out: &mut [f32]) -> Option<()> {
+    assert_eq!(b.len(), out.len());
+    if !runs_here(s) {
+        return None;
+    }
+    match a {
+        Some(a) => {
+            assert_eq!(a.len(), out.len());
+            // SAFETY: lengths checked; out is a unique borrow; the schedule runs here.
+            unsafe { run_raw::<false>(s, a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) }
+        }
+        // SAFETY: lengths checked; `a` is not read for reciprocals; the schedule runs here.
+        None => unsafe {
+            run_raw::<true>(
+                s,
+                core::ptr::null(),
+                b.as_ptr(),
+                out.as_mut_ptr(),
+                out.len(),
+            )
+        },
+    }
+    Some(())
+}
+
+/// Runs schedule `s` in place: `a[i] = a[i] / b[i]`. `None` (nothing written) if the
+/// schedule cannot run here.
+///
+/// # Panics
+/// If the lengths differ.
+pub(crate) fn run_in_place(s: Schedule, a: &mut [f32], b: &[f32]) -> Option<()> {
+    assert_eq!(a.len(), b.len());
+    if !runs_here(s) {
+        return None;
+    }
+    let ptr = a.as_mut_ptr();
+    // SAFETY: lengths checked; `out` is exactly `a`, which every schedule allows; the
+    // schedule runs here.
+    unsafe { run_raw::<false>(s, ptr, b.as_ptr(), ptr, a.len()) };
+    Some(())
+}
+
+/// The one place that maps a schedule to its loop.
+///
+/// # Safety
+/// - `a` (unless `RECIP`) and `b` valid for reads, `out` for writes of `len` floats;
+/// - `out` either disjoint from `a` and `b` or exactly `a`;
+/// - a schedule other than [`Schedule::Portable`] only where [`runs_here`] says so.
+#[inline]
+pub(crate) unsafe fn run_raw<const RECIP: bool>(
+    s: Schedule,
+    a: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    len: usize,
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::arch::x86_64::avx2::{div_raw, divider_raw};
+        use crate::variant::Variant;
+        const SHIPPED: u8 = Variant::SHIPPED;
+        // SAFETY: the caller's guarantees; the kernels need AVX2+FMA, which every
+        // schedule but Portable implies here.
+        unsafe {
+            match s {
+                Schedule::Portable => {}
+                Schedule::Divider => return divider_raw::<RECIP>(a, b, out, len),
+                Schedule::Kernel => return div_raw::<SHIPPED, 0, RECIP>(a, b, out, len),
+                Schedule::Mixed(Mix(1)) => return div_raw::<SHIPPED, 1, RECIP>(a, b, out, len),
+                Schedule::Mixed(Mix(2)) => return div_raw::<SHIPPED, 2, RECIP>(a, b, out, len),
+                Schedule::Mixed(Mix(4)) => return div_raw::<SHIPPED, 4, RECIP>(a, b, out, len),
+                Schedule::Mixed(Mix(8)) => return div_raw::<SHIPPED, 8, RECIP>(a, b, out, len),
+                Schedule::Mixed(Mix(16)) => {
+                    return div_raw::<SHIPPED, 16, RECIP>(a, b, out, len);
+                }
+                Schedule::Mixed(Mix(other)) => {
+                    unreachable!("Mix::new makes only the mixes of Mix::ALL, not {other}")
+                }
+            }
+        }
+    }
+    let _ = s;
+    // SAFETY: the caller's guarantees.
+    unsafe { portable::div_raw::<RECIP>(a, b, out, len) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_nothing_else_parses() {
+        for s in Schedule::ALL {
+            assert_eq!(Schedule::from_name(&s.name()), Ok(s));
+        }
+        for bad in ["mix-3", "mix-0", "mix-", "fast", "", "Divider", " kernel"] {
+            let e = Schedule::from_name(bad).unwrap_err();
+            assert!(e.to_string().contains("mix-16"), "{e}");
+        }
+        assert_eq!(Mix::new(3), None);
+        assert_eq!(Mix::new(8).map(Mix::divider_vectors), Some(8));
+    }
+}
