@@ -565,7 +565,7 @@ mod tests {
     #[test]
     fn classes_follow_the_l1_size() {
         assert_eq!(small_class_limit(32 * 1024), 2730);
-        assert_eq!(class_lens(2730), [1024, 10_752]);
+        assert_eq!(class_lens(2730), [1024, 11_008]);
         assert_eq!(class_lens(small_class_limit(48 * 1024)), [2048, 16_384]);
     }
 }
