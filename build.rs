@@ -6,6 +6,9 @@ use std::process::Command;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(fmadiv_static_avx2_fma)");
+    // `--cfg fmadiv_portable_only` compiles out every x86 module, as on a CPU of another
+    // architecture (for testing the portable build on x86 machines).
+    println!("cargo::rustc-check-cfg=cfg(fmadiv_portable_only)");
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=RUSTFLAGS");
     println!("cargo::rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");

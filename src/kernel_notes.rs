@@ -30,10 +30,12 @@
 //! scaling by powers of two while no result is subnormal or overflows) and the signs
 //! follow the usual rules (round-to-nearest-even is symmetric):
 //!
-//! - `rcp(±mb·2^eb) = ±rcp(mb)·2^-eb`: a property of the CPU's table, checked for every
+//! - `rcp(±mb·2^eb) = ±rcp(mb)·2^-eb`: a property of AMD's table, checked for every
 //!   mantissa, every exponent of the window and both signs by
-//!   [`crate::sweep::check_rcp_scaling`] (at the start of every `fmadiv verify mantissa`
-//!   run and in the test suite);
+//!   [`crate::sweep::check_rcp_scaling`] (at the start of every own-table
+//!   `fmadiv verify mantissa` run and in the test suite). The every-table proof below does
+//!   not need it: there, whatever seed a table gives `±mb·2^eb`, that seed times `±2^eb`
+//!   is itself a conforming seed of `mb`, and every seed of `mb` is swept;
 //! - `e`, `e2` do not depend on the scale at all; `y = y(mb)·2^-eb`, in (2^-64, 2^64);
 //! - `q = RN(y·a) = q(ma, mb)·2^(ea-eb)`, in [2^-126, 2^126]: `ea - eb` is in
 //!   [-125, 125] and `q(ma, mb)` in [1/2, 2];
@@ -95,17 +97,70 @@
 //! the maximum passes. A failed block is recomputed by the divider (in `div`) or lane by
 //! lane with the same per-lane check (in the verification entry point).
 //!
+//! # For every conforming `rcpps` table
+//!
+//! Intel's SDM and AMD's APM specify `rcpps` by one bound: `|1 - b·r| <= 1.5·2^-12` for
+//! the seed `r` of `b`. Nothing else about the table is promised, and tables differ
+//! (Intel's and AMD's do). Every operation after the seed is IEEE-754 and the same on
+//! every CPU. So the sweeps of `crate::sweep::conforming` replace "this CPU's seed" by
+//! "every seed the bound allows":
+//!
+//! **Theorem.** On any x86-64 CPU with AVX2 and FMA whose `vrcpps` returns, for every input
+//! `x` with `|x|` in `[2^-63, 2^63)`, a float `r` with `|1 - x·r| <= 1.5·2^-12`, the
+//! division kernel returns `RN(a/b)` for every lane it accepts, and the reciprocal kernel
+//! returns `RN(1/b)`.
+//!
+//! *Proof, division.* By the window argument above (with "a conforming seed of `mb`" in
+//! place of `rcp(mb)`), an accepted lane computes the mantissa pair's result with some
+//! seed `r` of `mb` within the bound, scaled by `±2^(ea-eb)`. For each of the 2^23 divisor
+//! mantissas, the seeds within the bound are one run of consecutive floats (decided exactly
+//! in binary64); every one goes through the kernel's own refinement, giving the set
+//! `Y(b)` of every `y` any conforming CPU can produce. Each row `(b, y)` of a divisor the
+//! kernel keeps is either proven for all 2^23 dividends by the row lemma (`|1 - b·y| <
+//! 2^-25`, decided exactly) or compared with `vdivps` pair by pair. A full run with no
+//! mismatch (`fmadiv verify mantissa --rcp any --prune`, the report
+//! `docs/verification/conforming-division.json`) completes the proof.
+//!
+//! What the run found on the way (all 2^23 divisors, 71 453 787 987 seeds, 6 146 to
+//! 12 284 per divisor): `|Y(b)| = 1` for 8 374 273 divisors and 2 for 14 335, never 3;
+//! of the 8 370 067 rows the kernel keeps, 5 796 397 (69.25%) are proven and 2 573 670
+//! compared; the largest `|1 - b·y|` over them is 0.9991·2^-24, so Markstein's hypothesis
+//! holds for every kept row under every conforming table; only rows of near-all-ones
+//! divisors (the divider's) reach 2^-24 (83 rows, up to 1.0012·2^-24).
+//!
+//! *Proof, reciprocal.* The reciprocal kernel is the division kernel with `a = 1` (its
+//! `q = y·1` is `y`), so the division proof covers it; by the numbers above every kept
+//! divisor has `|1 - b·y| < 2^-24` for every `y`, hence `y` is within one ulp of `1/b` and
+//! Markstein's lemma applies directly. `fmadiv verify reciprocals --rcp any` checks it by
+//! exhaustion as well: every divisor mantissa with every allowed seed, 7.1·10^10 pairs in
+//! about 11 s on two cores (`docs/verification/conforming-reciprocals.json`).
+//!
+//! *What is assumed*: the bound itself, inside the window (checked at run time on a sample
+//! by `crate::seeds::this_cpu` before the plan lets a kernel run, and on every input of
+//! the window by `fmadiv fingerprint`); IEEE-754 FMA and multiply in round-to-nearest-even;
+//! `vdivps` as the reference. *What is not covered*: another bound (`--rcp-bound 2^-14`
+//! proves this kernel's arithmetic under `vrcp14ps`-like seeds, but a 16-lane kernel's own
+//! masks, loads and checks need a CPU to run on), and other rounding modes.
+//!
+//! The digests: a report of this kind names the **arithmetic digest**
+//! ([`crate::digest::arithmetic_digest`]), a hash of the kernel run from software-chosen
+//! seeds (conforming ones, the extremes of the bound, and deliberately poor ones, which
+//! tell apart sequences that agree wherever they are exact). No table enters it, so shards
+//! run on different CPUs merge.
+//!
 //! # The reciprocal kernel
 //!
-//! `recip` runs its own sequence: `r = rcp(b)`, `y = r + r·(1 - b·r)` (one Newton step),
-//! `y + y·(1 - b·y)` (Markstein's correction with the dividend 1). Newton's `y` leaves
-//! `|1 - b·y|` up to about 2^-22, outside Markstein's hypothesis, so no lemma covers it;
-//! but a reciprocal has only one input. Inside the input window it scales exactly like the
-//! division kernel, and `fmadiv verify reciprocals` compares the kernel on every lane with
-//! `1 / b` for all 2^32 inputs (7 s on two cores; also `recip_of_every_float` in the
-//! tests): on AMD's table (fingerprint `877ee81e5312491d`) every input is exact except
-//! `±0x1.fffffep+e`, the same tie as above, which the near-all-ones fix sends to the
-//! divider. The proof is by exhaustion and holds for the table it ran on.
+//! `recip` runs `r = rcp(b)`, Halley's `y` (as in division), then `y + y·(1 - b·y)`
+//! (Markstein's correction with the dividend 1): the division kernel with `a = 1` minus its
+//! multiply by one. Proven above for every conforming table. Crate 0.2.0 used one Newton
+//! step for `y` instead (one FMA less): exact on AMD's table (all 2^32 inputs compared),
+//! but the every-table sweep found 48 037 conforming `(b, r)` pairs where it is wrong, over
+//! 30 divisors, the first `1 / 0x1.0d3226p+0` with the seed `0x3f735ca0` (it gives
+//! `0x3f737372`, not `0x3f737373`); that sequence survives as the Newton variant, which
+//! the sweep catches. Inside the input window the reciprocal kernel scales exactly like
+//! the division kernel, and `fmadiv verify reciprocals` still compares it on every lane with
+//! `1 / b` for all 2^32 inputs on this CPU's table (also `recip_of_every_float` in the
+//! tests); without the near-all-ones fix `±0x1.fffffep+e` is wrong there (the tie above).
 //!
 //! # Rounding modes and MXCSR
 //!

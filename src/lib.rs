@@ -38,11 +38,14 @@ pub mod fingerprint;
 pub mod kernel_notes;
 #[doc(hidden)]
 pub mod methods;
+#[cfg(feature = "ndarray")]
+pub mod ndarray;
 pub mod plan;
 #[doc(hidden)]
 pub mod samples;
 mod schedule;
 pub mod seeds;
+pub mod simd;
 mod slices;
 #[doc(hidden)]
 pub mod sweep;
@@ -54,7 +57,8 @@ pub use divisor::Check as DivisorCheck;
 pub use divisor::{Divisor, Strategy, div_scalar, recip};
 pub use plan::{Plan, plan};
 pub use schedule::{Mix, Schedule, UnknownSchedule};
-pub use slices::{Error, div, div_f32x8, div_in_place, par_div, try_div};
+pub use simd::{div_f32x8, recip_f32x8};
+pub use slices::{Error, div, div_in_place, par_div, try_div};
 
 /// Build information recorded by `build.rs` (for reports).
 pub mod build_info {

@@ -117,6 +117,13 @@ impl Plan {
         self.div[0] == Schedule::Kernel
     }
 
+    /// Whether one vector at a time (`recip_f32x8`, the in-register API) runs the
+    /// reciprocal kernel rather than the divider.
+    #[inline]
+    pub fn in_register_recip_kernel(&self) -> bool {
+        self.recip[0] == Schedule::Kernel
+    }
+
     /// Slices shorter than this many elements are the small class (their operands fit in
     /// this CPU's L1 data cache); the rest are the large class.
     pub fn small_below(&self) -> usize {
@@ -449,15 +456,7 @@ fn calibrate_one(arena: &mut Arena, op: Op, class: usize) -> Trials {
         .zip(ratios.iter_mut())
         .map(|(&s, r)| (s, median(r)))
         .collect();
-    // The fastest candidate that beat the divider in screening (the first on ties).
-    let best = screening[1..].iter().filter(|(_, r)| *r > 1.0).fold(
-        None,
-        |best: Option<(Schedule, f64)>, &(s, r)| match best {
-            Some((_, b)) if b >= r => best,
-            _ => Some((s, r)),
-        },
-    );
-    let confirmation = best.map(|(s, _)| {
+    let confirmation = screened_best(&screening).map(|s| {
         let mut rounds = confirm(arena, op, s, calls, CONFIRMATION_ROUNDS);
         if (median(&mut rounds) - THRESHOLD).abs() < CLOSE_CALL {
             rounds.extend(confirm(arena, op, s, calls, CONFIRMATION_ROUNDS));
@@ -472,6 +471,20 @@ fn calibrate_one(arena: &mut Arena, op: Op, class: usize) -> Trials {
         confirmation,
     }
 }
+
+/// The candidate to confirm: among those that beat the divider in screening and lie within
+/// [`TIE`] of the fastest, the first in [`CANDIDATES`] order (the most divider vectors), so
+/// that two mixes within noise of each other resolve the same way in every process.
+fn screened_best(screening: &[(Schedule, f64)]) -> Option<Schedule> {
+    let fastest = screening.iter().map(|&(_, r)| r).fold(0.0, f64::max);
+    screening
+        .iter()
+        .find(|&&(s, r)| s != Schedule::Divider && r > 1.0 && r >= fastest * (1.0 - TIE))
+        .map(|&(s, _)| s)
+}
+
+/// Screening ratios within this fraction of the fastest count as a tie.
+const TIE: f64 = 0.05;
 
 /// `rounds` ratios of the divider's time to `s`'s, alternating, over rotating layouts.
 #[cfg(target_arch = "x86_64")]
@@ -560,6 +573,28 @@ mod tests {
         assert!(plan.to_string().contains("\"mix-3\" ignored"), "{plan}");
         let plan = choose(Some("kernel"), || Some(Ok(())));
         assert_eq!(plan.ignored_setting(), None);
+    }
+
+    #[test]
+    fn near_ties_in_screening_go_to_more_divider_vectors() {
+        let screened = |ratios: [f64; 7]| -> Vec<(Schedule, f64)> {
+            CANDIDATES.iter().copied().zip(ratios).collect()
+        };
+        // mix-8 fastest, mix-16 within 5%: mix-16.
+        assert_eq!(
+            screened_best(&screened([1.0, 1.02, 1.04, 0.9, 0.8, 0.7, 0.6])),
+            Some(CANDIDATES[1])
+        );
+        // The kernel clearly fastest: the kernel.
+        assert_eq!(
+            screened_best(&screened([1.0, 1.02, 1.04, 1.1, 1.2, 1.3, 1.5])),
+            Some(Schedule::Kernel)
+        );
+        // Nothing beats the divider: nothing to confirm.
+        assert_eq!(
+            screened_best(&screened([1.0, 0.99, 0.9, 0.9, 0.8, 0.7, 0.6])),
+            None
+        );
     }
 
     #[test]

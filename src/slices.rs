@@ -3,10 +3,7 @@
 use core::fmt;
 
 use rayon::prelude::*;
-use wide::f32x8;
 
-use crate::arch::portable;
-use crate::dispatch;
 use crate::schedule::run_raw;
 
 /// What went wrong with the arguments of a `try_` function. Nothing was written.
@@ -134,31 +131,6 @@ pub(crate) fn recip_slices(b: &[f32], out: &mut [f32]) {
 #[inline]
 fn plan() -> &'static crate::plan::Plan {
     crate::plan::plan()
-}
-
-/// Eight quotients `a / b`, bit-identical to `/` lane by lane.
-///
-/// ```
-/// use wide::f32x8;
-/// let q = fmadiv::div_f32x8(f32x8::splat(1.0), f32x8::splat(3.0));
-/// assert_eq!(q.to_array(), [1.0f32 / 3.0; 8]);
-/// ```
-#[inline]
-pub fn div_f32x8(a: f32x8, b: f32x8) -> f32x8 {
-    let (a, b) = (a.to_array(), b.to_array());
-    let mut out = [0.0f32; 8];
-    #[cfg(target_arch = "x86_64")]
-    if let Some(k) = dispatch::avx2_fma() {
-        use core::arch::x86_64::{_mm256_loadu_ps, _mm256_storeu_ps};
-        // SAFETY: each pointer is to a local array of exactly 8 floats.
-        unsafe {
-            let q = k.div8(_mm256_loadu_ps(a.as_ptr()), _mm256_loadu_ps(b.as_ptr()));
-            _mm256_storeu_ps(out.as_mut_ptr(), q);
-        }
-        return f32x8::new(out);
-    }
-    portable::div_slices(&a, &b, &mut out);
-    f32x8::new(out)
 }
 
 /// Below this many elements [`par_div`] stays on the calling thread: waking workers costs

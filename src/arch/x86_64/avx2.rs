@@ -32,7 +32,7 @@ const BLOCKS_AFTER_SLOW: u32 = 8;
 const DIVIDER_GROUP: usize = 4;
 
 /// Proof that the CPU has AVX2 and FMA: the only way to reach the kernel.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Avx2Fma(());
 
 impl Avx2Fma {

@@ -1,0 +1,111 @@
+//! `fmadiv::ndarray` on a 1024×1024 `f32` matrix: elementwise `a / b`, every row divided
+//! by one row (`a / row`), and every row by its own sum (a column broadcast), each against
+//! ndarray's own `/` — bits checked, then timed alternately in one process.
+//!
+//! ```sh
+//! cargo run --release --example ndarray_rows --features ndarray
+//! ```
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use ndarray::{Array1, Array2, Axis};
+
+const N: usize = 1024;
+
+fn check(what: &str, got: &Array2<f32>, want: &Array2<f32>) {
+    for (g, w) in got.iter().zip(want) {
+        assert_eq!(g.to_bits(), w.to_bits(), "{what}: bits differ");
+    }
+}
+
+/// Median ratio (ndarray time / fmadiv time) of alternating rounds, with its range.
+fn race(
+    ndarray_way: impl Fn() -> Array2<f32>,
+    fmadiv_way: impl Fn() -> Array2<f32>,
+) -> (f64, f64, f64) {
+    let rounds = 21;
+    let mut ratios = Vec::new();
+    for round in 0..rounds {
+        let time = |f: &dyn Fn() -> Array2<f32>| {
+            let t = Instant::now();
+            black_box(f());
+            t.elapsed().as_secs_f64()
+        };
+        let (n, f) = if round % 2 == 0 {
+            (time(&ndarray_way), time(&fmadiv_way))
+        } else {
+            let f = time(&fmadiv_way);
+            (time(&ndarray_way), f)
+        };
+        ratios.push(n / f);
+    }
+    ratios.sort_by(f64::total_cmp);
+    (ratios[rounds / 2], ratios[0], ratios[rounds - 1])
+}
+
+fn main() {
+    let mut state = 0x5eed_u64;
+    let mut normal = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let r = state >> 11;
+        f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23)
+    };
+    let a = Array2::from_shape_simple_fn((N, N), &mut normal);
+    let b = Array2::from_shape_simple_fn((N, N), &mut normal);
+    let row = Array1::from_shape_simple_fn(N, &mut normal);
+    let positive = a.mapv(f32::abs);
+    let sums = positive.sum_axis(Axis(1)).insert_axis(Axis(1));
+
+    check("a / b", &fmadiv::ndarray::div(&a, &b), &(&a / &b));
+    check("a / row", &fmadiv::ndarray::div(&a, &row), &(&a / &row));
+    check(
+        "rows / their sums",
+        &fmadiv::ndarray::div(&positive, &sums),
+        &(&positive / &sums),
+    );
+    check(
+        "transposed a / b",
+        &fmadiv::ndarray::div(&a.t(), &b),
+        &(&a.t() / &b),
+    );
+
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            let get = |key: &str| {
+                s.lines()
+                    .find(|l| l.starts_with(key))
+                    .and_then(|l| l.split(':').nth(1))
+                    .map(|v| v.trim().to_string())
+            };
+            Some(format!(
+                "cpu family {} model {}",
+                get("cpu family")?,
+                get("model\t")?
+            ))
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    println!("ndarray_rows: {N}x{N} f32, bits equal to ndarray's / in every case; {cpu}");
+    let show = |what: &str, (m, lo, hi): (f64, f64, f64)| {
+        println!("  {what:<34} {m:.2}x ndarray's own / (range {lo:.2}..{hi:.2}, 21 rounds)");
+    };
+    show("a / b", race(|| &a / &b, || fmadiv::ndarray::div(&a, &b)));
+    show(
+        "a / row (row broadcast)",
+        race(|| &a / &row, || fmadiv::ndarray::div(&a, &row)),
+    );
+    show(
+        "rows / their sums (column bcast)",
+        race(
+            || &positive / &sums,
+            || fmadiv::ndarray::div(&positive, &sums),
+        ),
+    );
+    show(
+        "transposed a / b",
+        race(|| &a.t() / &b, || fmadiv::ndarray::div(&a.t(), &b)),
+    );
+}

@@ -1,0 +1,199 @@
+//! A SIMD user's loop: 512 `wide::f32x8` pairs (4096 normal inputs) divided one vector at
+//! a time, written five ways, timed alternately in one process, bits checked against `/`.
+//!
+//! ```sh
+//! cargo run --release --example simd_loop                                   # default build
+//! RUSTFLAGS="-C target-cpu=native" cargo run --release --example simd_loop  # AVX2 at compile time
+//! ```
+//!
+//! Prints each way's median time per vector and its ratio to `wide`'s own `/` (and, for
+//! the token loop, to the same loop with `_mm256_div_ps`). `--rounds N` sets the rounds.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use wide::f32x8;
+
+const VECTORS: usize = 512;
+
+/// The ways to divide, each over the whole buffer.
+type Way = fn(&[f32x8], &[f32x8], &mut [f32x8]);
+
+fn wide_div(a: &[f32x8], b: &[f32x8], q: &mut [f32x8]) {
+    for ((q, &x), &y) in q.iter_mut().zip(a).zip(b) {
+        *q = x / y;
+    }
+}
+
+fn fmadiv_div_f32x8(a: &[f32x8], b: &[f32x8], q: &mut [f32x8]) {
+    for ((q, &x), &y) in q.iter_mut().zip(a).zip(b) {
+        *q = fmadiv::div_f32x8(x, y);
+    }
+}
+
+fn fmadiv_div_slices(a: &[f32x8], b: &[f32x8], q: &mut [f32x8]) {
+    fmadiv::div(bytemuck_slice(a), bytemuck_slice(b), bytemuck_slice_mut(q));
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use core::arch::x86_64::{__m256, _mm256_div_ps};
+
+    use fmadiv::simd::Avx2Fma;
+    use wide::f32x8;
+
+    pub fn token() -> Avx2Fma {
+        *TOKEN.get_or_init(|| Avx2Fma::new().expect("this example needs AVX2+FMA"))
+    }
+    static TOKEN: std::sync::OnceLock<Avx2Fma> = std::sync::OnceLock::new();
+
+    /// The user's loop inside `vectorize`, dividing with the token.
+    pub fn token_loop(a: &[f32x8], b: &[f32x8], q: &mut [f32x8]) {
+        let simd = token();
+        simd.vectorize(|| {
+            for ((q, &x), &y) in q.iter_mut().zip(a).zip(b) {
+                *q = simd.div_f32x8(x, y);
+            }
+        });
+    }
+
+    /// The same loop inside `vectorize`, dividing with `_mm256_div_ps` directly.
+    pub fn intrinsic_loop(a: &[f32x8], b: &[f32x8], q: &mut [f32x8]) {
+        let simd = token();
+        simd.vectorize(|| {
+            for ((q, &x), &y) in q.iter_mut().zip(a).zip(b) {
+                let (x, y): (__m256, __m256) = (cast(x), cast(y));
+                // SAFETY: the token proves AVX (the closure runs in an AVX2+FMA function,
+                // but a closure does not inherit target features syntactically).
+                *q = cast(unsafe { _mm256_div_ps(x, y) });
+            }
+        });
+    }
+
+    fn cast<A: Copy, B: Copy>(a: A) -> B {
+        const { assert!(size_of::<A>() == size_of::<B>()) };
+        // SAFETY: f32x8 and __m256 are eight f32 lanes in memory order, 32 bytes.
+        unsafe { core::mem::transmute_copy(&a) }
+    }
+}
+
+fn bytemuck_slice(v: &[f32x8]) -> &[f32] {
+    // SAFETY: f32x8 is eight f32 in memory order (repr(C)); the slice covers 8·len floats.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), v.len() * 8) }
+}
+
+fn bytemuck_slice_mut(v: &mut [f32x8]) -> &mut [f32] {
+    // SAFETY: as in `bytemuck_slice`, and the borrow is unique.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), v.len() * 8) }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let rounds: usize = std::env::args()
+        .skip_while(|a| a != "--rounds")
+        .nth(1)
+        .map(|n| n.parse().expect("--rounds N"))
+        .unwrap_or(41);
+    // Normal inputs: random signs and mantissas, exponents within ±30.
+    let mut state = 0x5eed_u64;
+    let mut normal = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let r = state >> 11;
+        f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23)
+    };
+    let a: Vec<f32x8> = (0..VECTORS)
+        .map(|_| f32x8::from([(); 8].map(|_| normal())))
+        .collect();
+    let b: Vec<f32x8> = (0..VECTORS)
+        .map(|_| f32x8::from([(); 8].map(|_| normal())))
+        .collect();
+
+    let mut ways: Vec<(&str, Way)> = vec![
+        ("wide's / (baseline)", wide_div),
+        ("fmadiv::div_f32x8", fmadiv_div_f32x8),
+        ("fmadiv::div on the slices", fmadiv_div_slices),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    if fmadiv::simd::Avx2Fma::new().is_some() {
+        ways.push(("token loop (vectorize + div_f32x8)", x86::token_loop));
+        ways.push(("same loop, _mm256_div_ps", x86::intrinsic_loop));
+    }
+
+    // Bits first: every way against `/` lane by lane.
+    let mut q = vec![f32x8::ZERO; VECTORS];
+    for (name, way) in &ways {
+        way(&a, &b, &mut q);
+        for i in 0..VECTORS {
+            let (x, y, got) = (a[i].to_array(), b[i].to_array(), q[i].to_array());
+            for l in 0..8 {
+                assert_eq!(got[l].to_bits(), (x[l] / y[l]).to_bits(), "{name}");
+            }
+        }
+    }
+
+    // Timing: rounds of every way, rotating the order; calls per sample fill ~20 µs.
+    let calls = 32;
+    let mut secs = vec![Vec::new(); ways.len()];
+    for round in 0..rounds {
+        for k in 0..ways.len() {
+            let i = (k + round) % ways.len();
+            let t = Instant::now();
+            for _ in 0..calls {
+                (ways[i].1)(black_box(&a), black_box(&b), black_box(&mut q));
+            }
+            secs[i].push(t.elapsed().as_secs_f64() / (calls * VECTORS) as f64);
+        }
+    }
+    let ratios = |i: usize, base: usize| {
+        let mut r: Vec<f64> = secs[base]
+            .iter()
+            .zip(&secs[i])
+            .map(|(b, t)| b / t)
+            .collect();
+        let mut sorted = r.clone();
+        sorted.sort_by(f64::total_cmp);
+        (median(&mut r), sorted[0], sorted[sorted.len() - 1])
+    };
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            let get = |key: &str| {
+                s.lines()
+                    .find(|l| l.starts_with(key))
+                    .and_then(|l| l.split(':').nth(1))
+                    .map(|v| v.trim().to_string())
+            };
+            Some(format!(
+                "cpu family {} model {}",
+                get("cpu family")?,
+                get("model\t")?
+            ))
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let build = if cfg!(target_feature = "avx2") {
+        "AVX2 at compile time"
+    } else {
+        "default build"
+    };
+    println!("simd_loop: {VECTORS} f32x8 pairs, {rounds} rounds, {build}, {cpu}");
+    println!("plan: {}", fmadiv::plan());
+    println!(
+        "{:<38} {:>10} {:>26}",
+        "way", "ns/vector", "vs wide's / (min..max)"
+    );
+    for (i, (name, _)) in ways.iter().enumerate() {
+        let (m, lo, hi) = ratios(i, 0);
+        let t = median(&mut secs[i].clone()) * 1e9;
+        println!("{name:<38} {t:>10.2} {m:>12.2}x ({lo:.2}..{hi:.2})");
+    }
+    if ways.len() > 4 {
+        let (m, lo, hi) = ratios(3, 4);
+        println!("token loop vs the same loop with _mm256_div_ps: {m:.2}x ({lo:.2}..{hi:.2})");
+    }
+}

@@ -1,0 +1,297 @@
+//! Division for code that is already SIMD: one vector at a time, inside the caller's loop.
+//!
+//! Two ways in:
+//!
+//! - [`div_f32x8`] and [`recip_f32x8`]: drop-in functions for `wide::f32x8` code. In a
+//!   default build (no AVX at compile time) they are `wide`'s own `/` — `divps` on x86,
+//!   whose bits are the hardware divider's — because a call into a runtime-dispatched
+//!   kernel cannot beat an inline divide. Built with AVX2 and FMA enabled
+//!   (`-C target-cpu=native`), they inline and follow the plan's in-register choice:
+//!   the FMA kernel where it measured faster than the divider on this CPU (and the CPU's
+//!   `rcpps` is within its documented bound), `vdivps` otherwise.
+//! - [`Avx2Fma`] (x86-64): a token obtained once that proves AVX2 and FMA, with methods
+//!   for `core::arch`'s `__m256`, `safe_arch::m256` and `wide::f32x8`, and
+//!   [`Avx2Fma::vectorize`], which runs the caller's closure inside a function compiled
+//!   for AVX2+FMA, so that the whole loop — its loads, its own arithmetic, and the
+//!   division — is AVX2 code with nothing called out of line (the model is `pulp`'s
+//!   `Arch::dispatch`).
+//!
+//! ```
+//! use wide::f32x8;
+//! let q = fmadiv::div_f32x8(f32x8::splat(1.0), f32x8::splat(3.0));
+//! assert_eq!(q.to_array(), [1.0f32 / 3.0; 8]);
+//! ```
+//!
+//! Every path gives the same bits as `/` (x86's NaN rules included).
+
+use wide::f32x8;
+
+/// Eight quotients `a / b`, bit-identical to `/` lane by lane (x86's NaN bits everywhere).
+///
+/// In a default build this is `wide`'s `/` (two `divps` on x86-64); with AVX2 and FMA
+/// enabled at compile time it inlines and runs the plan's in-register choice (see the
+/// module docs). Inside a loop of your own that is compiled for AVX2+FMA at run time, use
+/// [`Avx2Fma`].
+///
+/// ```
+/// use wide::f32x8;
+/// let a = f32x8::from([1.0, 2.0, -0.0, f32::INFINITY, 1.0, 0.0, 3.0, f32::NAN]);
+/// let b = f32x8::from([0.99999994, 3.0, 5.0, 2.0, 0.0, 0.0, 7.0, 1.0]);
+/// let q = fmadiv::div_f32x8(a, b).to_array();
+/// for i in 0..8 {
+///     assert_eq!(q[i].to_bits(), (a.to_array()[i] / b.to_array()[i]).to_bits());
+/// }
+/// ```
+#[inline]
+pub fn div_f32x8(a: f32x8, b: f32x8) -> f32x8 {
+    #[cfg(all(target_arch = "x86_64", fmadiv_static_avx2_fma))]
+    {
+        // SAFETY: AVX2 and FMA are enabled for the whole build.
+        let simd = x86::Avx2Fma::following_plan(unsafe { avx2_fma_unchecked() });
+        simd.div_f32x8(a, b)
+    }
+    #[cfg(not(all(target_arch = "x86_64", fmadiv_static_avx2_fma)))]
+    {
+        with_x86_nan_bits(a / b, a, b)
+    }
+}
+
+/// Eight reciprocals `1 / b`, bit-identical to `1.0 / b` lane by lane (see [`div_f32x8`]).
+///
+/// ```
+/// use wide::f32x8;
+/// let r = fmadiv::recip_f32x8(f32x8::splat(3.0));
+/// assert_eq!(r.to_array(), [1.0f32 / 3.0; 8]);
+/// ```
+#[inline]
+pub fn recip_f32x8(b: f32x8) -> f32x8 {
+    #[cfg(all(target_arch = "x86_64", fmadiv_static_avx2_fma))]
+    {
+        // SAFETY: AVX2 and FMA are enabled for the whole build.
+        let simd = x86::Avx2Fma::following_plan(unsafe { avx2_fma_unchecked() });
+        simd.recip_f32x8(b)
+    }
+    #[cfg(not(all(target_arch = "x86_64", fmadiv_static_avx2_fma)))]
+    {
+        let one = f32x8::splat(1.0);
+        with_x86_nan_bits(one / b, one, b)
+    }
+}
+
+/// The kernel's proof in a build with AVX2 and FMA enabled.
+///
+/// # Safety
+/// The build must enable AVX2 and FMA (then every CPU it runs on has them).
+#[cfg(all(target_arch = "x86_64", fmadiv_static_avx2_fma))]
+#[inline(always)]
+unsafe fn avx2_fma_unchecked() -> crate::arch::x86_64::avx2::Avx2Fma {
+    // SAFETY: the caller's guarantee.
+    unsafe { crate::arch::x86_64::avx2::Avx2Fma::new_unchecked() }
+}
+
+/// `q = a / b` from `wide`, with x86's NaN bits: on x86 `divps` gives them already; elsewhere
+/// the NaN lanes (rare) are redone by the portable path.
+#[inline]
+#[cfg_attr(all(target_arch = "x86_64", fmadiv_static_avx2_fma), allow(dead_code))]
+fn with_x86_nan_bits(q: f32x8, a: f32x8, b: f32x8) -> f32x8 {
+    if cfg!(all(target_arch = "x86_64", not(fmadiv_portable_only))) {
+        return q;
+    }
+    if q.is_nan().any() {
+        let (a, b) = (a.to_array(), b.to_array());
+        return f32x8::from(core::array::from_fn::<f32, 8, _>(|i| {
+            crate::arch::portable::div_one(a[i], b[i])
+        }));
+    }
+    q
+}
+
+#[cfg(target_arch = "x86_64")]
+pub use x86::Avx2Fma;
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use core::arch::x86_64::{__m256, _mm256_div_ps, _mm256_set1_ps};
+
+    use wide::f32x8;
+
+    use crate::arch::x86_64::avx2;
+    use crate::variant::Variant;
+
+    /// Proof that this CPU has AVX2 and FMA, for SIMD code that divides one vector at a
+    /// time: obtained once ([`Avx2Fma::new`]), copied freely, passed by value.
+    ///
+    /// Its methods are safe to call anywhere (the token is the proof) and are
+    /// `#[inline(always)]`: in code compiled for AVX2+FMA — a closure run by
+    /// [`Avx2Fma::vectorize`], or a function of yours with
+    /// `#[target_feature(enable = "avx2,fma")]` — they become the kernel's or the divider's
+    /// instructions in your loop, with no call and no dispatch. (They are deliberately not
+    /// `#[target_feature]` functions themselves: those would need `unsafe` at every call
+    /// outside an annotated function, closures included, although the token already
+    /// proves the features.) Outside such code they still give the right bits, only
+    /// slower.
+    ///
+    /// Which instructions: the token records the plan's in-register choice when it is made
+    /// — the FMA kernel where it measured faster than the divider on this CPU (and `rcpps`
+    /// is within its documented bound), `vdivps` otherwise (as on AMD Zen 3). The bits are
+    /// the same either way.
+    ///
+    /// ```
+    /// # #[cfg(target_arch = "x86_64")] {
+    /// use fmadiv::simd::Avx2Fma;
+    /// use wide::f32x8;
+    /// if let Some(simd) = Avx2Fma::new() {
+    ///     let (x, y) = (vec![f32x8::splat(1.0); 64], vec![f32x8::splat(3.0); 64]);
+    ///     let mut q = vec![f32x8::ZERO; 64];
+    ///     // The whole loop is compiled for AVX2+FMA; the division inlines into it.
+    ///     simd.vectorize(|| {
+    ///         for ((q, &x), &y) in q.iter_mut().zip(&x).zip(&y) {
+    ///             *q = simd.div_f32x8(x, y);
+    ///         }
+    ///     });
+    ///     assert_eq!(q[0].to_array(), [1.0f32 / 3.0; 8]);
+    /// }
+    /// # }
+    /// ```
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Avx2Fma {
+        proof: avx2::Avx2Fma,
+        /// Divide by the kernel (else `vdivps`).
+        div_kernel: bool,
+        /// Take reciprocals by the reciprocal kernel (else `vdivps`).
+        recip_kernel: bool,
+    }
+
+    impl Avx2Fma {
+        /// The token, if this CPU has AVX2 and FMA. Reads the plan (calibrating it on the
+        /// first call of the process, about a millisecond): make it once, outside loops.
+        pub fn new() -> Option<Avx2Fma> {
+            Some(Avx2Fma::following_plan(avx2::Avx2Fma::new()?))
+        }
+
+        /// The token with the plan's in-register choices.
+        #[inline]
+        pub(crate) fn following_plan(proof: avx2::Avx2Fma) -> Avx2Fma {
+            let plan = crate::plan();
+            Avx2Fma {
+                proof,
+                div_kernel: plan.in_register_kernel(),
+                recip_kernel: plan.in_register_recip_kernel(),
+            }
+        }
+
+        /// The same token, dividing by the kernel (`true`) or `vdivps` (`false`) whatever
+        /// the plan says: for tests and benchmarks of both (the bits are the same).
+        #[doc(hidden)]
+        pub fn with_kernel(self, kernel: bool) -> Avx2Fma {
+            Avx2Fma {
+                div_kernel: kernel,
+                recip_kernel: kernel,
+                ..self
+            }
+        }
+
+        /// The token without checking the CPU; it divides with `vdivps` (the plan is not
+        /// read).
+        ///
+        /// # Safety
+        /// The CPU running the program must support AVX2 and FMA.
+        #[inline]
+        pub const unsafe fn new_unchecked() -> Avx2Fma {
+            Avx2Fma {
+                // SAFETY: the caller's guarantee.
+                proof: unsafe { avx2::Avx2Fma::new_unchecked() },
+                div_kernel: false,
+                recip_kernel: false,
+            }
+        }
+
+        /// Whether the token divides with the FMA kernel (`false`: with `vdivps`).
+        pub fn uses_kernel(self) -> bool {
+            self.div_kernel
+        }
+
+        /// Runs `f` inside a function compiled for AVX2 and FMA and returns its result:
+        /// the closure is inlined there, so everything it does (and every `#[inline]`
+        /// function it calls, this token's methods and `wide`'s operators included) is
+        /// compiled for AVX2+FMA.
+        #[inline(always)]
+        pub fn vectorize<R>(self, f: impl FnOnce() -> R) -> R {
+            #[inline]
+            #[target_feature(enable = "avx2,fma")]
+            fn with_avx2_fma<R>(f: impl FnOnce() -> R) -> R {
+                f()
+            }
+            let _ = self.proof;
+            // SAFETY: the token proves that the CPU has AVX2 and FMA.
+            unsafe { with_avx2_fma(f) }
+        }
+
+        /// Eight quotients `a / b` of `core::arch` vectors, bit-identical to
+        /// `_mm256_div_ps(a, b)`.
+        #[inline(always)]
+        pub fn div_ps(self, a: __m256, b: __m256) -> __m256 {
+            if self.div_kernel {
+                // SAFETY: the token proves AVX2 and FMA.
+                unsafe { avx2::div8::<{ Variant::SHIPPED }>(a, b) }
+            } else {
+                // SAFETY: the token proves AVX2 (hence AVX).
+                unsafe { _mm256_div_ps(a, b) }
+            }
+        }
+
+        /// Eight reciprocals `1 / b` of a `core::arch` vector, bit-identical to
+        /// `_mm256_div_ps(_mm256_set1_ps(1.0), b)`.
+        #[inline(always)]
+        pub fn recip_ps(self, b: __m256) -> __m256 {
+            if self.recip_kernel {
+                // SAFETY: the token proves AVX2 and FMA.
+                unsafe { avx2::div8_of::<{ Variant::SHIPPED }, true>(_mm256_set1_ps(1.0), b) }
+            } else {
+                // SAFETY: the token proves AVX2 (hence AVX).
+                unsafe { _mm256_div_ps(_mm256_set1_ps(1.0), b) }
+            }
+        }
+
+        /// [`Avx2Fma::div_ps`] of `safe_arch` vectors.
+        #[inline(always)]
+        pub fn div_m256(self, a: safe_arch::m256, b: safe_arch::m256) -> safe_arch::m256 {
+            safe_arch::m256(self.div_ps(a.0, b.0))
+        }
+
+        /// [`Avx2Fma::recip_ps`] of a `safe_arch` vector.
+        #[inline(always)]
+        pub fn recip_m256(self, b: safe_arch::m256) -> safe_arch::m256 {
+            safe_arch::m256(self.recip_ps(b.0))
+        }
+
+        /// [`Avx2Fma::div_ps`] of `wide` vectors.
+        #[inline(always)]
+        pub fn div_f32x8(self, a: f32x8, b: f32x8) -> f32x8 {
+            from_m256(self.div_ps(to_m256(a), to_m256(b)))
+        }
+
+        /// [`Avx2Fma::recip_ps`] of a `wide` vector.
+        #[inline(always)]
+        pub fn recip_f32x8(self, b: f32x8) -> f32x8 {
+            from_m256(self.recip_ps(to_m256(b)))
+        }
+    }
+
+    /// `wide`'s vector as `core::arch`'s: both are eight `f32` lanes in memory order, 32
+    /// bytes (`f32x8` is `repr(C, align(32))`, holding one `m256` with AVX or two `f32x4`
+    /// without), so the bits move unchanged.
+    #[inline(always)]
+    fn to_m256(v: f32x8) -> __m256 {
+        const _: () = assert!(size_of::<f32x8>() == size_of::<__m256>());
+        // SAFETY: same size, every bit pattern valid in both, lanes in the same order.
+        unsafe { core::mem::transmute::<f32x8, __m256>(v) }
+    }
+
+    /// The inverse of [`to_m256`].
+    #[inline(always)]
+    fn from_m256(v: __m256) -> f32x8 {
+        // SAFETY: as in `to_m256`.
+        unsafe { core::mem::transmute::<__m256, f32x8>(v) }
+    }
+}

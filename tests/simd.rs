@@ -1,0 +1,148 @@
+//! The in-register API: `div_f32x8`, `recip_f32x8` and the `Avx2Fma` token, on every path
+//! (kernel and divider, inside `vectorize` and outside), bit for bit against `/`.
+
+mod common;
+
+use common::{SplitMix64, assert_quotients, seed};
+use fmadiv::internal::samples::edge_pairs;
+use wide::f32x8;
+
+/// Edge pairs, then random bit patterns: dividends and divisors, a multiple of 8 long.
+fn inputs() -> (Vec<f32>, Vec<f32>) {
+    let (mut a, mut b) = edge_pairs();
+    let mut rng = SplitMix64(seed());
+    while a.len() % 8 != 0 || a.len() < 1 << 20 {
+        a.push(rng.next_f32_bits());
+        b.push(rng.next_f32_bits());
+    }
+    (a, b)
+}
+
+fn vectors(x: &[f32]) -> Vec<f32x8> {
+    x.chunks_exact(8)
+        .map(|c| f32x8::from(<[f32; 8]>::try_from(c).unwrap()))
+        .collect()
+}
+
+fn lanes(v: &[f32x8]) -> Vec<f32> {
+    v.iter().flat_map(|v| v.to_array()).collect()
+}
+
+#[test]
+fn div_f32x8_and_recip_f32x8_match_the_divider() {
+    let (a, b) = inputs();
+    let (va, vb) = (vectors(&a), vectors(&b));
+    let q: Vec<f32x8> = va
+        .iter()
+        .zip(&vb)
+        .map(|(&x, &y)| fmadiv::div_f32x8(x, y))
+        .collect();
+    assert_quotients("div_f32x8", &a, &b, &lanes(&q));
+    let r: Vec<f32x8> = vb.iter().map(|&y| fmadiv::recip_f32x8(y)).collect();
+    assert_quotients("recip_f32x8", &vec![1.0; b.len()], &b, &lanes(&r));
+}
+
+#[cfg(target_arch = "x86_64")]
+mod token {
+    use core::arch::x86_64::__m256;
+
+    use super::*;
+    use fmadiv::simd::Avx2Fma;
+
+    fn token() -> Option<Avx2Fma> {
+        let t = Avx2Fma::new();
+        if t.is_none() {
+            common::skipped_once("the Avx2Fma token (needs AVX2+FMA)");
+        }
+        t
+    }
+
+    /// Every method of the token on both paths, inside `vectorize` (inlined, compiled for
+    /// AVX2+FMA) and outside it.
+    #[test]
+    fn every_method_on_both_paths_matches_the_divider() {
+        let Some(simd) = token() else { return };
+        let (a, b) = inputs();
+        let (va, vb) = (vectors(&a), vectors(&b));
+        let ones = vec![1.0f32; b.len()];
+        for kernel in [true, false] {
+            let t = simd.with_kernel(kernel);
+            assert_eq!(t.uses_kernel(), kernel);
+            let mut q = vec![f32x8::ZERO; va.len()];
+            let mut r = vec![f32x8::ZERO; va.len()];
+            t.vectorize(|| {
+                for (((q, r), &x), &y) in q.iter_mut().zip(&mut r).zip(&va).zip(&vb) {
+                    *q = t.div_f32x8(x, y);
+                    *r = t.recip_f32x8(y);
+                }
+            });
+            let what = format!("token (kernel {kernel}) in vectorize");
+            assert_quotients(&format!("{what}: div_f32x8"), &a, &b, &lanes(&q));
+            assert_quotients(&format!("{what}: recip_f32x8"), &ones, &b, &lanes(&r));
+
+            // Outside vectorize, and through the other vector types.
+            let to_m256 = |v: f32x8| -> __m256 { bytemuck_cast(v) };
+            let from_m256 = |v: __m256| -> f32x8 { bytemuck_cast(v) };
+            let q: Vec<f32x8> = va
+                .iter()
+                .zip(&vb)
+                .map(|(&x, &y)| from_m256(t.div_ps(to_m256(x), to_m256(y))))
+                .collect();
+            assert_quotients(
+                &format!("token (kernel {kernel}): div_ps"),
+                &a,
+                &b,
+                &lanes(&q),
+            );
+            let q: Vec<f32x8> = va
+                .iter()
+                .zip(&vb)
+                .map(|(&x, &y)| {
+                    let m = t.div_m256(safe_arch::m256(to_m256(x)), safe_arch::m256(to_m256(y)));
+                    from_m256(m.0)
+                })
+                .collect();
+            assert_quotients(
+                &format!("token (kernel {kernel}): div_m256"),
+                &a,
+                &b,
+                &lanes(&q),
+            );
+            let r: Vec<f32x8> = vb
+                .iter()
+                .map(|&y| from_m256(t.recip_m256(safe_arch::m256(to_m256(y))).0))
+                .collect();
+            assert_quotients(
+                &format!("token (kernel {kernel}): recip_m256"),
+                &ones,
+                &b,
+                &lanes(&r),
+            );
+            let r: Vec<f32x8> = vb
+                .iter()
+                .map(|&y| from_m256(t.recip_ps(to_m256(y))))
+                .collect();
+            assert_quotients(
+                &format!("token (kernel {kernel}): recip_ps"),
+                &ones,
+                &b,
+                &lanes(&r),
+            );
+        }
+    }
+
+    /// The token follows the plan's in-register choice.
+    #[test]
+    fn the_token_follows_the_plan() {
+        let Some(simd) = token() else { return };
+        assert_eq!(simd.uses_kernel(), fmadiv::plan().in_register_kernel());
+    }
+
+    /// Eight lanes as another 32-byte vector type of eight `f32` lanes.
+    fn bytemuck_cast<A: Copy, B: Copy>(a: A) -> B {
+        assert_eq!(size_of::<A>(), size_of::<B>());
+        // SAFETY: both are 32-byte vectors of eight f32 lanes in memory order, and every
+        // bit pattern is valid in each.
+        unsafe { core::mem::transmute_copy(&a) }
+    }
+}
