@@ -9,6 +9,8 @@ fn main() {
     // `--cfg fmadiv_portable_only` compiles out every x86 module, as on a CPU of another
     // architecture (for testing the portable build on x86 machines).
     println!("cargo::rustc-check-cfg=cfg(fmadiv_portable_only)");
+    // `--cfg fmadiv_mca` marks the schedules' loops for llvm-mca (scripts/mca.sh).
+    println!("cargo::rustc-check-cfg=cfg(fmadiv_mca)");
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=RUSTFLAGS");
     println!("cargo::rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");

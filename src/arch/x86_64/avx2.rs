@@ -31,6 +31,30 @@ const BLOCKS_AFTER_SLOW: u32 = 8;
 /// `divider_vectors`).
 const DIVIDER_GROUP: usize = 4;
 
+/// Marks the start or end of a code region for `llvm-mca` (`scripts/mca.sh`) in builds with
+/// `--cfg fmadiv_mca`; nothing otherwise. The marker is an assembly comment: it emits no
+/// instruction.
+macro_rules! mca_region {
+    (begin, $name:literal $(, $arg:ident = $value:expr)*) => {
+        #[cfg(fmadiv_mca)]
+        // SAFETY: an assembly comment; it touches no register, memory or flag.
+        unsafe {
+            core::arch::asm!(
+                concat!("# LLVM-MCA-BEGIN ", $name)
+                $(, $arg = const $value)*,
+                options(nomem, nostack, preserves_flags)
+            );
+        }
+    };
+    (end) => {
+        #[cfg(fmadiv_mca)]
+        // SAFETY: as above.
+        unsafe {
+            core::arch::asm!("# LLVM-MCA-END", options(nomem, nostack, preserves_flags));
+        }
+    };
+}
+
 /// Proof that the CPU has AVX2 and FMA: the only way to reach the kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Avx2Fma(());
@@ -348,8 +372,17 @@ pub unsafe fn divider_raw<const RECIP: bool>(
     out: *mut f32,
     len: usize,
 ) {
-    // SAFETY: the caller's guarantees, passed on.
-    unsafe { divider_vectors::<RECIP>(a, b, out, 0, len) }
+    let mut i = 0;
+    while i + DIVIDER_GROUP * LANES <= len {
+        mca_region!(begin, "divider recip={r}", r = RECIP as usize);
+        // SAFETY: i + DIVIDER_GROUP·LANES <= len: inside the inputs and the output; the
+        // caller's guarantees otherwise.
+        unsafe { divider_group::<RECIP>(a, b, out, i) };
+        mca_region!(end);
+        i += DIVIDER_GROUP * LANES;
+    }
+    // SAFETY: the caller's guarantees, passed on; i <= len.
+    unsafe { divider_vectors::<RECIP>(a, b, out, i, len) }
 }
 
 /// Divides element `from` up to `len` on the divider: whole vectors, then a masked tail.
@@ -371,17 +404,8 @@ unsafe fn divider_vectors<const RECIP: bool>(
     // the arrays' addresses agree modulo 4 KiB), as in a loop over non-aliasing slices.
     // Every load of a group precedes its stores, so `out == a` stays correct.
     while i + DIVIDER_GROUP * LANES <= len {
-        // SAFETY: i + DIVIDER_GROUP·LANES <= len: inside the inputs and the output;
-        // unaligned access is allowed.
-        unsafe {
-            let q: [__m256; DIVIDER_GROUP] = core::array::from_fn(|k| {
-                let j = i + k * LANES;
-                _mm256_div_ps(load_a::<RECIP>(a, j), _mm256_loadu_ps(b.add(j)))
-            });
-            for (k, q) in q.iter().enumerate() {
-                _mm256_storeu_ps(out.add(i + k * LANES), *q);
-            }
-        }
+        // SAFETY: i + DIVIDER_GROUP·LANES <= len: inside the inputs and the output.
+        unsafe { divider_group::<RECIP>(a, b, out, i) };
         i += DIVIDER_GROUP * LANES;
     }
     while i + LANES <= len {
@@ -396,6 +420,56 @@ unsafe fn divider_vectors<const RECIP: bool>(
     if i < len {
         // SAFETY: the caller's guarantees; `len - i` < LANES elements remain at i.
         unsafe { divider_tail::<RECIP>(a, b, out, i, len - i) }
+    }
+}
+
+/// [`DIVIDER_GROUP`] vectors from element `i` through the divider: all loaded and divided
+/// before any is stored (see [`divider_vectors`]).
+///
+/// # Safety
+/// As [`divider_raw`], with `i + DIVIDER_GROUP * LANES <= len`.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn divider_group<const RECIP: bool>(a: *const f32, b: *const f32, out: *mut f32, i: usize) {
+    // SAFETY: the caller's guarantees; unaligned access is allowed.
+    unsafe {
+        let q: [__m256; DIVIDER_GROUP] = core::array::from_fn(|k| {
+            let j = i + k * LANES;
+            _mm256_div_ps(load_a::<RECIP>(a, j), _mm256_loadu_ps(b.add(j)))
+        });
+        for (k, q) in q.iter().enumerate() {
+            _mm256_storeu_ps(out.add(i + k * LANES), *q);
+        }
+    }
+}
+
+/// The `D` divider vectors of a mixed step from element `i`: whole groups, then single
+/// vectors; a trip count known at compile time, so the compiler unrolls it.
+///
+/// # Safety
+/// As [`divider_raw`], with `i + D * LANES <= len`.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn divider_step<const RECIP: bool, const D: usize>(
+    a: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    i: usize,
+) {
+    let mut k = 0;
+    while k + DIVIDER_GROUP <= D {
+        // SAFETY: k + DIVIDER_GROUP <= D: inside the step.
+        unsafe { divider_group::<RECIP>(a, b, out, i + k * LANES) };
+        k += DIVIDER_GROUP;
+    }
+    while k < D {
+        let j = i + k * LANES;
+        // SAFETY: k < D: inside the step; each vector is loaded before its store.
+        unsafe {
+            let q = _mm256_div_ps(load_a::<RECIP>(a, j), _mm256_loadu_ps(b.add(j)));
+            _mm256_storeu_ps(out.add(j), q);
+        }
+        k += 1;
     }
 }
 
@@ -476,31 +550,68 @@ pub unsafe fn div_raw<const V: u8, const D: usize, const RECIP: bool>(
     let mut divider_only = 0u32;
     while i + step <= len {
         if divider_only > 0 {
-            divider_only -= 1;
             // SAFETY: i + step <= len; the caller's guarantees otherwise.
-            unsafe { divider_vectors::<RECIP>(a, b, out, i, i + step) };
-            i += step;
+            i = unsafe { divider_stretch::<RECIP>(a, b, out, i, step, len, divider_only) };
+            divider_only = 0;
             continue;
         }
+        mca_region!(begin, "mix-{d} recip={r}", d = D, r = RECIP as usize);
         // SAFETY: every access below is to an element < i + step <= len; unaligned loads
         // and stores accept any address; the kernel block is loaded before anything in it
         // is stored, and each divider vector is loaded before its store, so `out == a` is
         // fine.
         unsafe {
             let (quotients, check) = kernel_block::<V, RECIP>(a, b, i);
-            divider_vectors::<RECIP>(a, b, out, i + kernel_len, i + step);
+            divider_step::<RECIP, D>(a, b, out, i + kernel_len);
             if check.all_accepted() {
                 store_block(out, i, &quotients);
             } else {
                 divider_only = BLOCKS_AFTER_SLOW;
-                divider_vectors::<RECIP>(a, b, out, i, i + kernel_len);
+                divider_block::<RECIP>(a, b, out, i);
             }
         }
+        mca_region!(end);
         i += step;
     }
     // Less than a step remains: the divider takes it.
     // SAFETY: i <= len; the caller's guarantees.
     unsafe { divider_vectors::<RECIP>(a, b, out, i, len) }
+}
+
+/// The slow path of a kernel block that failed its check: its vectors on the divider.
+///
+/// # Safety
+/// As [`div_raw`], with `i + BLOCK_VECTORS * LANES <= len`.
+#[cold]
+#[inline(never)]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn divider_block<const RECIP: bool>(a: *const f32, b: *const f32, out: *mut f32, i: usize) {
+    // SAFETY: the caller's guarantees.
+    unsafe { divider_vectors::<RECIP>(a, b, out, i, i + BLOCK_VECTORS * LANES) }
+}
+
+/// After a failed block: up to `steps` steps from element `i` on the divider alone (fewer
+/// if less than a step remains); returns where the next step starts.
+///
+/// # Safety
+/// As [`div_raw`], with `i + step <= len`.
+#[cold]
+#[inline(never)]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn divider_stretch<const RECIP: bool>(
+    a: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    i: usize,
+    step: usize,
+    len: usize,
+    steps: u32,
+) -> usize {
+    let whole = ((len - i) / step).min(steps as usize);
+    let end = i + whole * step;
+    // SAFETY: end <= len; the caller's guarantees otherwise.
+    unsafe { divider_vectors::<RECIP>(a, b, out, i, end) };
+    end
 }
 
 /// The kernel on one block of [`BLOCK_VECTORS`] vectors from element `i`: the quotients
