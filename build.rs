@@ -21,10 +21,19 @@ fn main() {
     let profile = env::var("PROFILE").unwrap_or_else(|_| "unknown".into());
     let opt_level = env::var("OPT_LEVEL").unwrap_or_else(|_| "?".into());
 
+    // The x86 kernels exist on x86-64, unless `--cfg fmadiv_portable_only` compiles them
+    // out (then the crate builds as it would on any other architecture).
+    println!("cargo::rustc-check-cfg=cfg(fmadiv_x86)");
+    let portable_only = env::var_os("CARGO_CFG_FMADIV_PORTABLE_ONLY").is_some();
+    let x86 = arch == "x86_64" && !portable_only;
+    if x86 {
+        println!("cargo::rustc-cfg=fmadiv_x86");
+    }
+
     // With both features enabled for the whole crate (`-C target-cpu=native`, or
     // `-C target-feature=+avx2,+fma`) the kernel is called directly: no runtime detection.
     let enabled: Vec<&str> = features.split(',').collect();
-    let static_avx2_fma = arch == "x86_64" && enabled.contains(&"avx2") && enabled.contains(&"fma");
+    let static_avx2_fma = x86 && enabled.contains(&"avx2") && enabled.contains(&"fma");
     if static_avx2_fma {
         println!("cargo::rustc-cfg=fmadiv_static_avx2_fma");
     }

@@ -7,9 +7,6 @@
 //! cargo run --release --example rational
 //! ```
 
-use std::hint::black_box;
-use std::time::Instant;
-
 use wide::f32x8;
 
 const N: usize = 1 << 16;
@@ -36,7 +33,7 @@ fn plain(x: &[f32x8], out: &mut [f32x8]) {
 }
 
 /// The same loop through fmadiv's token, if this CPU has AVX2+FMA.
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 fn with_token(simd: fmadiv::simd::Avx2Fma, x: &[f32x8], out: &mut [f32x8]) {
     simd.vectorize(|| {
         for (o, &x) in out.iter_mut().zip(x) {
@@ -58,18 +55,18 @@ fn main() {
     let mut want = vec![f32x8::ZERO; x.len()];
     plain(&x, &mut want);
 
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     let Some(simd) = fmadiv::simd::Avx2Fma::new() else {
         println!("rational: this CPU lacks AVX2+FMA; the token is not available");
         return;
     };
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     {
         println!("rational: the token is x86-64 only");
         return;
     }
 
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     {
         let mut got = vec![f32x8::ZERO; x.len()];
         with_token(simd, &x, &mut got);
@@ -87,11 +84,15 @@ fn main() {
         let (mut t_plain, mut t_token) = (Vec::new(), Vec::new());
         for round in 0..rounds {
             let mut run = |token: bool| {
-                let t = Instant::now();
+                let t = std::time::Instant::now();
                 if token {
-                    with_token(simd, black_box(&x), black_box(&mut got));
+                    with_token(
+                        simd,
+                        std::hint::black_box(&x),
+                        std::hint::black_box(&mut got),
+                    );
                 } else {
-                    plain(black_box(&x), black_box(&mut got));
+                    plain(std::hint::black_box(&x), std::hint::black_box(&mut got));
                 }
                 t.elapsed().as_secs_f64()
             };

@@ -35,7 +35,7 @@ fn fmadiv_div_slices(a: &[f32x8], b: &[f32x8], q: &mut [f32x8]) {
     fmadiv::div(bytemuck_slice(a), bytemuck_slice(b), bytemuck_slice_mut(q));
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 mod x86 {
     use core::arch::x86_64::{__m256, _mm256_div_ps};
 
@@ -114,12 +114,13 @@ fn main() {
         .map(|_| f32x8::from([(); 8].map(|_| normal())))
         .collect();
 
+    #[cfg_attr(not(fmadiv_x86), allow(unused_mut))]
     let mut ways: Vec<(&str, Way)> = vec![
         ("wide's / (baseline)", wide_div),
         ("fmadiv::div_f32x8", fmadiv_div_f32x8),
         ("fmadiv::div on the slices", fmadiv_div_slices),
     ];
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     if fmadiv::simd::Avx2Fma::new().is_some() {
         ways.push(("token loop (vectorize + div_f32x8)", x86::token_loop));
         ways.push(("same loop, _mm256_div_ps", x86::intrinsic_loop));

@@ -26,14 +26,14 @@ const DIGEST_DIVIDENDS: usize = 32;
 const DIVISOR_STRIDE: u32 = 256;
 
 /// How many divisor mantissas the digest's mantissa pairs use.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[cfg_attr(not(fmadiv_x86), allow(dead_code))]
 fn divisor_count() -> usize {
     use crate::bits::{MANTISSA_MASK, NEAR_ALL_ONES_MANTISSA_MIN};
     (NEAR_ALL_ONES_MANTISSA_MIN / DIVISOR_STRIDE + (MANTISSA_MASK + 1 - NEAR_ALL_ONES_MANTISSA_MIN))
         as usize
 }
 
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[cfg_attr(not(fmadiv_x86), allow(dead_code))]
 /// The digest's input pairs, as two arrays of equal length (a multiple of 8).
 fn digest_pairs() -> (Vec<f32>, Vec<f32>) {
     use crate::bits::{MANTISSA_MASK, NEAR_ALL_ONES_MANTISSA_MIN, ONE_BITS};
@@ -79,10 +79,10 @@ fn digest_pairs() -> (Vec<f32>, Vec<f32>) {
 }
 
 /// FNV-1a over 32-bit words: enough to tell kernels apart (this is no security hash).
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[cfg_attr(not(fmadiv_x86), allow(dead_code))]
 struct Fnv(u64);
 
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[cfg_attr(not(fmadiv_x86), allow(dead_code))]
 impl Fnv {
     fn word(&mut self, w: u32) {
         self.0 = (self.0 ^ u64::from(w)).wrapping_mul(0x0000_0100_0000_01b3);
@@ -101,7 +101,7 @@ impl Fnv {
 
 /// The digest of `kernel` on this CPU, as 16 hex digits, or `None` without AVX2+FMA.
 pub fn kernel_digest(kernel: Kernel) -> Option<String> {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     {
         use crate::arch::x86_64::avx2::Avx2Fma;
         use crate::variant::Variant;
@@ -121,7 +121,7 @@ pub fn kernel_digest(kernel: Kernel) -> Option<String> {
         h.floats(&out);
         Some(h.hex())
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     {
         let _ = kernel;
         None
@@ -132,7 +132,7 @@ pub fn kernel_digest(kernel: Kernel) -> Option<String> {
 /// near-all-ones fix, over the digest's divisors and dividends taken as divisors: what
 /// `fmadiv verify reciprocals` reports name. `None` without AVX2+FMA.
 pub fn reciprocal_digest(kernel: Kernel) -> Option<String> {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     {
         let (a, b) = digest_pairs();
         let mut h = Fnv(0x6c62_272e_07bb_0142);
@@ -143,7 +143,7 @@ pub fn reciprocal_digest(kernel: Kernel) -> Option<String> {
         }
         Some(h.hex())
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     {
         let _ = kernel;
         None
@@ -163,7 +163,7 @@ pub fn reciprocal_digest(kernel: Kernel) -> Option<String> {
 /// answers, and any change to the arithmetic after `rcpps` changes them. This CPU's
 /// table does not enter it. `None` without AVX2+FMA.
 pub fn arithmetic_digest(kernel: Kernel, recip: bool) -> Option<String> {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     {
         use crate::arch::x86_64::avx2::Avx2Fma;
         use crate::bits::MANTISSA_MASK;
@@ -235,7 +235,7 @@ pub fn arithmetic_digest(kernel: Kernel, recip: bool) -> Option<String> {
         }
         Some(h.hex())
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     {
         let _ = (kernel, recip);
         None
@@ -243,7 +243,7 @@ pub fn arithmetic_digest(kernel: Kernel, recip: bool) -> Option<String> {
 }
 
 /// Hashes lane flags and accepted quotients of the kernel started from the given seeds.
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx2,fma")]
 fn hash_seeded<const V: u8, const RECIP: bool>(
     _proof: crate::arch::x86_64::avx2::Avx2Fma,
@@ -286,7 +286,7 @@ fn hash_seeded<const V: u8, const RECIP: bool>(
 }
 
 /// Hashes the fast path's quotient and flag bits of every vector of pairs.
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx2,fma")]
 fn hash_fast_path<const V: u8>(
     _proof: crate::arch::x86_64::avx2::Avx2Fma,

@@ -27,7 +27,7 @@ impl fmt::Display for Backend {
 /// path on any CPU (for comparisons; the bits are the same).
 pub const FORCE_PORTABLE_ENV: &str = "FMADIV_FORCE_PORTABLE";
 
-#[cfg(all(target_arch = "x86_64", not(fmadiv_static_avx2_fma)))]
+#[cfg(all(fmadiv_x86, not(fmadiv_static_avx2_fma)))]
 mod cache {
     use super::{Backend, FORCE_PORTABLE_ENV};
     use crate::arch::x86_64::avx2::Avx2Fma;
@@ -69,18 +69,18 @@ pub fn backend() -> Backend {
     {
         Backend::Avx2Fma
     }
-    #[cfg(all(target_arch = "x86_64", not(fmadiv_static_avx2_fma)))]
+    #[cfg(all(fmadiv_x86, not(fmadiv_static_avx2_fma)))]
     {
         cache::backend()
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     {
         Backend::Portable
     }
 }
 
 /// The AVX2+FMA proof, if that kernel is the one in use.
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 #[inline]
 pub(crate) fn avx2_fma() -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
     match backend() {

@@ -185,7 +185,7 @@ impl Divisor {
             a.len(),
             out.len()
         );
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(fmadiv_x86)]
         if let Some(k) = crate::dispatch::avx2_fma() {
             // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for
             // out.len() elements and cannot overlap (out is a unique borrow).
@@ -309,14 +309,13 @@ pub fn recip(b: &[f32], out: &mut [f32]) {
         b.len(),
         out.len()
     );
-    #[cfg(target_arch = "x86_64")]
     crate::slices::recip_slices(b, out);
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 mod flagged;
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 mod x86 {
     use core::arch::x86_64::*;
 

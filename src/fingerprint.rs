@@ -13,7 +13,7 @@ pub struct Cpu {
 
 /// This CPU's vendor and model.
 pub fn cpu() -> Cpu {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     {
         use core::arch::x86_64::__cpuid;
         let regs = |leaf: u32| {
@@ -55,7 +55,7 @@ pub fn cpu() -> Cpu {
             signature: format!("{family:#x}/{model_id:#x}/{:#x}", eax & 0xf),
         }
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     {
         Cpu {
             vendor: "unknown".into(),
@@ -68,7 +68,7 @@ pub fn cpu() -> Cpu {
 /// The size of one core's L1 data cache in bytes, from `cpuid` (Intel's leaf 4, AMD's
 /// leaf 0x8000_0005), or `None` where the CPU does not say.
 pub fn l1_data_bytes() -> Option<usize> {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     {
         use core::arch::x86_64::{__cpuid_count, CpuidResult};
         let cpuid = |leaf: u32, sub: u32| -> CpuidResult {
@@ -105,7 +105,7 @@ pub fn l1_data_bytes() -> Option<usize> {
         }
         None
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     None
 }
 
@@ -128,7 +128,7 @@ pub struct RcpFingerprint {
 
 /// The fingerprint of this CPU's `_mm256_rcp_ps`, or `None` without AVX.
 pub fn rcp_fingerprint() -> Option<RcpFingerprint> {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     {
         if !is_x86_feature_detected!("avx") {
             return None;
@@ -136,13 +136,15 @@ pub fn rcp_fingerprint() -> Option<RcpFingerprint> {
         // SAFETY: AVX is present (checked above).
         Some(unsafe { fingerprint_avx() })
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     None
 }
 
 /// FNV-1a, 64 bits: simple, fixed, and the same everywhere.
+#[cfg(fmadiv_x86)]
 struct Fnv1a(u64);
 
+#[cfg(fmadiv_x86)]
 impl Fnv1a {
     fn write_u32(&mut self, x: u32) {
         for byte in x.to_le_bytes() {
@@ -152,7 +154,7 @@ impl Fnv1a {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx")]
 fn rcp8(x: [u32; 8]) -> [u32; 8] {
     use core::arch::x86_64::*;
@@ -160,7 +162,7 @@ fn rcp8(x: [u32; 8]) -> [u32; 8] {
     unsafe { core::mem::transmute(_mm256_rcp_ps(core::mem::transmute::<[u32; 8], __m256>(x))) }
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx")]
 fn fingerprint_avx() -> RcpFingerprint {
     use crate::bits::{MANTISSA_MASK, ONE_BITS};

@@ -82,38 +82,61 @@ pub mod build_info {
 #[doc(hidden)]
 pub mod internal {
     pub use crate::arch::portable;
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     pub use crate::arch::x86_64::avx2;
 
     pub use crate::samples;
     pub use crate::variant::{Kernel, Variant};
 
+    /// Whether the x86 kernels exist in this build and this CPU has AVX2+FMA.
+    pub fn has_kernel() -> bool {
+        #[cfg(fmadiv_x86)]
+        return avx2::Avx2Fma::new().is_some();
+        #[cfg(not(fmadiv_x86))]
+        false
+    }
+
     /// `out[i] = a[i] / b[i]` by the given kernel variant on every lane (no divider
     /// vectors mixed in, no fallback for whole blocks: every lane the fast path accepts is
-    /// the kernel's), or `None` if this CPU lacks AVX2+FMA. Panics if the lengths differ.
-    #[cfg(target_arch = "x86_64")]
+    /// the kernel's), or `None` (nothing written) without the AVX2+FMA kernel. Panics if
+    /// the lengths differ.
     pub fn div_with(kernel: Kernel, a: &[f32], b: &[f32], out: &mut [f32]) -> Option<()> {
-        let k = avx2::Avx2Fma::new()?;
-        match kernel {
-            Kernel::Shipped => k.kernel_slices::<{ Variant::SHIPPED }>(a, b, out),
-            Kernel::Newton => k.kernel_slices::<{ Variant::NEWTON }>(a, b, out),
-            Kernel::Published => k.kernel_slices::<{ Variant::PUBLISHED }>(a, b, out),
+        #[cfg(fmadiv_x86)]
+        {
+            let k = avx2::Avx2Fma::new()?;
+            match kernel {
+                Kernel::Shipped => k.kernel_slices::<{ Variant::SHIPPED }>(a, b, out),
+                Kernel::Newton => k.kernel_slices::<{ Variant::NEWTON }>(a, b, out),
+                Kernel::Published => k.kernel_slices::<{ Variant::PUBLISHED }>(a, b, out),
+            }
+            Some(())
         }
-        Some(())
+        #[cfg(not(fmadiv_x86))]
+        {
+            let _ = (kernel, a, b, out);
+            None
+        }
     }
 
     /// `out[i] = 1 / b[i]` by the reciprocal kernel with the given variant's near-all-ones
-    /// fix (or without it, for `Published`) on every lane, or `None` without AVX2+FMA.
-    /// Panics if the lengths differ.
-    #[cfg(target_arch = "x86_64")]
+    /// fix (or without it, for `Published`) on every lane, or `None` (nothing written)
+    /// without the AVX2+FMA kernel. Panics if the lengths differ.
     pub fn recip_with(kernel: Kernel, b: &[f32], out: &mut [f32]) -> Option<()> {
-        let k = avx2::Avx2Fma::new()?;
-        match kernel {
-            Kernel::Shipped => k.recip_kernel_slices::<{ Variant::SHIPPED }>(b, out),
-            Kernel::Newton => k.recip_kernel_slices::<{ Variant::NEWTON }>(b, out),
-            Kernel::Published => k.recip_kernel_slices::<{ Variant::PUBLISHED }>(b, out),
+        #[cfg(fmadiv_x86)]
+        {
+            let k = avx2::Avx2Fma::new()?;
+            match kernel {
+                Kernel::Shipped => k.recip_kernel_slices::<{ Variant::SHIPPED }>(b, out),
+                Kernel::Newton => k.recip_kernel_slices::<{ Variant::NEWTON }>(b, out),
+                Kernel::Published => k.recip_kernel_slices::<{ Variant::PUBLISHED }>(b, out),
+            }
+            Some(())
         }
-        Some(())
+        #[cfg(not(fmadiv_x86))]
+        {
+            let _ = (kernel, b, out);
+            None
+        }
     }
 
     /// `out[i] = a[i] / b[i]` (or `1 / b[i]` when `a` is `None`) by the given schedule,

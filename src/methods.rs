@@ -44,22 +44,22 @@ fn always() -> bool {
     true
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 fn has_avx() -> bool {
     is_x86_feature_detected!("avx")
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 fn has_avx2_fma() -> bool {
     crate::arch::x86_64::avx2::Avx2Fma::new().is_some()
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(fmadiv_x86))]
 fn has_avx() -> bool {
     false
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(fmadiv_x86))]
 fn has_avx2_fma() -> bool {
     false
 }
@@ -294,7 +294,7 @@ pub const BY_SCALAR: [Method; 4] = [HARDWARE_BY_SCALAR, DIVISOR, DIVISOR_LANES, 
 pub const RECIPROCAL: [Method; 2] = [HARDWARE_RECIP, RECIP];
 
 fn hardware_div_by(a: &[f32], b: f32, out: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     if has_avx() {
         use core::arch::x86_64::*;
         #[target_feature(enable = "avx")]
@@ -326,7 +326,7 @@ fn hardware_div_by(a: &[f32], b: f32, out: &mut [f32]) {
 }
 
 fn hardware_recip(b: &[f32], out: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     if has_avx() {
         use core::arch::x86_64::*;
         #[target_feature(enable = "avx")]
@@ -374,7 +374,7 @@ fn wide_div(a: &[f32], b: &[f32], out: &mut [f32]) {
     scalar_div(&a[done..], &b[done..], oc.into_remainder());
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 fn hardware_div(a: &[f32], b: &[f32], out: &mut [f32]) {
     use core::arch::x86_64::*;
     #[target_feature(enable = "avx")]
@@ -400,12 +400,12 @@ fn hardware_div(a: &[f32], b: &[f32], out: &mut [f32]) {
     unsafe { run(a, b, out) }
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(fmadiv_x86))]
 fn hardware_div(a: &[f32], b: &[f32], out: &mut [f32]) {
     scalar_div(a, b, out)
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 fn approx_div(a: &[f32], b: &[f32], out: &mut [f32]) {
     use core::arch::x86_64::*;
     #[target_feature(enable = "avx2,fma")]
@@ -432,7 +432,7 @@ fn approx_div(a: &[f32], b: &[f32], out: &mut [f32]) {
     unsafe { run(a, b, out) }
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(not(fmadiv_x86))]
 fn approx_div(a: &[f32], b: &[f32], out: &mut [f32]) {
     scalar_div(a, b, out)
 }

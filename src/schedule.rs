@@ -200,7 +200,7 @@ pub(crate) unsafe fn run_raw<const RECIP: bool>(
     out: *mut f32,
     len: usize,
 ) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     {
         use crate::arch::x86_64::avx2::{div_raw, divider_raw};
         use crate::variant::Variant;

@@ -186,7 +186,7 @@ pub fn check_sample(mut rcp: impl FnMut([f32; 8]) -> [f32; 8]) -> Result<(), Out
 
 /// This CPU's `rcpps` on the sample (see the module docs), or `None` without AVX.
 pub fn this_cpu() -> Option<Result<(), OutOfBound>> {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     {
         #[target_feature(enable = "avx")]
         fn rcp8(x: [f32; 8]) -> [f32; 8] {
@@ -202,14 +202,14 @@ pub fn this_cpu() -> Option<Result<(), OutOfBound>> {
         // SAFETY: AVX is present (checked above).
         Some(check_sample(|x| unsafe { rcp8(x) }))
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     None
 }
 
 /// This CPU's `rcpps` on every input of the window, `±[2^-63, 2^63)` (2.1·10^9 inputs,
 /// about a second): the first that breaks `bound`, or `None` without AVX2.
 pub fn check_window(bound: SeedBound) -> Option<Result<(), OutOfBound>> {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     {
         if !is_x86_feature_detected!("avx2") {
             return None;
@@ -217,14 +217,14 @@ pub fn check_window(bound: SeedBound) -> Option<Result<(), OutOfBound>> {
         // SAFETY: AVX2 is present (checked above).
         Some(unsafe { window_x86(bound) })
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     {
         let _ = bound;
         None
     }
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx2")]
 fn window_x86(bound: SeedBound) -> Result<(), OutOfBound> {
     use crate::bits::{INPUT_EXPONENT_MIN, INPUT_EXPONENTS, MANTISSA_MASK, ONE_BITS, SIGN_MASK};

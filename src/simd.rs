@@ -44,13 +44,13 @@ use wide::f32x8;
 /// ```
 #[inline]
 pub fn div_f32x8(a: f32x8, b: f32x8) -> f32x8 {
-    #[cfg(all(target_arch = "x86_64", fmadiv_static_avx2_fma))]
+    #[cfg(all(fmadiv_x86, fmadiv_static_avx2_fma))]
     {
         // SAFETY: AVX2 and FMA are enabled for the whole build.
         let simd = x86::Avx2Fma::following_plan(unsafe { avx2_fma_unchecked() });
         simd.div_f32x8(a, b)
     }
-    #[cfg(not(all(target_arch = "x86_64", fmadiv_static_avx2_fma)))]
+    #[cfg(not(all(fmadiv_x86, fmadiv_static_avx2_fma)))]
     {
         with_x86_nan_bits(a / b, a, b)
     }
@@ -65,13 +65,13 @@ pub fn div_f32x8(a: f32x8, b: f32x8) -> f32x8 {
 /// ```
 #[inline]
 pub fn recip_f32x8(b: f32x8) -> f32x8 {
-    #[cfg(all(target_arch = "x86_64", fmadiv_static_avx2_fma))]
+    #[cfg(all(fmadiv_x86, fmadiv_static_avx2_fma))]
     {
         // SAFETY: AVX2 and FMA are enabled for the whole build.
         let simd = x86::Avx2Fma::following_plan(unsafe { avx2_fma_unchecked() });
         simd.recip_f32x8(b)
     }
-    #[cfg(not(all(target_arch = "x86_64", fmadiv_static_avx2_fma)))]
+    #[cfg(not(all(fmadiv_x86, fmadiv_static_avx2_fma)))]
     {
         let one = f32x8::splat(1.0);
         with_x86_nan_bits(one / b, one, b)
@@ -82,7 +82,7 @@ pub fn recip_f32x8(b: f32x8) -> f32x8 {
 ///
 /// # Safety
 /// The build must enable AVX2 and FMA (then every CPU it runs on has them).
-#[cfg(all(target_arch = "x86_64", fmadiv_static_avx2_fma))]
+#[cfg(all(fmadiv_x86, fmadiv_static_avx2_fma))]
 #[inline(always)]
 unsafe fn avx2_fma_unchecked() -> crate::arch::x86_64::avx2::Avx2Fma {
     // SAFETY: the caller's guarantee.
@@ -92,9 +92,9 @@ unsafe fn avx2_fma_unchecked() -> crate::arch::x86_64::avx2::Avx2Fma {
 /// `q = a / b` from `wide`, with x86's NaN bits: on x86 `divps` gives them already; elsewhere
 /// the NaN lanes (rare) are redone by the portable path.
 #[inline]
-#[cfg_attr(all(target_arch = "x86_64", fmadiv_static_avx2_fma), allow(dead_code))]
+#[cfg_attr(all(fmadiv_x86, fmadiv_static_avx2_fma), allow(dead_code))]
 fn with_x86_nan_bits(q: f32x8, a: f32x8, b: f32x8) -> f32x8 {
-    if cfg!(all(target_arch = "x86_64", not(fmadiv_portable_only))) {
+    if cfg!(fmadiv_x86) {
         return q;
     }
     if q.is_nan().any() {
@@ -106,10 +106,10 @@ fn with_x86_nan_bits(q: f32x8, a: f32x8, b: f32x8) -> f32x8 {
     q
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 pub use x86::Avx2Fma;
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 mod x86 {
     use core::arch::x86_64::{__m256, _mm256_div_ps, _mm256_set1_ps};
 
@@ -137,7 +137,7 @@ mod x86 {
     /// the same either way.
     ///
     /// ```
-    /// # #[cfg(target_arch = "x86_64")] {
+    /// # #[cfg(fmadiv_x86)] {
     /// use fmadiv::simd::Avx2Fma;
     /// use wide::f32x8;
     /// if let Some(simd) = Avx2Fma::new() {

@@ -1,6 +1,6 @@
 //! The `fmadiv` binary: verification verdicts, resume after SIGKILL, shards and merge, and
 //! bad arguments (exit 2, nothing written or damaged).
-#![cfg(all(target_arch = "x86_64", feature = "cli"))]
+#![cfg(all(fmadiv_x86, feature = "cli"))]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -276,7 +276,6 @@ fn recip_of_every_float() {
             let mut n = wrong(&out);
             // The reciprocal kernel on every lane, whatever schedule the plan chose: an
             // exhaustive proof of its sequence on this CPU's rcp table.
-            #[cfg(target_arch = "x86_64")]
             if fmadiv::internal::recip_with(fmadiv::internal::Kernel::Shipped, &b, &mut out)
                 .is_some()
             {
@@ -291,7 +290,7 @@ fn recip_of_every_float() {
 /// Without the near-all-ones fix the reciprocal kernel is wrong for 1 / 0x1.fffffep+0
 /// scaled into every exponent of the input window, both signs: the check can fail.
 #[test]
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 fn recip_without_the_all_ones_fix_is_caught() {
     let b: Vec<f32> = (0..=255u32)
         .flat_map(|e| [e << 23 | 0x7f_ffff, 0x8000_0000 | e << 23 | 0x7f_ffff])

@@ -38,7 +38,7 @@ fn check_all_paths(a: &[f32], b: &[f32]) {
 
     // `div` runs the plan's schedule; every other schedule must give the same bits, and
     // the kernel must be exact on every lane it accepts.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     if fmadiv::internal::div_with(fmadiv::internal::Kernel::Shipped, a, b, &mut out).is_some() {
         assert_quotients("kernel on every lane", a, b, &out);
     }
@@ -48,7 +48,7 @@ fn check_all_paths(a: &[f32], b: &[f32]) {
 /// The FMA kernel on every lane where it can run (`div` mixes in hardware vectors), else
 /// `div`.
 fn kernel_alone(a: &[f32], b: &[f32], out: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     if fmadiv::internal::div_with(fmadiv::internal::Kernel::Shipped, a, b, out).is_some() {
         return;
     }

@@ -5,7 +5,7 @@
 //! non-inlined functions that do all the arithmetic (the results and the hardware's
 //! reference, both under the same flags), restores MXCSR, and only then compares. Every
 //! function must give the bits `vdivps` gives under the same flags.
-#![cfg(target_arch = "x86_64")]
+#![cfg(fmadiv_x86)]
 
 mod common;
 

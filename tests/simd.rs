@@ -42,7 +42,7 @@ fn div_f32x8_and_recip_f32x8_match_the_divider() {
     assert_quotients("recip_f32x8", &vec![1.0; b.len()], &b, &lanes(&r));
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 mod token {
     use core::arch::x86_64::__m256;
 

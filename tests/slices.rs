@@ -143,7 +143,7 @@ fn par_div_panics_on_mismatch() {
 #[test]
 fn backend_names_the_kernel() {
     let backend = fmadiv::backend();
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     if std::is_x86_feature_detected!("avx2")
         && std::is_x86_feature_detected!("fma")
         && std::env::var_os(fmadiv::FORCE_PORTABLE_ENV).is_none()

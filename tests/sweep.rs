@@ -1,5 +1,5 @@
 //! The mantissa sweep's two modes agree: pruning by Markstein's theorem hides no mismatch.
-#![cfg(target_arch = "x86_64")]
+#![cfg(fmadiv_x86)]
 
 mod common;
 

@@ -1,6 +1,6 @@
 //! The suite can fail: weakened kernels are caught, and the shipped kernel passes the same
 //! checks. Runs only where the AVX2+FMA kernel can run.
-#![cfg(target_arch = "x86_64")]
+#![cfg(fmadiv_x86)]
 
 mod common;
 

@@ -1,5 +1,5 @@
 //! Kernels by architecture, and the portable path beside them.
 
 pub mod portable;
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 pub mod x86_64;

@@ -40,7 +40,7 @@ pub fn mul_one(a: f32, r: f32) -> f32 {
 /// `out[i] = a[i] / b[i]` with x86's bits. The lengths must be equal.
 pub fn div_slices(a: &[f32], b: &[f32], out: &mut [f32]) {
     assert!(a.len() == b.len() && b.len() == out.len());
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     {
         use safe_arch::{cmp_unord_mask_m128, div_m128, move_mask_m128};
         let mut oc = out.chunks_exact_mut(4);
@@ -61,7 +61,7 @@ pub fn div_slices(a: &[f32], b: &[f32], out: &mut [f32]) {
             *o = div_one(x, y);
         }
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
         *o = div_one(x, y);
     }

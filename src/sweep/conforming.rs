@@ -32,7 +32,10 @@
 
 use core::ops::Range;
 
-use super::{MANTISSAS, Tally, markstein_row_proven};
+#[cfg(fmadiv_x86)]
+use super::markstein_row_proven;
+use super::{MANTISSAS, Tally};
+#[cfg(fmadiv_x86)]
 use crate::bits::ONE_BITS;
 pub use crate::seeds::{SeedBound, conforms, seed_range};
 use crate::variant::Kernel;
@@ -96,6 +99,7 @@ impl SeedStats {
         self.divider_rows_over_bound += other.divider_rows_over_bound;
     }
 
+    #[cfg(fmadiv_x86)]
     fn add_divisor(&mut self, seeds: u64) {
         self.seeds_min = if self.divisors == 0 {
             seeds
@@ -121,6 +125,7 @@ pub struct Row {
 }
 
 /// `|1 - b·y|` in units of 2^-24, exact before the final scaling (as in `conforms`).
+#[cfg(fmadiv_x86)]
 fn error_units(b: f32, y: f32) -> f64 {
     (1.0 - f64::from(b) * f64::from(y)).abs() * (1u64 << 24) as f64
 }
@@ -136,7 +141,7 @@ pub fn divisor_rows(
     prune: bool,
 ) -> Option<(Vec<Row>, SeedStats)> {
     assert!(divisors.end <= MANTISSAS);
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     {
         use crate::variant::Variant;
         let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
@@ -187,9 +192,9 @@ pub fn divisor_rows(
         }
         Some((rows, stats))
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     {
-        let _ = (kernel, bound, divisors);
+        let _ = (kernel, bound, divisors, prune);
         None
     }
 }
@@ -199,7 +204,7 @@ pub fn divisor_rows(
 /// `dividends`. Counterexamples carry the row's seed. `None` without AVX2+FMA.
 pub fn compare_rows(rows: &[Row], dividends: Range<u32>) -> Option<Tally> {
     assert!(dividends.end <= MANTISSAS);
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     {
         let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
         let mut tally = Tally::default();
@@ -210,7 +215,7 @@ pub fn compare_rows(rows: &[Row], dividends: Range<u32>) -> Option<Tally> {
         tally.trim();
         Some(tally)
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     {
         let _ = (rows, dividends);
         None
@@ -226,7 +231,7 @@ pub fn reciprocal_seed_stats(
     divisors: Range<u32>,
 ) -> Option<SeedStats> {
     assert!(divisors.end <= MANTISSAS);
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     {
         let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
         let mut stats = SeedStats::default();
@@ -241,7 +246,7 @@ pub fn reciprocal_seed_stats(
         }
         Some(stats)
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     {
         let _ = (kernel, bound, divisors);
         None
@@ -254,7 +259,7 @@ pub fn reciprocal_seed_stats(
 /// `None` without AVX2+FMA.
 pub fn reciprocal_tile(kernel: Kernel, bound: SeedBound, divisors: Range<u32>) -> Option<Tally> {
     assert!(divisors.end <= MANTISSAS);
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     {
         use crate::variant::Variant;
         let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
@@ -286,14 +291,14 @@ pub fn reciprocal_tile(kernel: Kernel, bound: SeedBound, divisors: Range<u32>) -
         tally.trim();
         Some(tally)
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     {
         let _ = (kernel, bound, divisors);
         None
     }
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 mod x86 {
     use core::arch::x86_64::*;
     use core::ops::{Range, RangeInclusive};
@@ -450,6 +455,7 @@ mod x86 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bits::ONE_BITS;
 
     #[test]
     fn seed_ranges_are_exactly_the_conforming_floats() {

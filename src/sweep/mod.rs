@@ -126,7 +126,7 @@ pub fn mantissa_tile(
         divisors.start.is_multiple_of(8) && divisors.end.is_multiple_of(8),
         "divisor bounds must be multiples of 8"
     );
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     {
         use crate::variant::Variant;
         let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
@@ -141,7 +141,7 @@ pub fn mantissa_tile(
         };
         Some(tally)
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     {
         let _ = (kernel, mode, dividends, divisors);
         None
@@ -159,7 +159,7 @@ pub fn markstein_row_proven(b: f32, y: f32) -> bool {
 /// 2^-25: the bound on `|1 - b·y|` that makes `RN(y·a)` faithful for every dividend.
 pub const MARKSTEIN_ROW_BOUND: f64 = 1.0 / (1u64 << 25) as f64;
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx2,fma")]
 fn tile<const V: u8>(
     _proof: crate::arch::x86_64::avx2::Avx2Fma,
@@ -211,7 +211,7 @@ fn tile<const V: u8>(
 
 /// The lanes the fast path flags for divisor `b` and a dividend in [1, 2) (inside the
 /// input window, so the flags depend on the divisor alone), as all-ones lanes.
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 pub(crate) fn flags<const V: u8>(b: core::arch::x86_64::__m256) -> core::arch::x86_64::__m256 {
@@ -223,7 +223,7 @@ pub(crate) fn flags<const V: u8>(b: core::arch::x86_64::__m256) -> core::arch::x
 
 /// Compares the rows of the divisors in `b_bits` (the first `valid` lanes count) against
 /// every dividend mantissa in `dividends`, with this CPU's seeds.
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn compare_rows<const V: u8>(
@@ -250,7 +250,7 @@ fn compare_rows<const V: u8>(
 
 /// Eight divisor rows as the comparison sees them: each lane's divisor, its refined
 /// reciprocal, whether the kernel flags it, and (every-table sweeps) the seed behind `y`.
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 pub(crate) struct Rows {
     pub b: core::arch::x86_64::__m256,
     pub y: core::arch::x86_64::__m256,
@@ -262,7 +262,7 @@ pub(crate) struct Rows {
 
 /// Compares the kernel's correction `q + y·(a - q·b)`, `q = y·a`, for the rows' `b` and
 /// `y` with `vdivps` against every dividend mantissa in `dividends`.
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 pub(crate) fn compare_rows_with(tally: &mut Tally, rows: &Rows, dividends: core::ops::Range<u32>) {
@@ -312,13 +312,13 @@ pub(crate) fn compare_rows_with(tally: &mut Tally, rows: &Rows, dividends: core:
 }
 
 /// The eight lanes of a vector as bit patterns.
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 pub(crate) fn lanes(v: core::arch::x86_64::__m256) -> [u32; 8] {
     // SAFETY: __m256 and [u32; 8] have the same size and no invalid bit patterns.
     unsafe { core::mem::transmute(v) }
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 #[cold]
 #[inline(never)]
 fn record_lanes(
@@ -349,9 +349,9 @@ fn record_lanes(
 pub fn compare_reciprocals(kernel: Kernel, b: &[f32], scratch: &mut Vec<f32>) -> Tally {
     scratch.clear();
     scratch.resize(b.len(), 0.0);
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     let ran = crate::internal::recip_with(kernel, b, scratch).is_some();
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     let ran = false;
     assert!(ran, "the reciprocal kernel needs AVX2+FMA ({kernel})");
     let mut tally = Tally {
@@ -380,9 +380,9 @@ pub fn compare_reciprocals(kernel: Kernel, b: &[f32], scratch: &mut Vec<f32>) ->
 pub fn compare_pairs(kernel: Kernel, a: &[f32], b: &[f32], scratch: &mut Vec<f32>) -> Tally {
     scratch.clear();
     scratch.resize(a.len(), 0.0);
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     let ran = crate::internal::div_with(kernel, a, b, scratch).is_some();
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     let ran = false;
     if !ran {
         assert!(kernel == Kernel::Shipped, "kernel variants need AVX2+FMA");
@@ -416,7 +416,7 @@ pub fn compare_pairs(kernel: Kernel, a: &[f32], b: &[f32], scratch: &mut Vec<f32
 ///
 /// Returns the first input that breaks it, or an error without AVX2+FMA.
 pub fn check_rcp_scaling() -> Result<(), String> {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(fmadiv_x86)]
     {
         let k = crate::arch::x86_64::avx2::Avx2Fma::new().ok_or("no AVX2+FMA")?;
         // SAFETY: `k` proves AVX2 and FMA.
@@ -428,11 +428,11 @@ pub fn check_rcp_scaling() -> Result<(), String> {
             )),
         }
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(fmadiv_x86))]
     Err("no AVX2+FMA".into())
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx2,fma")]
 fn rcp_scaling_counterexample(_proof: crate::arch::x86_64::avx2::Avx2Fma) -> Option<u32> {
     use crate::bits::{INPUT_EXPONENT_MIN, INPUT_EXPONENTS, ONE_BITS, SIGN_MASK};

@@ -59,7 +59,7 @@ fn run_checks(
         files::check_writable(path)?;
     }
     let kernel: Kernel = common.kernel.kernel();
-    let has_kernel = fmadiv::internal::avx2::Avx2Fma::new().is_some();
+    let has_kernel = fmadiv::internal::has_kernel();
     if (kernel != Kernel::Shipped || check == Check::Reciprocals) && !has_kernel {
         return Err(format!("the {kernel} kernel needs AVX2+FMA"));
     }

@@ -24,7 +24,10 @@
 use core::fmt;
 use std::sync::OnceLock;
 
-use crate::schedule::{CANDIDATES, Schedule};
+#[cfg(fmadiv_x86)]
+mod calibration;
+
+use crate::schedule::Schedule;
 use crate::seeds::OutOfBound;
 
 /// The environment variable that forces a [`Schedule`] (read once, at the first division).
@@ -36,6 +39,7 @@ pub const SCHEDULE_ENV: &str = "FMADIV_SCHEDULE";
 pub const THRESHOLD: f64 = 1.10;
 
 /// The two operations a plan chooses for.
+#[cfg_attr(not(fmadiv_x86), allow(dead_code))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Op {
     Div,
@@ -58,6 +62,7 @@ pub struct Plan {
 }
 
 /// Why the plan is what it is.
+#[cfg_attr(not(fmadiv_x86), allow(dead_code))]
 #[derive(Clone, Debug, PartialEq)]
 enum Reason {
     /// No AVX2+FMA on this CPU, or `FMADIV_FORCE_PORTABLE=1`.
@@ -71,6 +76,7 @@ enum Reason {
 }
 
 /// What the calibration measured.
+#[cfg_attr(not(fmadiv_x86), allow(dead_code))]
 #[derive(Clone, Debug, PartialEq)]
 struct Calibration {
     /// The lengths timed for the small and the large class.
@@ -85,6 +91,7 @@ struct Calibration {
 }
 
 /// One class and operation of a calibration.
+#[cfg_attr(not(fmadiv_x86), allow(dead_code))]
 #[derive(Clone, Debug, PartialEq)]
 struct Trials {
     op: Op,
@@ -315,228 +322,16 @@ fn small_class_limit(l1: usize) -> usize {
     l1 / (3 * core::mem::size_of::<f32>())
 }
 
-/// The lengths timed for the two classes: a power of two that fills half the small class
-/// (the three arrays in half of L1), and four times the class limit (they stream from L2).
-fn class_lens(small_below: usize) -> [usize; 2] {
-    let half = (small_below / 2).max(64);
-    let small = 1 << (usize::BITS - 1 - half.leading_zeros());
-    [small, (4 * small_below).next_multiple_of(256)]
-}
-
-/// Screening rounds over every candidate.
-const SCREENING_ROUNDS: usize = 5;
-/// Confirmation rounds of the best candidate against the divider (doubled for a close
-/// call: a median within [`CLOSE_CALL`] of the threshold).
-const CONFIRMATION_ROUNDS: usize = 24;
-/// How near the threshold a median is a close call that earns more rounds.
-const CLOSE_CALL: f64 = 0.05;
-/// The fraction of confirmation rounds a candidate must win against the divider.
-const MAJORITY: f64 = 0.75;
-/// Target time of one timed sample: many calls at small sizes, few at large ones.
-const SAMPLE_NANOS: f64 = 1_500.0;
-/// Floats per 64-byte cache line.
-const CACHE_LINE_FLOATS: usize = 16;
-/// Gaps between the arrays, in floats: cache-line aligned, and different modulo 4 KiB (1024
-/// floats), so that the loads and stores of the three arrays meet at different offsets of
-/// their pages from round to round (4K aliasing changes these loops' speed by 10–30%).
-const LAYOUT_GAPS: [(usize, usize); 4] = [(16, 16), (272, 528), (528, 784), (784, 272)];
-
 /// Times the candidates and picks a schedule per operation and class.
-#[cfg(target_arch = "x86_64")]
+#[cfg(fmadiv_x86)]
 fn calibrate() -> Plan {
-    use std::time::Instant;
-    let start = Instant::now();
-    let l1 = l1_data_bytes();
-    let small_below = small_class_limit(l1.0);
-    let lens = class_lens(small_below);
-    let mut trials = Vec::new();
-    let mut div = [Schedule::Divider; 2];
-    let mut recip = [Schedule::Divider; 2];
-    for (class, &len) in lens.iter().enumerate() {
-        let mut arena = Arena::new(len);
-        for op in [Op::Div, Op::Recip] {
-            let t = calibrate_one(&mut arena, op, class);
-            let chosen = match t.confirmation {
-                Some((s, median, won, of))
-                    if median >= THRESHOLD && won as f64 >= MAJORITY * of as f64 =>
-                {
-                    s
-                }
-                _ => Schedule::Divider,
-            };
-            match op {
-                Op::Div => div[class] = chosen,
-                Op::Recip => recip[class] = chosen,
-            }
-            trials.push(t);
-        }
-    }
-    Plan {
-        small_below,
-        div,
-        recip,
-        reason: Reason::Calibrated(Calibration {
-            lens,
-            trials,
-            micros: start.elapsed().as_micros() as u64,
-            l1_bytes: l1,
-        }),
-        ignored: None,
-    }
+    calibration::calibrate()
 }
 
-/// No kernel to calibrate on other architectures.
-#[cfg(not(target_arch = "x86_64"))]
+/// No kernel to calibrate without the x86 kernels.
+#[cfg(not(fmadiv_x86))]
 fn calibrate() -> Plan {
     Plan::uniform(Schedule::Portable, Reason::NoKernel, None)
-}
-
-/// One buffer holding the three arrays of a calibration at several layouts.
-#[cfg(target_arch = "x86_64")]
-struct Arena {
-    buffer: Vec<f32>,
-    len: usize,
-    /// Offset of the first cache line in `buffer`.
-    skip: usize,
-}
-
-#[cfg(target_arch = "x86_64")]
-impl Arena {
-    fn new(len: usize) -> Arena {
-        let widest = LAYOUT_GAPS.iter().map(|(g, h)| g + h).max().unwrap_or(0);
-        let buffer = vec![1.0f32; 3 * len + widest + CACHE_LINE_FLOATS];
-        let skip = buffer
-            .as_ptr()
-            .align_offset(CACHE_LINE_FLOATS * 4)
-            .min(CACHE_LINE_FLOATS);
-        let mut arena = Arena { buffer, len, skip };
-        // Every layout's arrays overlap the others' regions: fill the whole buffer with
-        // normal values, so that any window is normal inputs.
-        let mut rng = crate::samples::SplitMix64(0xca1b_4a7e);
-        for x in arena.buffer.iter_mut() {
-            let r = rng.next_u64();
-            *x = f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23);
-        }
-        arena
-    }
-
-    /// The three arrays of layout `k`: dividends, divisors, output.
-    fn arrays(&mut self, k: usize) -> (&[f32], &[f32], &mut [f32]) {
-        let (gap_b, gap_out) = LAYOUT_GAPS[k % LAYOUT_GAPS.len()];
-        let len = self.len;
-        let rest = &mut self.buffer[self.skip..];
-        let (a, rest) = rest.split_at_mut(len + gap_b);
-        let (b, rest) = rest.split_at_mut(len + gap_out);
-        (&a[..len], &b[..len], &mut rest[..len])
-    }
-}
-
-/// Screens every candidate for one operation and class, then confirms the best.
-#[cfg(target_arch = "x86_64")]
-fn calibrate_one(arena: &mut Arena, op: Op, class: usize) -> Trials {
-    let calls = calls_per_sample(arena, op);
-    // One untimed pass warms the caches, the branch predictors and the clock.
-    for (k, s) in CANDIDATES.into_iter().enumerate() {
-        time(arena, op, s, k, 1);
-    }
-    let mut ratios = vec![Vec::with_capacity(SCREENING_ROUNDS); CANDIDATES.len()];
-    for round in 0..SCREENING_ROUNDS {
-        let mut secs = [0.0f64; CANDIDATES.len()];
-        for k in 0..CANDIDATES.len() {
-            // Rotate the order so no candidate always runs right after another.
-            let i = (k + round) % CANDIDATES.len();
-            secs[i] = time(arena, op, CANDIDATES[i], round, calls);
-        }
-        for (r, t) in ratios.iter_mut().zip(secs) {
-            r.push(secs[0] / t.max(f64::MIN_POSITIVE));
-        }
-    }
-    let screening: Vec<(Schedule, f64)> = CANDIDATES
-        .iter()
-        .zip(ratios.iter_mut())
-        .map(|(&s, r)| (s, median(r)))
-        .collect();
-    let confirmation = screened_best(&screening).map(|s| {
-        let mut rounds = confirm(arena, op, s, calls, CONFIRMATION_ROUNDS);
-        if (median(&mut rounds) - THRESHOLD).abs() < CLOSE_CALL {
-            rounds.extend(confirm(arena, op, s, calls, CONFIRMATION_ROUNDS));
-        }
-        let won = rounds.iter().filter(|&&r| r > 1.0).count();
-        (s, median(&mut rounds), won, rounds.len())
-    });
-    Trials {
-        op,
-        class,
-        screening,
-        confirmation,
-    }
-}
-
-/// The candidate to confirm: among those that beat the divider in screening and lie within
-/// [`TIE`] of the fastest, the first in [`CANDIDATES`] order (the most divider vectors), so
-/// that two mixes within noise of each other resolve the same way in every process.
-fn screened_best(screening: &[(Schedule, f64)]) -> Option<Schedule> {
-    let fastest = screening.iter().map(|&(_, r)| r).fold(0.0, f64::max);
-    screening
-        .iter()
-        .find(|&&(s, r)| s != Schedule::Divider && r > 1.0 && r >= fastest * (1.0 - TIE))
-        .map(|&(s, _)| s)
-}
-
-/// Screening ratios within this fraction of the fastest count as a tie.
-const TIE: f64 = 0.05;
-
-/// `rounds` ratios of the divider's time to `s`'s, alternating, over rotating layouts.
-#[cfg(target_arch = "x86_64")]
-fn confirm(arena: &mut Arena, op: Op, s: Schedule, calls: usize, rounds: usize) -> Vec<f64> {
-    (0..rounds)
-        .map(|round| {
-            let (first, second) = if round % 2 == 0 {
-                (Schedule::Divider, s)
-            } else {
-                (s, Schedule::Divider)
-            };
-            let t1 = time(arena, op, first, round, calls);
-            let t2 = time(arena, op, second, round, calls);
-            let (divider, other) = if round % 2 == 0 { (t1, t2) } else { (t2, t1) };
-            divider / other.max(f64::MIN_POSITIVE)
-        })
-        .collect()
-}
-
-/// Calls per timed sample: enough to fill [`SAMPLE_NANOS`] on the divider.
-#[cfg(target_arch = "x86_64")]
-fn calls_per_sample(arena: &mut Arena, op: Op) -> usize {
-    let once = time(arena, op, Schedule::Divider, 0, 1);
-    let once = time(arena, op, Schedule::Divider, 0, 1).min(once);
-    ((SAMPLE_NANOS * 1e-9 / once.max(1e-9)) as usize).clamp(1, 64)
-}
-
-/// Seconds for `calls` runs of schedule `s` over layout `layout`.
-#[cfg(target_arch = "x86_64")]
-fn time(arena: &mut Arena, op: Op, s: Schedule, layout: usize, calls: usize) -> f64 {
-    use std::hint::black_box;
-    use std::time::Instant;
-    let (a, b, out) = arena.arrays(layout);
-    let a = match op {
-        Op::Div => Some(a),
-        Op::Recip => None,
-    };
-    let t = Instant::now();
-    for _ in 0..calls {
-        crate::schedule::run(s, a, b, black_box(&mut *out)).expect("the plan runs on AVX2+FMA");
-    }
-    t.elapsed().as_secs_f64()
-}
-
-/// The median (sorts `v`).
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
 }
 
 #[cfg(test)]
@@ -576,31 +371,8 @@ mod tests {
     }
 
     #[test]
-    fn near_ties_in_screening_go_to_more_divider_vectors() {
-        let screened = |ratios: [f64; 7]| -> Vec<(Schedule, f64)> {
-            CANDIDATES.iter().copied().zip(ratios).collect()
-        };
-        // mix-8 fastest, mix-16 within 5%: mix-16.
-        assert_eq!(
-            screened_best(&screened([1.0, 1.02, 1.04, 0.9, 0.8, 0.7, 0.6])),
-            Some(CANDIDATES[1])
-        );
-        // The kernel clearly fastest: the kernel.
-        assert_eq!(
-            screened_best(&screened([1.0, 1.02, 1.04, 1.1, 1.2, 1.3, 1.5])),
-            Some(Schedule::Kernel)
-        );
-        // Nothing beats the divider: nothing to confirm.
-        assert_eq!(
-            screened_best(&screened([1.0, 0.99, 0.9, 0.9, 0.8, 0.7, 0.6])),
-            None
-        );
-    }
-
-    #[test]
     fn classes_follow_the_l1_size() {
         assert_eq!(small_class_limit(32 * 1024), 2730);
-        assert_eq!(class_lens(2730), [1024, 11_008]);
-        assert_eq!(class_lens(small_class_limit(48 * 1024)), [2048, 16_384]);
+        assert_eq!(small_class_limit(48 * 1024), 4096);
     }
 }
