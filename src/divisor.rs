@@ -200,6 +200,90 @@ impl Divisor {
     }
 }
 
+impl Divisor {
+    /// `a[i] = a[i] / b`, in place (row normalisation without a copy per row).
+    ///
+    /// ```
+    /// let mut row = [1.0f32, 2.0, 3.0, 4.0];
+    /// let sum: f32 = row.iter().sum();
+    /// fmadiv::Divisor::new(sum).divide_in_place(&mut row);
+    /// assert_eq!(row[2].to_bits(), (3.0f32 / 10.0).to_bits());
+    /// ```
+    pub fn divide_in_place(&self, a: &mut [f32]) {
+        #[cfg(fmadiv_x86)]
+        if let Some(k) = crate::dispatch::avx2_fma() {
+            // SAFETY: the CPU has AVX2+FMA (`k`); `a` is readable and writable for its
+            // length.
+            unsafe { x86::divide_in_place_raw(k, self, a.as_mut_ptr(), a.len()) };
+            return;
+        }
+        for x in a.iter_mut() {
+            *x = portable::div_one(*x, self.b);
+        }
+    }
+
+    /// Eight quotients `a / b`, bit-identical to `/` lane by lane (also `a / divisor`).
+    ///
+    /// ```
+    /// use wide::f32x8;
+    /// let d = fmadiv::Divisor::new(3.0);
+    /// assert_eq!((f32x8::splat(1.0) / d).to_array(), [1.0f32 / 3.0; 8]);
+    /// ```
+    pub fn divide_f32x8(&self, a: wide::f32x8) -> wide::f32x8 {
+        #[cfg(fmadiv_x86)]
+        if let Some(k) = crate::dispatch::avx2_fma() {
+            use core::arch::x86_64::__m256;
+            // SAFETY: f32x8 and __m256 are eight f32 lanes in memory order, 32 bytes, every
+            // bit pattern valid in both; the CPU has AVX2+FMA (`k`).
+            return unsafe {
+                let q = x86::divide_vector(k, self, core::mem::transmute::<wide::f32x8, __m256>(a));
+                core::mem::transmute::<__m256, wide::f32x8>(q)
+            };
+        }
+        wide::f32x8::from(a.to_array().map(|x| self.divide(x)))
+    }
+}
+
+/// `a / d`: [`Divisor::divide`].
+impl core::ops::Div<Divisor> for f32 {
+    type Output = f32;
+
+    #[inline]
+    fn div(self, d: Divisor) -> f32 {
+        d.divide(self)
+    }
+}
+
+/// `a / &d`: [`Divisor::divide`].
+impl core::ops::Div<&Divisor> for f32 {
+    type Output = f32;
+
+    #[inline]
+    fn div(self, d: &Divisor) -> f32 {
+        d.divide(self)
+    }
+}
+
+/// `a / d` for eight lanes: [`Divisor::divide_f32x8`].
+impl core::ops::Div<Divisor> for wide::f32x8 {
+    type Output = wide::f32x8;
+
+    #[inline]
+    fn div(self, d: Divisor) -> wide::f32x8 {
+        d.divide_f32x8(self)
+    }
+}
+
+/// `a / &d` for eight lanes: [`Divisor::divide_f32x8`].
+impl core::ops::Div<&Divisor> for wide::f32x8 {
+    type Output = wide::f32x8;
+
+    #[inline]
+    fn div(self, d: &Divisor) -> wide::f32x8 {
+        d.divide_f32x8(self)
+    }
+}
+
 /// `out[i] = a[i] / b` through a [`Divisor`].
 ///
 /// # Panics
@@ -356,6 +440,25 @@ mod x86 {
         limit: __m256i,
     }
 
+    impl Consts {
+        /// The divisor's constants, broadcast.
+        #[inline]
+        #[target_feature(enable = "avx2,fma")]
+        fn of(d: &Divisor) -> Consts {
+            Consts {
+                b: _mm256_set1_ps(d.b),
+                abs_mask: _mm256_castsi256_ps(_mm256_set1_epi32(ABS_MASK as i32)),
+                zh: _mm256_set1_ps(d.zh),
+                zl: _mm256_set1_ps(d.zl),
+                offset: _mm256_set1_epi32(i32::MIN.wrapping_sub(d.min_quotient_bits as i32)),
+                limit: _mm256_set1_epi32(
+                    i32::MIN
+                        .wrapping_add(QUOTIENT_MAX_BITS.wrapping_sub(d.min_quotient_bits) as i32),
+                ),
+            }
+        }
+    }
+
     /// Eight quotients by the strategy's sequence, and the lanes it cannot guarantee.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
@@ -419,8 +522,38 @@ mod x86 {
         }
     }
 
+    /// `a[i] = a[i] / d` by the lane-checked loop of the divisor's strategy.
+    ///
     /// # Safety
-    /// As [`divide_raw`].
+    /// `a` readable and writable for `len` floats.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn divide_in_place_raw(k: Avx2Fma, d: &Divisor, a: *mut f32, len: usize) {
+        // SAFETY: `divide_loop` allows `out == a` (below); the caller's guarantees.
+        unsafe {
+            match d.strategy {
+                Strategy::Reciprocal => divide_loop::<RECIPROCAL>(k, d, a, a, len),
+                Strategy::TwoProducts => divide_loop::<TWO_PRODUCTS>(k, d, a, a, len),
+                Strategy::Markstein => divide_loop::<MARKSTEIN>(k, d, a, a, len),
+                Strategy::Hardware => divide_loop::<HARDWARE>(k, d, a, a, len),
+            }
+        }
+    }
+
+    /// Eight quotients `a / d` by the divisor's strategy, lane-checked.
+    #[target_feature(enable = "avx2,fma")]
+    pub fn divide_vector(_k: Avx2Fma, d: &Divisor, a: __m256) -> __m256 {
+        let consts = Consts::of(d);
+        match d.strategy {
+            Strategy::Reciprocal => divide8::<RECIPROCAL>(&consts, a),
+            Strategy::TwoProducts => divide8::<TWO_PRODUCTS>(&consts, a),
+            Strategy::Markstein => divide8::<MARKSTEIN>(&consts, a),
+            Strategy::Hardware => divide8::<HARDWARE>(&consts, a),
+        }
+    }
+
+    /// # Safety
+    /// `a` readable and `out` writable for `len` floats; `out` either does not overlap `a`
+    /// or is `a` itself (every vector is loaded before its quotient is stored).
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn divide_loop<const S: u8>(
         _k: Avx2Fma,
@@ -429,16 +562,7 @@ mod x86 {
         out: *mut f32,
         len: usize,
     ) {
-        let consts = Consts {
-            b: _mm256_set1_ps(d.b),
-            abs_mask: _mm256_castsi256_ps(_mm256_set1_epi32(ABS_MASK as i32)),
-            zh: _mm256_set1_ps(d.zh),
-            zl: _mm256_set1_ps(d.zl),
-            offset: _mm256_set1_epi32(i32::MIN.wrapping_sub(d.min_quotient_bits as i32)),
-            limit: _mm256_set1_epi32(
-                i32::MIN.wrapping_add(QUOTIENT_MAX_BITS.wrapping_sub(d.min_quotient_bits) as i32),
-            ),
-        };
+        let consts = Consts::of(d);
         // Four vectors per iteration with one combined check: the check and its branch
         // cost as much as the two-operation sequence itself.
         const UNROLL: usize = 4;

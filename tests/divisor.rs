@@ -256,6 +256,50 @@ fn divide_and_div_scalar_agree_with_slices() {
     }
 }
 
+/// In place, and through the `/` operators for `f32` and `wide::f32x8`: every edge value
+/// and a million random bit patterns, over every edge divisor and every named divisor (all
+/// four strategies), at lengths around the vector blocks.
+#[test]
+fn in_place_and_operators_match_the_divider() {
+    let mut rng = common::SplitMix64(common::seed());
+    let mut dividends = edge_values();
+    dividends.extend((0..(1 << 20) - dividends.len() % 8).map(|_| rng.next_f32_bits()));
+    // A divisor of the rare Markstein strategy (1 813 significands of 2^23).
+    let markstein = (0..1u32 << 23)
+        .map(|m| f32::from_bits(0x3f80_0000 | m))
+        .find(|&b| Divisor::new(b).strategy() == Strategy::Markstein)
+        .expect("some significand takes the Markstein strategy");
+    let divisors: Vec<f32> = edge_values()
+        .into_iter()
+        .chain(named_divisors())
+        .chain([markstein, -markstein * 1e20])
+        .collect();
+    let mut strategies = std::collections::HashSet::new();
+    for &b in &divisors {
+        let d = Divisor::new(b);
+        strategies.insert(d.strategy());
+        let bs = vec![b; dividends.len()];
+        for len in [dividends.len(), 1, 7, 8, 31, 33, 300] {
+            let mut x = dividends[..len].to_vec();
+            d.divide_in_place(&mut x);
+            assert_quotients(
+                &format!("divide_in_place by {b:e}"),
+                &dividends[..len],
+                &bs[..len],
+                &x,
+            );
+        }
+        let q: Vec<f32> = dividends.iter().map(|&a| a / d).collect();
+        assert_quotients(&format!("f32 / Divisor({b:e})"), &dividends, &bs, &q);
+        let q: Vec<f32> = dividends
+            .chunks_exact(8)
+            .flat_map(|c| (wide::f32x8::from(<[f32; 8]>::try_from(c).unwrap()) / &d).to_array())
+            .collect();
+        assert_quotients(&format!("f32x8 / Divisor({b:e})"), &dividends, &bs, &q);
+    }
+    assert_eq!(strategies.len(), 4, "{strategies:?}");
+}
+
 #[test]
 fn recip_of_every_float() {
     const CHUNK: u64 = 1 << 20;
