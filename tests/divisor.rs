@@ -293,7 +293,7 @@ fn in_place_and_operators_match_the_divider() {
         assert_quotients(&format!("f32 / Divisor({b:e})"), &dividends, &bs, &q);
         let q: Vec<f32> = dividends
             .chunks_exact(8)
-            .flat_map(|c| (wide::f32x8::from(<[f32; 8]>::try_from(c).unwrap()) / &d).to_array())
+            .flat_map(|c| (wide::f32x8::from(<[f32; 8]>::try_from(c).unwrap()) / d).to_array())
             .collect();
         assert_quotients(&format!("f32x8 / Divisor({b:e})"), &dividends, &bs, &q);
     }
