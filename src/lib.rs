@@ -36,6 +36,7 @@ mod divisor;
 #[doc(hidden)]
 pub mod fingerprint;
 pub mod kernel_notes;
+#[cfg(feature = "rayon")]
 #[doc(hidden)]
 pub mod methods;
 #[cfg(feature = "ndarray")]
@@ -58,7 +59,9 @@ pub use divisor::{Divisor, Strategy, div_scalar, recip};
 pub use plan::{Plan, plan};
 pub use schedule::{Mix, Schedule, UnknownSchedule};
 pub use simd::{div_f32x8, recip_f32x8};
-pub use slices::{Error, div, div_in_place, par_div, try_div};
+#[cfg(feature = "rayon")]
+pub use slices::par_div;
+pub use slices::{Error, div, div_in_place, try_div};
 
 /// Build information recorded by `build.rs` (for reports).
 pub mod build_info {

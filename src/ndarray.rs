@@ -105,13 +105,12 @@ where
     E: Dimension,
 {
     let b = broadcast(b, a.raw_dim())?;
-    if a.strides() == b.strides() {
-        if let Some(y) = b.to_slice_memory_order() {
-            if let Some(x) = a.as_slice_memory_order_mut() {
-                crate::div_in_place(x, y);
-                return Ok(());
-            }
-        }
+    if a.strides() == b.strides()
+        && let Some(y) = b.to_slice_memory_order()
+        && let Some(x) = a.as_slice_memory_order_mut()
+    {
+        crate::div_in_place(x, y);
+        return Ok(());
     }
     let axis = lane_axis(a.strides(), a.shape());
     Zip::from(a.lanes_mut(axis))
@@ -149,14 +148,15 @@ where
 /// `out = a / b` for views of one shape.
 fn divide<D: Dimension>(a: ArrayView<f32, D>, b: ArrayView<f32, D>, mut out: ArrayViewMut<f32, D>) {
     let strides = out.strides().to_vec();
-    if a.strides() == strides.as_slice() && b.strides() == strides.as_slice() {
-        if let (Some(x), Some(y)) = (a.as_slice_memory_order(), b.as_slice_memory_order()) {
-            let o = out
-                .as_slice_memory_order_mut()
-                .expect("same strides as a contiguous view");
-            crate::div(x, y, o);
-            return;
-        }
+    if a.strides() == strides.as_slice()
+        && b.strides() == strides.as_slice()
+        && let (Some(x), Some(y)) = (a.as_slice_memory_order(), b.as_slice_memory_order())
+    {
+        let o = out
+            .as_slice_memory_order_mut()
+            .expect("same strides as a contiguous view");
+        crate::div(x, y, o);
+        return;
     }
     if out.ndim() == 0 {
         Zip::from(&mut out)

@@ -2,8 +2,6 @@
 
 use core::fmt;
 
-use rayon::prelude::*;
-
 use crate::schedule::run_raw;
 
 /// What went wrong with the arguments of a `try_` function. Nothing was written.
@@ -135,15 +133,18 @@ fn plan() -> &'static crate::plan::Plan {
 
 /// Below this many elements [`par_div`] stays on the calling thread: waking workers costs
 /// more than dividing (measured break-even on 2 cores: between 64K and 1M elements).
+#[cfg(feature = "rayon")]
 pub(crate) const PAR_MIN_LEN: usize = 1 << 18;
 /// Elements per rayon task: 128 KiB of each input, large enough to amortise the task,
 /// small enough to balance.
+#[cfg(feature = "rayon")]
 pub(crate) const PAR_CHUNK: usize = 1 << 15;
 
 /// [`div`] spread over rayon's thread pool, for long slices.
 ///
 /// # Panics
 /// If the three slices do not have the same length (nothing is written then).
+#[cfg(feature = "rayon")]
 pub fn par_div(a: &[f32], b: &[f32], out: &mut [f32]) {
     if let Err(e) = check_lengths(a.len(), b.len(), out.len()) {
         panic!("fmadiv::par_div: {e}");
@@ -151,6 +152,7 @@ pub fn par_div(a: &[f32], b: &[f32], out: &mut [f32]) {
     if out.len() < PAR_MIN_LEN {
         return div(a, b, out);
     }
+    use rayon::prelude::*;
     out.par_chunks_mut(PAR_CHUNK)
         .zip(a.par_chunks(PAR_CHUNK))
         .zip(b.par_chunks(PAR_CHUNK))

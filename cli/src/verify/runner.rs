@@ -98,15 +98,14 @@ pub fn run(units: &Units, options: &Options) -> Result<Outcome, String> {
             s.state.done[u] = true;
             s.state.tally.merge(&tally);
             s.progress.add(tally.covered());
-            if let Some(path) = options.checkpoint {
-                if s.last_save.elapsed() >= options.checkpoint_every {
-                    s.state.elapsed_seconds =
-                        s.elapsed_before + s.run_start.elapsed().as_secs_f64();
-                    if let Err(e) = s.state.save(path) {
-                        s.error = Some(e);
-                    }
-                    s.last_save = Instant::now();
+            if let Some(path) = options.checkpoint
+                && s.last_save.elapsed() >= options.checkpoint_every
+            {
+                s.state.elapsed_seconds = s.elapsed_before + s.run_start.elapsed().as_secs_f64();
+                if let Err(e) = s.state.save(path) {
+                    s.error = Some(e);
                 }
+                s.last_save = Instant::now();
             }
         })
     });

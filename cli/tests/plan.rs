@@ -2,7 +2,6 @@
 //! same bits under every schedule (the exactness of each schedule is in `exactness` and
 //! `slices`). Alone in its test binary, so no other test loads the CPU while the plan
 //! calibrates.
-#![cfg(feature = "cli")]
 
 use std::process::{Command, Output};
 
