@@ -28,7 +28,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod arch;
-pub mod bits;
+mod bits;
 #[doc(hidden)]
 pub mod digest;
 mod dispatch;

@@ -113,6 +113,7 @@ pub fn seed_range(b: f32, bound: SeedBound) -> RangeInclusive<u32> {
 
 /// An input where `rcpps` breaks the bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct OutOfBound {
     /// The input's bits.
     pub input: u32,
