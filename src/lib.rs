@@ -6,8 +6,8 @@
 //! a quotient with one exact FMA residual correction (Markstein), and a check on the
 //! inputs that sends the few lanes the fast path cannot guarantee to the hardware divider.
 //! Whether that kernel, the divider, or a mix of both is fastest depends on the CPU, so
-//! each process measures once and follows its [`plan`] (the bits are the same either way).
-//! Elsewhere a portable path gives the same bits. [`backend`] and [`plan`] say what runs.
+//! each process measures once and follows its [`plan()`] (the bits are the same either way).
+//! Elsewhere a portable path gives the same bits. [`backend`] and [`plan()`] say what runs.
 //!
 //! ```
 //! let a = [1.0f32, 2.0, -0.0, f32::INFINITY];

@@ -528,7 +528,7 @@ unsafe fn load_a<const RECIP: bool>(a: *const f32, i: usize) -> __m256 {
 /// further vectors through the hardware divider: the divider and the FMA pipes are separate
 /// resources, so on CPUs that overlap them the two run side by side (`D = 0`: the kernel
 /// alone). The kernel block's quotients are stored only when its input check passes;
-/// otherwise the block is recomputed by the divider and the next [`BLOCKS_AFTER_SLOW`]
+/// otherwise the block is recomputed by the divider and the next `BLOCKS_AFTER_SLOW`
 /// steps use the divider alone. What does not fill a step goes to the divider.
 ///
 /// # Safety
