@@ -551,6 +551,33 @@ mod x86 {
         }
     }
 
+    /// `vectors` vectors from element `i` on the divider alone.
+    ///
+    /// # Safety
+    /// `a` readable and `out` writable for `i + vectors * LANES` floats; `out` is `a` or
+    /// does not overlap it.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn divider_blocks(d: &Consts, a: *const f32, out: *mut f32, i: usize, vectors: usize) {
+        // Groups of four: loaded and divided before they are stored, so that loads need not
+        // wait behind stores the CPU may mistake for dependent (4K aliasing).
+        const GROUP: usize = 4;
+        debug_assert!(vectors.is_multiple_of(GROUP));
+        for g in (0..vectors).step_by(GROUP) {
+            let j = i + g * LANES;
+            // SAFETY: j + GROUP·LANES <= i + vectors·LANES: inside both slices; the group
+            // is loaded before any of it is stored.
+            unsafe {
+                let q: [__m256; GROUP] = core::array::from_fn(|k| {
+                    _mm256_div_ps(_mm256_loadu_ps(a.add(j + k * LANES)), d.b)
+                });
+                for (k, q) in q.iter().enumerate() {
+                    _mm256_storeu_ps(out.add(j + k * LANES), *q);
+                }
+            }
+        }
+    }
+
     /// # Safety
     /// `a` readable and `out` writable for `len` floats; `out` either does not overlap `a`
     /// or is `a` itself (every vector is loaded before its quotient is stored).
@@ -568,7 +595,22 @@ mod x86 {
         const UNROLL: usize = 4;
         let blocks_end = len - len % (UNROLL * LANES);
         let mut i = 0;
+        // Special-rich data (random bit patterns) would pay the sequence, the check and the
+        // divider for every block: after a block with flagged lanes in two or more of its
+        // vectors, the next 1, 2, 4 … MAX_SKIP blocks go straight to the divider; a clean
+        // block resets the back-off. A lone special (sparse data) only sends its own
+        // vector to the divider.
+        const MAX_SKIP: usize = 64;
+        let (mut skip, mut backoff) = (0usize, 1usize);
         while i < blocks_end {
+            if skip > 0 {
+                let n = skip.min((blocks_end - i) / (UNROLL * LANES));
+                // SAFETY: n whole blocks from i, inside both slices.
+                unsafe { divider_blocks(&consts, a, out, i, n * UNROLL) };
+                i += n * UNROLL * LANES;
+                skip = 0;
+                continue;
+            }
             // SAFETY: i + 4·LANES <= len: inside both slices; unaligned access is allowed.
             unsafe {
                 let x: [__m256; UNROLL] =
@@ -576,14 +618,26 @@ mod x86 {
                 let r: [(__m256, __m256); UNROLL] =
                     core::array::from_fn(|k| fast8::<S>(&consts, x[k]));
                 let any = _mm256_or_ps(_mm256_or_ps(r[0].1, r[1].1), _mm256_or_ps(r[2].1, r[3].1));
-                let clean = _mm256_movemask_ps(any) == 0;
-                for k in 0..UNROLL {
-                    let q = if clean {
-                        r[k].0
-                    } else {
-                        fix(&consts, x[k], r[k].0, r[k].1)
-                    };
-                    _mm256_storeu_ps(out.add(i + k * LANES), q);
+                if _mm256_movemask_ps(any) == 0 {
+                    backoff = 1;
+                    for (k, (q, _)) in r.iter().enumerate() {
+                        _mm256_storeu_ps(out.add(i + k * LANES), *q);
+                    }
+                } else {
+                    let mut flagged_vectors = 0;
+                    for (k, &(q, bad)) in r.iter().enumerate() {
+                        let q = if _mm256_movemask_ps(bad) == 0 {
+                            q
+                        } else {
+                            flagged_vectors += 1;
+                            fix(&consts, x[k], q, bad)
+                        };
+                        _mm256_storeu_ps(out.add(i + k * LANES), q);
+                    }
+                    if flagged_vectors >= 2 {
+                        skip = backoff;
+                        backoff = (backoff * 2).min(MAX_SKIP);
+                    }
                 }
             }
             i += UNROLL * LANES;
