@@ -34,6 +34,8 @@
 //! Cost: `new` takes about 35 ns (a few candidate checks); BENCHMARKS.md has the speed of
 //! `divide_slice` and the length from which `div_scalar` (construct + divide) pays.
 
+use std::sync::OnceLock;
+
 use crate::arch::portable;
 use crate::bits::{ABS_MASK, MANTISSA_MASK, ONE_BITS, QUOTIENT_MAX_BITS};
 
@@ -81,8 +83,18 @@ pub enum Check {
 /// d.divide_slice(&[1.0, 2.0, -0.0, f32::INFINITY], &mut out);
 /// assert_eq!(out[1], 2.0 / 3.0);
 /// ```
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Divisor {
+    b: f32,
+    /// The proof and the constants of the sequence it allows, made on first need: by a
+    /// slice long enough to pay for it ([`crate::Plan::divisor_proof_min_len`]), or by
+    /// [`Divisor::divide`], [`Divisor::strategy`], [`Divisor::divide_f32x8`].
+    proven: OnceLock<Proven>,
+}
+
+/// A divisor's proven sequence and its constants.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Proven {
     b: f32,
     strategy: Strategy,
     /// `RN(1/b)`.
@@ -97,15 +109,85 @@ pub struct Divisor {
 const MIN_NORMAL_BITS: u32 = 0x0080_0000;
 
 impl Divisor {
-    /// Prepares `b`: decides which sequence is proven exact for it.
+    /// Takes `b`. Nothing is computed yet: the proof of which sequence is exact for `b`
+    /// (tens of nanoseconds) is made on first need and kept, so a `Divisor` made per row
+    /// of a few hundred elements costs no more than dividing them on the divider.
+    #[inline]
     pub fn new(b: f32) -> Divisor {
-        Self::with_strategy(b, choose(b))
+        Divisor {
+            b,
+            proven: OnceLock::new(),
+        }
     }
 
     /// Prepares `b` with a given strategy, without proof. For tests of the proofs only:
-    /// anything but [`Divisor::new`]'s choice may be wrong.
+    /// anything but the proven choice may be wrong.
     #[doc(hidden)]
     pub fn with_strategy(b: f32, strategy: Strategy) -> Divisor {
+        let d = Divisor::new(b);
+        let _ = d.proven.set(Proven::with_strategy(b, strategy));
+        d
+    }
+
+    /// The proven sequence, made now if it was not yet.
+    #[inline]
+    fn proven(&self) -> &Proven {
+        self.proven.get_or_init(|| Proven::new(self.b))
+    }
+
+    /// Whether the proof has been made (for tests of both paths).
+    #[doc(hidden)]
+    pub fn is_proven(&self) -> bool {
+        self.proven.get().is_some()
+    }
+
+    /// The divisor.
+    pub fn divisor(&self) -> f32 {
+        self.b
+    }
+
+    /// The sequence this divisor uses (makes the proof if it was not made yet).
+    pub fn strategy(&self) -> Strategy {
+        self.proven().strategy
+    }
+
+    /// `a / b`, bit-identical to `/` on x86.
+    #[inline]
+    pub fn divide(&self, a: f32) -> f32 {
+        self.proven().divide(a)
+    }
+
+    /// What a slice of `len` dividends runs: the proven sequence if the proof is made or
+    /// the slice pays for it, else the divider (the proof is not made).
+    #[inline]
+    fn for_slice(&self, len: usize) -> Proven {
+        match self.proven.get() {
+            Some(p) => *p,
+            None if len >= crate::plan().divisor_proof_min_len() => *self.proven(),
+            None => Proven::divider(self.b),
+        }
+    }
+}
+
+impl Proven {
+    /// Decides which sequence is proven exact for `b`.
+    fn new(b: f32) -> Proven {
+        Self::with_strategy(b, choose(b))
+    }
+
+    /// The divider, with no constants computed.
+    fn divider(b: f32) -> Proven {
+        Proven {
+            b,
+            strategy: Strategy::Hardware,
+            zh: 0.0,
+            zl: 0.0,
+            min_quotient_bits: u32::MAX,
+        }
+    }
+
+    /// `b` with a given strategy (see [`Divisor::with_strategy`]).
+    fn with_strategy(b: f32, strategy: Strategy) -> Proven {
         let zh = 1.0 / b;
         let rho = (-b).mul_add(zh, 1.0);
         let zl = rho / b;
@@ -122,7 +204,7 @@ impl Divisor {
         } else {
             u32::MAX
         };
-        Divisor {
+        Proven {
             b,
             strategy,
             zh,
@@ -131,19 +213,9 @@ impl Divisor {
         }
     }
 
-    /// The divisor.
-    pub fn divisor(&self) -> f32 {
-        self.b
-    }
-
-    /// The sequence this divisor uses.
-    pub fn strategy(&self) -> Strategy {
-        self.strategy
-    }
-
     /// `a / b`, bit-identical to `/` on x86.
     #[inline]
-    pub fn divide(&self, a: f32) -> f32 {
+    fn divide(&self, a: f32) -> f32 {
         let q = match self.strategy {
             Strategy::Reciprocal => return portable::mul_one(a, self.zh),
             Strategy::TwoProducts => a.mul_add(self.zh, a * self.zl),
@@ -166,7 +238,9 @@ impl Divisor {
         let abs = q_bits & ABS_MASK;
         abs >= self.min_quotient_bits && abs <= QUOTIENT_MAX_BITS
     }
+}
 
+impl Divisor {
     /// `out[i] = a[i] / b`.
     ///
     /// # Panics
@@ -187,9 +261,10 @@ impl Divisor {
         );
         #[cfg(fmadiv_x86)]
         if let Some(k) = crate::dispatch::avx2_fma() {
+            let p = self.for_slice(out.len());
             // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for
             // out.len() elements and cannot overlap (out is a unique borrow).
-            unsafe { x86::divide_raw(k, self, check, a.as_ptr(), out.as_mut_ptr(), out.len()) };
+            unsafe { x86::divide_raw(k, &p, check, a.as_ptr(), out.as_mut_ptr(), out.len()) };
             return;
         }
         // Without AVX2+FMA every quotient comes from the divider: nothing to check.
@@ -212,9 +287,10 @@ impl Divisor {
     pub fn divide_in_place(&self, a: &mut [f32]) {
         #[cfg(fmadiv_x86)]
         if let Some(k) = crate::dispatch::avx2_fma() {
+            let p = self.for_slice(a.len());
             // SAFETY: the CPU has AVX2+FMA (`k`); `a` is readable and writable for its
             // length.
-            unsafe { x86::divide_in_place_raw(k, self, a.as_mut_ptr(), a.len()) };
+            unsafe { x86::divide_in_place_raw(k, &p, a.as_mut_ptr(), a.len()) };
             return;
         }
         for x in a.iter_mut() {
@@ -236,7 +312,11 @@ impl Divisor {
             // SAFETY: f32x8 and __m256 are eight f32 lanes in memory order, 32 bytes, every
             // bit pattern valid in both; the CPU has AVX2+FMA (`k`).
             return unsafe {
-                let q = x86::divide_vector(k, self, core::mem::transmute::<wide::f32x8, __m256>(a));
+                let q = x86::divide_vector(
+                    k,
+                    self.proven(),
+                    core::mem::transmute::<wide::f32x8, __m256>(a),
+                );
                 core::mem::transmute::<__m256, wide::f32x8>(q)
             };
         }
@@ -309,7 +389,7 @@ fn choose(b: f32) -> Strategy {
     let significand = (b.to_bits() & MANTISSA_MASK) | (MANTISSA_MASK + 1);
     let unit = f32::from_bits(ONE_BITS | (b.to_bits() & MANTISSA_MASK));
     // The proof is for b in [1,2); it scales to b while the tail zl stays normal.
-    let tail = Divisor::with_strategy(b, Strategy::TwoProducts).zl.abs();
+    let tail = Proven::with_strategy(b, Strategy::TwoProducts).zl.abs();
     if tail >= f32::MIN_POSITIVE && two_products_exact(significand, unit) {
         return Strategy::TwoProducts;
     }
@@ -357,7 +437,7 @@ fn candidates(b: u32, s: u32, n: i64, range: core::ops::Range<u32>, mut found: i
 /// Whether `fma(a, zh, RN(a·zl))` is exact for every dividend, for the divisor with
 /// integer significand `b` (and value `unit` in [1,2)).
 fn two_products_exact(b: u32, unit: f32) -> bool {
-    let d = Divisor::with_strategy(unit, Strategy::TwoProducts);
+    let d = Proven::with_strategy(unit, Strategy::TwoProducts);
     let lowest = MANTISSA_MASK + 1;
     let mut exact = true;
     let mut check = |a: u32| {
@@ -403,7 +483,7 @@ mod flagged;
 mod x86 {
     use core::arch::x86_64::*;
 
-    use super::{Check, Divisor, Strategy, flagged};
+    use super::{Check, Proven, Strategy, flagged};
     use crate::arch::x86_64::avx2::{Avx2Fma, LANES};
     use crate::bits::{ABS_MASK, QUOTIENT_MAX_BITS};
 
@@ -444,7 +524,7 @@ mod x86 {
         /// The divisor's constants, broadcast.
         #[inline]
         #[target_feature(enable = "avx2,fma")]
-        fn of(d: &Divisor) -> Consts {
+        fn of(d: &Proven) -> Consts {
             Consts {
                 b: _mm256_set1_ps(d.b),
                 abs_mask: _mm256_castsi256_ps(_mm256_set1_epi32(ABS_MASK as i32)),
@@ -502,7 +582,7 @@ mod x86 {
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn divide_raw(
         k: Avx2Fma,
-        d: &Divisor,
+        d: &Proven,
         check: Check,
         a: *const f32,
         out: *mut f32,
@@ -527,7 +607,7 @@ mod x86 {
     /// # Safety
     /// `a` readable and writable for `len` floats.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn divide_in_place_raw(k: Avx2Fma, d: &Divisor, a: *mut f32, len: usize) {
+    pub unsafe fn divide_in_place_raw(k: Avx2Fma, d: &Proven, a: *mut f32, len: usize) {
         // SAFETY: `divide_loop` allows `out == a` (below); the caller's guarantees.
         unsafe {
             match d.strategy {
@@ -541,7 +621,7 @@ mod x86 {
 
     /// Eight quotients `a / d` by the divisor's strategy, lane-checked.
     #[target_feature(enable = "avx2,fma")]
-    pub fn divide_vector(_k: Avx2Fma, d: &Divisor, a: __m256) -> __m256 {
+    pub fn divide_vector(_k: Avx2Fma, d: &Proven, a: __m256) -> __m256 {
         let consts = Consts::of(d);
         match d.strategy {
             Strategy::Reciprocal => divide8::<RECIPROCAL>(&consts, a),
@@ -551,12 +631,42 @@ mod x86 {
         }
     }
 
+    /// Stores a block whose check flagged some lanes: the flagged vectors' quotients from
+    /// the divider. Returns how many vectors had flagged lanes. (The block is passed by
+    /// value: a reference would keep it in memory on the hot path too.)
+    ///
+    /// # Safety
+    /// `out` writable for four vectors.
+    #[cold]
+    #[inline(never)]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn fix_block(
+        d: &Consts,
+        x: [__m256; 4],
+        r: [(__m256, __m256); 4],
+        out: *mut f32,
+    ) -> usize {
+        let mut flagged = 0;
+        for (k, &(q, bad)) in r.iter().enumerate() {
+            let q = if _mm256_movemask_ps(bad) == 0 {
+                q
+            } else {
+                flagged += 1;
+                fix(d, x[k], q, bad)
+            };
+            // SAFETY: inside the block (the caller's guarantee).
+            unsafe { _mm256_storeu_ps(out.add(k * LANES), q) };
+        }
+        flagged
+    }
+
     /// `vectors` vectors from element `i` on the divider alone.
     ///
     /// # Safety
     /// `a` readable and `out` writable for `i + vectors * LANES` floats; `out` is `a` or
     /// does not overlap it.
-    #[inline]
+    #[cold]
+    #[inline(never)]
     #[target_feature(enable = "avx2,fma")]
     unsafe fn divider_blocks(d: &Consts, a: *const f32, out: *mut f32, i: usize, vectors: usize) {
         // Groups of four: loaded and divided before they are stored, so that loads need not
@@ -584,7 +694,7 @@ mod x86 {
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn divide_loop<const S: u8>(
         _k: Avx2Fma,
-        d: &Divisor,
+        d: &Proven,
         a: *const f32,
         out: *mut f32,
         len: usize,
@@ -623,21 +733,9 @@ mod x86 {
                     for (k, (q, _)) in r.iter().enumerate() {
                         _mm256_storeu_ps(out.add(i + k * LANES), *q);
                     }
-                } else {
-                    let mut flagged_vectors = 0;
-                    for (k, &(q, bad)) in r.iter().enumerate() {
-                        let q = if _mm256_movemask_ps(bad) == 0 {
-                            q
-                        } else {
-                            flagged_vectors += 1;
-                            fix(&consts, x[k], q, bad)
-                        };
-                        _mm256_storeu_ps(out.add(i + k * LANES), q);
-                    }
-                    if flagged_vectors >= 2 {
-                        skip = backoff;
-                        backoff = (backoff * 2).min(MAX_SKIP);
-                    }
+                } else if fix_block(&consts, x, r, out.add(i)) >= 2 {
+                    skip = backoff;
+                    backoff = (backoff * 2).min(MAX_SKIP);
                 }
             }
             i += UNROLL * LANES;

@@ -12,6 +12,12 @@ pub enum Kind {
     ByScalar,
     /// `out[i] = 1 / b[i]` (`a` is ignored).
     Reciprocal,
+    /// Rows of `len` elements, each divided by its own divisor, the first element of the
+    /// same row of `b`: `out[i] = a[i] / b[i - i % len]`.
+    Rows {
+        /// Elements per row.
+        len: usize,
+    },
 }
 
 impl Kind {
@@ -21,6 +27,7 @@ impl Kind {
             Kind::Pairwise => a[i] / b[i],
             Kind::ByScalar => a[i] / b[0],
             Kind::Reciprocal => 1.0 / b[i],
+            Kind::Rows { len } => a[i] / b[i - i % len],
         }
     }
 }
@@ -134,7 +141,7 @@ pub const DIVISOR: Method = Method {
     name: "Divisor::divide_slice",
     exact: true,
     available: always,
-    run: |a, b, out| cached_divisor(b[0]).divide_slice(a, out),
+    run: |a, b, out| with_cached_divisor(b[0], |d| d.divide_slice(a, out)),
 };
 
 /// `divide_slice` with every vector's quotients range-checked (no exception flags).
@@ -144,20 +151,26 @@ pub const DIVISOR_LANES: Method = Method {
     exact: true,
     available: always,
     run: |a, b, out| {
-        cached_divisor(b[0]).divide_slice_checked_by(crate::DivisorCheck::Lanes, a, out)
+        with_cached_divisor(b[0], |d| {
+            d.divide_slice_checked_by(crate::DivisorCheck::Lanes, a, out)
+        })
     },
 };
 
-/// `Divisor::new(b)`, made once per divisor and thread (benchmarks time the division).
-fn cached_divisor(b: f32) -> crate::Divisor {
-    thread_local!(static CACHE: core::cell::Cell<Option<crate::Divisor>> = const { core::cell::Cell::new(None) });
-    CACHE.with(|c| match c.get() {
-        Some(d) if d.divisor().to_bits() == b.to_bits() => d,
-        _ => {
+/// `Divisor::new(b)`, made once per divisor and thread and proven before it is timed
+/// (benchmarks time the division, not the proof): `f` runs with it.
+fn with_cached_divisor<R>(b: f32, f: impl FnOnce(&crate::Divisor) -> R) -> R {
+    thread_local!(static CACHE: core::cell::RefCell<Option<crate::Divisor>> = const { core::cell::RefCell::new(None) });
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.as_ref()
+            .is_none_or(|d| d.divisor().to_bits() != b.to_bits())
+        {
             let d = crate::Divisor::new(b);
-            c.set(Some(d));
-            d
+            d.strategy();
+            *c = Some(d);
         }
+        f(c.as_ref().expect("set above"))
     })
 }
 
@@ -197,6 +210,144 @@ pub const STREAM: Method = Method {
     available: always,
     run: stream_add,
 };
+
+/// `fmadiv::try_div`.
+pub const TRY_DIV: Method = Method {
+    kind: Kind::Pairwise,
+    name: "fmadiv::try_div",
+    exact: true,
+    available: always,
+    run: |a, b, out| crate::try_div(a, b, out).expect("equal lengths"),
+};
+
+/// `fmadiv::div_in_place` on a copy of the dividends (the copy is part of every call, as in
+/// [`HARDWARE_IN_PLACE`]).
+pub const DIV_IN_PLACE: Method = Method {
+    kind: Kind::Pairwise,
+    name: "fmadiv::div_in_place (+copy)",
+    exact: true,
+    available: always,
+    run: |a, b, out| {
+        out.copy_from_slice(a);
+        crate::div_in_place(out, b);
+    },
+};
+
+/// A `_mm256_div_ps` loop in place, on a copy of the dividends: the baseline of
+/// [`DIV_IN_PLACE`].
+pub const HARDWARE_IN_PLACE: Method = Method {
+    kind: Kind::Pairwise,
+    name: "_mm256_div_ps in place (+copy)",
+    exact: true,
+    available: has_avx,
+    run: |a, b, out| {
+        out.copy_from_slice(a);
+        hardware_div_in_place(out, b);
+    },
+};
+
+/// `Divisor::divide_in_place` on a copy of the dividends.
+pub const DIVISOR_IN_PLACE: Method = Method {
+    kind: Kind::ByScalar,
+    name: "Divisor::divide_in_place (+copy)",
+    exact: true,
+    available: always,
+    run: |a, b, out| {
+        out.copy_from_slice(a);
+        with_cached_divisor(b[0], |d| d.divide_in_place(out));
+    },
+};
+
+/// A `_mm256_div_ps` loop by one broadcast divisor, in place, on a copy of the dividends.
+pub const HARDWARE_BY_SCALAR_IN_PLACE: Method = Method {
+    kind: Kind::ByScalar,
+    name: "_mm256_div_ps by scalar in place (+copy)",
+    exact: true,
+    available: has_avx,
+    run: |a, b, out| {
+        out.copy_from_slice(a);
+        let p = out.as_mut_ptr();
+        // SAFETY: in place over `out`'s own elements, which the loop allows.
+        unsafe { hardware_div_by_raw(p, b[0], p, out.len()) };
+    },
+};
+
+/// Rows of `LEN`: `div_scalar` per row (the `Divisor` built for each row).
+pub const fn rows_div_scalar<const LEN: usize>() -> Method {
+    Method {
+        kind: Kind::Rows { len: LEN },
+        name: match LEN {
+            256 => "div_scalar per row of 256",
+            1024 => "div_scalar per row of 1024",
+            _ => "div_scalar per row of 4096",
+        },
+        exact: true,
+        available: always,
+        run: |a, b, out| {
+            for ((x, y), o) in a.chunks(LEN).zip(b.chunks(LEN)).zip(out.chunks_mut(LEN)) {
+                crate::div_scalar(x, y[0], o);
+            }
+        },
+    }
+}
+
+/// Rows of `LEN`: `Divisor::new(divisor)` then `divide_slice`, per row.
+pub const fn rows_divisor<const LEN: usize>() -> Method {
+    Method {
+        kind: Kind::Rows { len: LEN },
+        name: match LEN {
+            256 => "Divisor::new + divide_slice per row of 256",
+            1024 => "Divisor::new + divide_slice per row of 1024",
+            _ => "Divisor::new + divide_slice per row of 4096",
+        },
+        exact: true,
+        available: always,
+        run: |a, b, out| {
+            for ((x, y), o) in a.chunks(LEN).zip(b.chunks(LEN)).zip(out.chunks_mut(LEN)) {
+                crate::Divisor::new(y[0]).divide_slice(x, o);
+            }
+        },
+    }
+}
+
+/// Rows of `LEN`: a `_mm256_div_ps` loop by each row's broadcast divisor.
+pub const fn rows_hardware<const LEN: usize>() -> Method {
+    Method {
+        kind: Kind::Rows { len: LEN },
+        name: "_mm256_div_ps by scalar per row",
+        exact: true,
+        available: has_avx,
+        run: |a, b, out| {
+            for ((x, y), o) in a.chunks(LEN).zip(b.chunks(LEN)).zip(out.chunks_mut(LEN)) {
+                hardware_div_by(x, y[0], o);
+            }
+        },
+    }
+}
+
+/// Every entry point and the plain divider loop that does the same job: the floors
+/// `fmadiv bench --floors` measures (each pair alternately).
+pub const FLOORS: [(Method, Method); 9] = [
+    (FMADIV, HARDWARE),
+    (TRY_DIV, HARDWARE),
+    (PAR_DIV, HARDWARE),
+    (DIV_IN_PLACE, HARDWARE_IN_PLACE),
+    (RECIP, HARDWARE_RECIP),
+    (DIV_SCALAR, HARDWARE_BY_SCALAR),
+    (DIVISOR, HARDWARE_BY_SCALAR),
+    (DIVISOR_IN_PLACE, HARDWARE_BY_SCALAR_IN_PLACE),
+    (DIVISOR_LANES, HARDWARE_BY_SCALAR),
+];
+
+/// Row normalisation: every row divided by its own divisor, per row, against the divider.
+pub const ROW_FLOORS: [(Method, Method); 6] = [
+    (rows_div_scalar::<256>(), rows_hardware::<256>()),
+    (rows_div_scalar::<1024>(), rows_hardware::<1024>()),
+    (rows_div_scalar::<4096>(), rows_hardware::<4096>()),
+    (rows_divisor::<256>(), rows_hardware::<256>()),
+    (rows_divisor::<1024>(), rows_hardware::<1024>()),
+    (rows_divisor::<4096>(), rows_hardware::<4096>()),
+];
 
 /// Every pairwise method, baseline first.
 pub const ALL: [Method; 7] = [HARDWARE, FMADIV, PAR_DIV, WIDE, SCALAR, APPROX, STREAM];
@@ -294,34 +445,43 @@ pub const BY_SCALAR: [Method; 4] = [HARDWARE_BY_SCALAR, DIVISOR, DIVISOR_LANES, 
 pub const RECIPROCAL: [Method; 2] = [HARDWARE_RECIP, RECIP];
 
 fn hardware_div_by(a: &[f32], b: f32, out: &mut [f32]) {
+    let n = out.len().min(a.len());
+    // SAFETY: a is readable and out writable for n elements, and they do not overlap.
+    unsafe { hardware_div_by_raw(a.as_ptr(), b, out.as_mut_ptr(), n) }
+}
+
+/// `out[i] = a[i] / b` for `n` elements by a plain `_mm256_div_ps` loop.
+///
+/// # Safety
+/// `a` readable and `out` writable for `n` floats; `out` is `a` or does not overlap it.
+unsafe fn hardware_div_by_raw(a: *const f32, b: f32, out: *mut f32, n: usize) {
     #[cfg(fmadiv_x86)]
     if has_avx() {
         use core::arch::x86_64::*;
         #[target_feature(enable = "avx")]
-        fn run(a: &[f32], b: f32, out: &mut [f32]) {
-            let n = out.len().min(a.len());
+        unsafe fn run(a: *const f32, b: f32, out: *mut f32, n: usize) {
             let full = n - n % 8;
             let vb = _mm256_set1_ps(b);
             let mut i = 0;
             while i < full {
-                // SAFETY: i + 8 <= n, inside both slices; unaligned access is allowed.
+                // SAFETY: i + 8 <= n, inside both (the caller's guarantee); each vector is
+                // loaded before it is stored.
                 unsafe {
-                    _mm256_storeu_ps(
-                        out.as_mut_ptr().add(i),
-                        _mm256_div_ps(_mm256_loadu_ps(a.as_ptr().add(i)), vb),
-                    );
+                    _mm256_storeu_ps(out.add(i), _mm256_div_ps(_mm256_loadu_ps(a.add(i)), vb));
                 }
                 i += 8;
             }
-            for (o, &x) in out[full..n].iter_mut().zip(&a[full..n]) {
-                *o = x / b;
+            for k in full..n {
+                // SAFETY: k < n.
+                unsafe { *out.add(k) = *a.add(k) / b };
             }
         }
-        // SAFETY: AVX is present (checked above).
-        return unsafe { run(a, b, out) };
+        // SAFETY: AVX is present (checked above); the caller's guarantees.
+        return unsafe { run(a, b, out, n) };
     }
-    for (o, &x) in out.iter_mut().zip(a) {
-        *o = x / b;
+    for k in 0..n {
+        // SAFETY: k < n, the caller's guarantee.
+        unsafe { *out.add(k) = *a.add(k) / b };
     }
 }
 
@@ -354,6 +514,39 @@ fn hardware_recip(b: &[f32], out: &mut [f32]) {
     }
     for (o, &y) in out.iter_mut().zip(b) {
         *o = 1.0 / y;
+    }
+}
+
+/// `x[i] = x[i] / b[i]` by a plain `_mm256_div_ps` loop.
+fn hardware_div_in_place(x: &mut [f32], b: &[f32]) {
+    #[cfg(fmadiv_x86)]
+    if has_avx() {
+        use core::arch::x86_64::*;
+        #[target_feature(enable = "avx")]
+        fn run(x: &mut [f32], b: &[f32]) {
+            let n = x.len().min(b.len());
+            let full = n - n % 8;
+            let mut i = 0;
+            while i < full {
+                // SAFETY: i + 8 <= n, inside both slices; loaded before stored.
+                unsafe {
+                    let p = x.as_mut_ptr().add(i);
+                    _mm256_storeu_ps(
+                        p,
+                        _mm256_div_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(b.as_ptr().add(i))),
+                    );
+                }
+                i += 8;
+            }
+            for (v, &y) in x[full..n].iter_mut().zip(&b[full..n]) {
+                *v /= y;
+            }
+        }
+        // SAFETY: AVX is present (checked above).
+        return unsafe { run(x, b) };
+    }
+    for (v, &y) in x.iter_mut().zip(b) {
+        *v /= y;
     }
 }
 

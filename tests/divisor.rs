@@ -289,15 +289,66 @@ fn in_place_and_operators_match_the_divider() {
                 &x,
             );
         }
-        let q: Vec<f32> = dividends.iter().map(|&a| a / d).collect();
+        let q: Vec<f32> = dividends.iter().map(|&a| a / &d).collect();
         assert_quotients(&format!("f32 / Divisor({b:e})"), &dividends, &bs, &q);
         let q: Vec<f32> = dividends
             .chunks_exact(8)
-            .flat_map(|c| (wide::f32x8::from(<[f32; 8]>::try_from(c).unwrap()) / d).to_array())
+            .flat_map(|c| (wide::f32x8::from(<[f32; 8]>::try_from(c).unwrap()) / &d).to_array())
             .collect();
         assert_quotients(&format!("f32x8 / Divisor({b:e})"), &dividends, &bs, &q);
     }
     assert_eq!(strategies.len(), 4, "{strategies:?}");
+}
+
+/// A `Divisor` proves itself only for a slice long enough to pay for the proof (the
+/// plan's break-even); shorter slices run the divider. Both give the bits of `/`, for every
+/// edge divisor and random bit patterns, and the proof, once made, is kept.
+#[test]
+fn the_proof_is_made_when_it_pays_and_both_paths_are_exact() {
+    let min = fmadiv::plan().divisor_proof_min_len();
+    let mut rng = common::SplitMix64(common::seed());
+    let long = if min == usize::MAX {
+        1 << 14
+    } else {
+        min.max(64) * 2
+    };
+    let a: Vec<f32> = (0..long).map(|_| rng.next_f32_bits()).collect();
+    let mut out = vec![0.0f32; long];
+    for b in edge_values().into_iter().chain([3.0, -3.7, 1.1, 0.1]) {
+        let bs = vec![b; long];
+        let d = Divisor::new(b);
+        assert!(!d.is_proven());
+        let short = if min == usize::MAX { long } else { min - 1 }.min(long);
+        d.divide_slice(&a[..short], &mut out[..short]);
+        assert_quotients(
+            &format!("unproven, {short} by {b:e}"),
+            &a[..short],
+            &bs[..short],
+            &out[..short],
+        );
+        let mut x = a[..short].to_vec();
+        d.divide_in_place(&mut x);
+        assert_quotients(
+            &format!("unproven in place by {b:e}"),
+            &a[..short],
+            &bs[..short],
+            &x,
+        );
+        assert!(
+            !d.is_proven(),
+            "a slice shorter than the break-even made the proof"
+        );
+        if min != usize::MAX {
+            d.divide_slice(&a, &mut out);
+            assert!(d.is_proven(), "a long slice did not make the proof");
+            assert_quotients(&format!("proven, {long} by {b:e}"), &a, &bs, &out);
+            // Once made, the proof serves short slices too.
+            d.divide_slice(&a[..7], &mut out[..7]);
+            assert_quotients(&format!("proven, 7 by {b:e}"), &a[..7], &bs[..7], &out[..7]);
+        } else {
+            common::skipped_once("the proven Divisor path (no proven sequence runs here)");
+        }
+    }
 }
 
 #[test]

@@ -2,6 +2,7 @@
 
 mod bench;
 mod files;
+mod floors;
 mod progress;
 mod report;
 mod selfcheck;
@@ -52,6 +53,10 @@ enum Command {
         /// Every schedule the plan chooses from, against the divider loop (8 to 64K).
         #[arg(long, conflicts_with = "quick")]
         schedules: bool,
+        /// Every entry point against the plain divider loop doing the same job (8 to 64K,
+        /// four input kinds, and per-row division), over rotating buffer layouts.
+        #[arg(long, conflicts_with = "schedules")]
+        floors: bool,
     },
 }
 
@@ -67,7 +72,14 @@ fn main() -> ExitCode {
             quick,
             json,
             schedules,
-        }) => run_bench(quick, json, schedules),
+            floors,
+        }) => {
+            if floors {
+                run_floors(quick, json)
+            } else {
+                run_bench(quick, json, schedules)
+            }
+        }
         Some(Command::Verify(cmd)) => verify::run(cmd),
         Some(Command::Fingerprint { json }) => fingerprint(json),
         Some(Command::Plan { json }) => show_plan(json),
@@ -129,6 +141,51 @@ fn default_run() -> Result<ExitCode, String> {
     } else {
         ExitCode::from(EXIT_MISMATCH)
     })
+}
+
+/// What every benchmark JSON document says about where it was measured.
+fn machine_json() -> serde_json::Value {
+    serde_json::json!({
+        "cpu": cpu_model(),
+        "cpu_signature": fmadiv::fingerprint::cpu().signature,
+        "backend": fmadiv::backend().to_string(),
+        "plan": fmadiv::plan().to_string(),
+        "build": {
+            "version": fmadiv::build_info::VERSION,
+            "target": fmadiv::build_info::TARGET,
+            "features": fmadiv::build_info::FEATURES,
+            "profile": fmadiv::build_info::PROFILE,
+            "rustc": fmadiv::build_info::RUSTC,
+        },
+    })
+}
+
+fn run_floors(quick: bool, json: bool) -> Result<ExitCode, String> {
+    let plan = if quick {
+        floors::Plan::quick()
+    } else {
+        floors::Plan::full()
+    };
+    if !json {
+        print_header();
+    }
+    let rows = floors::run(&plan, |size, inputs| {
+        if !json {
+            eprintln!("  measured {} {}", bench::size_name(size), inputs.name());
+        }
+    })?;
+    if json {
+        let mut doc = machine_json();
+        doc["command"] = "fmadiv bench --floors --json".into();
+        doc["rows"] = serde_json::to_value(&rows).map_err(|e| e.to_string())?;
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
+        );
+    } else {
+        floors::print_table(&rows);
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_bench(quick: bool, json: bool, schedules: bool) -> Result<ExitCode, String> {

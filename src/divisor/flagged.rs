@@ -8,7 +8,7 @@
 //! otherwise the chunk is redone by the lane-checked loop.
 //!
 //! Why no flag means an exact quotient, for `q = fma(a, zh, RN(a·zl))` with `zh`, `zl`
-//! normal (as [`Divisor::new`] makes them):
+//! normal (as a proven [`super::Divisor`] makes them):
 //! - `a` finite and nonzero: without UE, `RN(a·zl)` is normal or exact and `q` is normal
 //!   or exact; without OE both are finite. That is all the two-products proof (module
 //!   `divisor`) needs; an exact subnormal `q` is `a/b` itself, as the sum is within 2^-47
@@ -35,7 +35,7 @@
 use core::arch::asm;
 use core::arch::x86_64::*;
 
-use super::Divisor;
+use super::Proven;
 use super::x86::{TWO_PRODUCTS, divide_loop};
 use crate::arch::x86_64::avx2::{Avx2Fma, LANES};
 use crate::bits::SIGN_MASK;
@@ -83,7 +83,7 @@ enum ZeroSign {
 }
 
 impl ZeroSign {
-    fn of(d: &Divisor) -> ZeroSign {
+    fn of(d: &Proven) -> ZeroSign {
         if d.zh.is_sign_negative() == d.zl.is_sign_negative() {
             ZeroSign::Exact
         } else if d.zh.is_sign_positive() {
@@ -186,7 +186,7 @@ const BLOCK: usize = 4 * LANES;
 /// # Safety
 /// AVX2+FMA; `a` readable and `out` writable for `blocks * 32` floats; `blocks > 0`.
 #[target_feature(enable = "avx2,fma")]
-unsafe fn bare(zero: ZeroSign, d: &Divisor, a: *const f32, out: *mut f32, blocks: usize) -> u32 {
+unsafe fn bare(zero: ZeroSign, d: &Proven, a: *const f32, out: *mut f32, blocks: usize) -> u32 {
     debug_assert!(blocks > 0);
     let zh = _mm256_set1_ps(d.zh);
     let zl = _mm256_set1_ps(d.zl);
@@ -203,7 +203,7 @@ unsafe fn bare(zero: ZeroSign, d: &Divisor, a: *const f32, out: *mut f32, blocks
 /// # Safety
 /// As [`two_products`].
 #[target_feature(enable = "avx2,fma")]
-unsafe fn checked(k: Avx2Fma, d: &Divisor, a: *const f32, out: *mut f32, len: usize) {
+unsafe fn checked(k: Avx2Fma, d: &Proven, a: *const f32, out: *mut f32, len: usize) {
     // SAFETY: the caller's guarantees are `divide_loop`'s.
     unsafe { divide_loop::<TWO_PRODUCTS>(k, d, a, out, len) }
 }
@@ -215,7 +215,7 @@ unsafe fn checked(k: Avx2Fma, d: &Divisor, a: *const f32, out: *mut f32, len: us
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn two_products(
     k: Avx2Fma,
-    d: &Divisor,
+    d: &Proven,
     a: *const f32,
     out: *mut f32,
     len: usize,

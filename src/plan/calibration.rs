@@ -2,7 +2,10 @@
 //! class and operation, over buffers whose layout changes from round to round; the best
 //! screened candidate confirmed against the divider alone (see the parent module).
 
-use super::{Calibration, Op, Plan, Reason, THRESHOLD, Trials, l1_data_bytes, small_class_limit};
+use super::{
+    Calibration, DivisorBreakEven, Op, Plan, Reason, THRESHOLD, Trials, l1_data_bytes,
+    small_class_limit,
+};
 use crate::schedule::{CANDIDATES, Schedule};
 
 /// The lengths timed for the two classes: a power of two that fills half the small class
@@ -64,6 +67,7 @@ pub(super) fn calibrate() -> Plan {
         small_below,
         div,
         recip,
+        divisor: DivisorBreakEven::never(),
         reason: Reason::Calibrated(Calibration {
             lens,
             trials,
@@ -213,6 +217,82 @@ fn median(v: &mut [f64]) -> f64 {
         0 => 0.0,
         n if n % 2 == 1 => v[n / 2],
         n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+/// Dividends of the `Divisor` measurement: 16 KiB of dividends and of quotients.
+const DIVISOR_LEN: usize = 4096;
+/// Divisors timed for the cost of a proof.
+const PROOF_DIVISORS: usize = 16;
+/// The break-even length times this: at the break-even the proven path merely ties with
+/// the divider, and a short slice should not pay for a proof on a close call.
+const DIVISOR_MARGIN: f64 = 1.5;
+
+/// From how many dividends a `Divisor` pays for its proof on this CPU: the cost of a proof
+/// over the time the proven two-products sequence saves per dividend against the divider
+/// (both timed here, on normal dividends, alternately, medians), with a margin. Only
+/// proven divisors are timed: they never ask the plan, which is being made.
+pub(super) fn divisor_break_even() -> DivisorBreakEven {
+    use std::hint::black_box;
+    use std::time::Instant;
+
+    use crate::{Divisor, Strategy};
+    let mut rng = crate::samples::SplitMix64(0xd1_5015);
+    let mut normal = || {
+        let r = rng.next_u64();
+        f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23)
+    };
+    let divisors: Vec<f32> = (0..PROOF_DIVISORS).map(|_| normal()).collect();
+    let a: Vec<f32> = (0..DIVISOR_LEN).map(|_| normal()).collect();
+    let mut out = vec![0.0f32; DIVISOR_LEN];
+    // The cost of a proof, per divisor (`strategy` makes it).
+    let mut proofs: Vec<f64> = (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            for &b in &divisors {
+                black_box(Divisor::new(black_box(b)).strategy());
+            }
+            t.elapsed().as_secs_f64() * 1e9 / PROOF_DIVISORS as f64
+        })
+        .collect();
+    let proof = median(&mut proofs);
+    let Some(sequence) = divisors
+        .iter()
+        .map(|&b| Divisor::new(b))
+        .find(|d| d.strategy() == Strategy::TwoProducts)
+    else {
+        return DivisorBreakEven::never();
+    };
+    let divider = Divisor::with_strategy(sequence.divisor(), Strategy::Hardware);
+    let time = |d: &Divisor, out: &mut [f32]| {
+        let t = Instant::now();
+        for _ in 0..2 {
+            d.divide_slice(black_box(&a), black_box(&mut *out));
+        }
+        t.elapsed().as_secs_f64() * 1e9 / (2 * DIVISOR_LEN) as f64
+    };
+    time(&sequence, &mut out);
+    time(&divider, &mut out);
+    let (mut on_divider, mut by_sequence) = (Vec::new(), Vec::new());
+    for round in 0..9 {
+        if round % 2 == 0 {
+            on_divider.push(time(&divider, &mut out));
+            by_sequence.push(time(&sequence, &mut out));
+        } else {
+            by_sequence.push(time(&sequence, &mut out));
+            on_divider.push(time(&divider, &mut out));
+        }
+    }
+    let (t_div, t_seq) = (median(&mut on_divider), median(&mut by_sequence));
+    let min_len = if t_seq < t_div {
+        let len = (DIVISOR_MARGIN * proof / (t_div - t_seq)).ceil() as usize;
+        len.next_multiple_of(64).clamp(64, 1 << 24)
+    } else {
+        usize::MAX
+    };
+    DivisorBreakEven {
+        min_len,
+        measured: Some((proof, t_div, t_seq)),
     }
 }
 

@@ -59,6 +59,29 @@ pub struct Plan {
     reason: Reason,
     /// A value of `FMADIV_SCHEDULE` that names no schedule, ignored.
     ignored: Option<String>,
+    /// From how many dividends a `Divisor` pays for its proof, and what that came from.
+    divisor: DivisorBreakEven,
+}
+
+/// When a [`crate::Divisor`]'s proof pays: measured here once, like the schedules.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct DivisorBreakEven {
+    /// Slices of at least this many dividends make the proof; shorter ones take the
+    /// divider (`usize::MAX`: never, where the proven sequences are not faster).
+    pub(crate) min_len: usize,
+    /// Nanoseconds of one proof, and per dividend on the divider and by the proven
+    /// two-products sequence, where measured.
+    pub(crate) measured: Option<(f64, f64, f64)>,
+}
+
+impl DivisorBreakEven {
+    /// No proven sequence runs here (no AVX2+FMA kernel).
+    pub(crate) fn never() -> DivisorBreakEven {
+        DivisorBreakEven {
+            min_len: usize::MAX,
+            measured: None,
+        }
+    }
 }
 
 /// Why the plan is what it is.
@@ -137,6 +160,15 @@ impl Plan {
         self.small_below
     }
 
+    /// From how many dividends a slice makes a [`crate::Divisor`]'s proof (and takes its
+    /// proven sequence): below that, the divider is faster than proof and sequence
+    /// together on this CPU, so `Divisor::new` + `divide_slice` per short row costs no
+    /// more than the divider. Measured once per process.
+    #[inline]
+    pub fn divisor_proof_min_len(&self) -> usize {
+        self.divisor.min_len
+    }
+
     /// Microseconds the calibration took, where the plan was calibrated.
     pub fn calibration_micros(&self) -> Option<u64> {
         match &self.reason {
@@ -180,6 +212,7 @@ impl Plan {
             recip: [s; 2],
             reason,
             ignored,
+            divisor: DivisorBreakEven::never(),
         }
     }
 }
@@ -245,6 +278,20 @@ impl fmt::Display for Plan {
                 f.write_str(")")?;
             }
         }
+        match self.divisor.measured {
+            Some((proof, divider, sequence)) if self.divisor.min_len < usize::MAX => write!(
+                f,
+                "; Divisor: proof {proof:.0} ns, {divider:.3} ns/element on the divider, \
+                 {sequence:.3} by two products: proven from {} elements",
+                self.divisor.min_len
+            )?,
+            Some((proof, divider, sequence)) => write!(
+                f,
+                "; Divisor: proof {proof:.0} ns, {divider:.3} ns/element on the divider, \
+                 {sequence:.3} by two products: the divider always"
+            )?,
+            None => {}
+        }
         if let Some(value) = &self.ignored {
             write!(
                 f,
@@ -279,6 +326,29 @@ pub fn plan() -> &'static Plan {
 /// The plan for a `FMADIV_SCHEDULE` setting and a check of the seeds (injected, so that
 /// tests can simulate a CPU whose `rcpps` breaks its bound).
 fn choose(setting: Option<&str>, seeds: impl FnOnce() -> Option<Result<(), OutOfBound>>) -> Plan {
+    let mut plan = choose_schedules(setting, seeds);
+    if crate::backend() == crate::Backend::Avx2Fma {
+        plan.divisor = divisor_break_even();
+    }
+    plan
+}
+
+/// `Divisor`'s break-even, where the x86 kernels exist.
+#[cfg(fmadiv_x86)]
+fn divisor_break_even() -> DivisorBreakEven {
+    calibration::divisor_break_even()
+}
+
+#[cfg(not(fmadiv_x86))]
+fn divisor_break_even() -> DivisorBreakEven {
+    DivisorBreakEven::never()
+}
+
+/// The schedules for a setting and a check of the seeds.
+fn choose_schedules(
+    setting: Option<&str>,
+    seeds: impl FnOnce() -> Option<Result<(), OutOfBound>>,
+) -> Plan {
     let setting = setting.map(str::trim).filter(|s| !s.is_empty());
     let (forced, ignored) = match setting.map(Schedule::from_name) {
         None => (None, None),

@@ -1,0 +1,241 @@
+//! `fmadiv bench --floors`: every entry point against the plain divider loop that does the
+//! same job, measured alternately in one process over buffers whose relative offsets
+//! change from round to round (layout must not decide a ratio).
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use fmadiv::methods::{self, Inputs, Kind, Method};
+use serde::Serialize;
+
+/// One cell: an entry point against its baseline at one size and input kind.
+#[derive(Serialize)]
+pub struct Row {
+    pub method: &'static str,
+    pub baseline: &'static str,
+    pub inputs: &'static str,
+    pub size: usize,
+    /// Median over rounds of the baseline's time over the method's (higher is faster).
+    pub vs_baseline: f64,
+    pub vs_baseline_min: f64,
+    pub vs_baseline_max: f64,
+    /// Median billions of quotients per second of the method.
+    pub gdiv_per_s: f64,
+    pub rounds: usize,
+}
+
+/// What to measure.
+pub struct Plan {
+    pub sizes: Vec<usize>,
+    pub inputs: Vec<Inputs>,
+    pub rounds: usize,
+    /// Target seconds of one timed sample.
+    pub sample: f64,
+    /// Rows per matrix for the per-row pairs.
+    pub rows: usize,
+}
+
+impl Plan {
+    pub fn full() -> Plan {
+        Plan {
+            sizes: vec![8, 64, 256, 1024, 4096, 1 << 14, 1 << 16],
+            inputs: Inputs::ALL.to_vec(),
+            rounds: 21,
+            sample: 60e-6,
+            rows: 512,
+        }
+    }
+
+    pub fn quick() -> Plan {
+        Plan {
+            sizes: vec![8, 256, 4096, 1 << 16],
+            inputs: Inputs::ALL.to_vec(),
+            rounds: 9,
+            sample: 30e-6,
+            rows: 128,
+        }
+    }
+}
+
+/// Floats between the arrays of the layouts (cache-line aligned, different modulo 4 KiB),
+/// as in the plan's calibration.
+const LAYOUT_GAPS: [(usize, usize); 4] = [(16, 16), (272, 528), (528, 784), (784, 272)];
+const CACHE_LINE_FLOATS: usize = 16;
+
+/// One buffer holding dividends, divisors and output at several layouts.
+struct Arena {
+    buffer: Vec<f32>,
+    len: usize,
+    skip: usize,
+}
+
+impl Arena {
+    fn new(len: usize) -> Arena {
+        let widest = LAYOUT_GAPS.iter().map(|(g, h)| g + h).max().unwrap_or(0);
+        let buffer = vec![0.0f32; 3 * len + widest + CACHE_LINE_FLOATS];
+        let skip = buffer.as_ptr().align_offset(64).min(CACHE_LINE_FLOATS);
+        Arena { buffer, len, skip }
+    }
+
+    /// The arrays of layout `k`, filled with `a` and `b`.
+    fn arrays(&mut self, k: usize, a: &[f32], b: &[f32]) -> (&[f32], &[f32], &mut [f32]) {
+        let (gap_b, gap_out) = LAYOUT_GAPS[k % LAYOUT_GAPS.len()];
+        let len = self.len;
+        let rest = &mut self.buffer[self.skip..];
+        let (x, rest) = rest.split_at_mut(len + gap_b);
+        let (y, rest) = rest.split_at_mut(len + gap_out);
+        x[..len].copy_from_slice(a);
+        y[..len].copy_from_slice(b);
+        (&x[..len], &y[..len], &mut rest[..len])
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Bits of `m` on `(a, b)` against `/`.
+fn check(m: &Method, a: &[f32], b: &[f32]) -> Result<(), String> {
+    let mut out = vec![0.0f32; a.len()];
+    (m.run)(a, b, &mut out);
+    for i in 0..a.len() {
+        let want = m.kind.expected(a, b, i);
+        if out[i].to_bits() != want.to_bits() {
+            return Err(format!(
+                "{} is not exact: {:#010x} / {:#010x} gave {:#010x}, want {:#010x}",
+                m.name,
+                a[i].to_bits(),
+                b[i].to_bits(),
+                out[i].to_bits(),
+                want.to_bits()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Seconds per call of `m`, over `calls` calls.
+fn time(m: &Method, a: &[f32], b: &[f32], out: &mut [f32], calls: usize) -> f64 {
+    let t = Instant::now();
+    for _ in 0..calls {
+        (m.run)(black_box(a), black_box(b), black_box(&mut *out));
+    }
+    t.elapsed().as_secs_f64() / calls as f64
+}
+
+/// Measures `pairs` on inputs of `n` elements: every pair alternately in every round,
+/// the layout rotating between rounds.
+fn measure(
+    plan: &Plan,
+    pairs: &[(Method, Method)],
+    inputs: Inputs,
+    n: usize,
+    rows: &mut Vec<Row>,
+) -> Result<(), String> {
+    let (a, b) = inputs.generate(n, 0x5eed ^ n as u64);
+    for (m, base) in pairs {
+        check(m, &a, &b)?;
+        check(base, &a, &b)?;
+    }
+    let mut arena = Arena::new(n);
+    // Calls per sample from the baseline's speed, after a warm-up of every method.
+    let calls: Vec<usize> = pairs
+        .iter()
+        .map(|(m, base)| {
+            let (x, y, out) = arena.arrays(0, &a, &b);
+            time(m, x, y, out, 4);
+            let once = time(base, x, y, out, 4).max(1e-9);
+            ((plan.sample / once) as usize).clamp(1, 1 << 20)
+        })
+        .collect();
+    let mut ratios = vec![Vec::with_capacity(plan.rounds); pairs.len()];
+    let mut speeds = vec![Vec::with_capacity(plan.rounds); pairs.len()];
+    for round in 0..plan.rounds {
+        let (x, y, out) = arena.arrays(round, &a, &b);
+        for (p, (m, base)) in pairs.iter().enumerate() {
+            // Alternate which of the two runs first.
+            let (t_base, t_m) = if round % 2 == 0 {
+                let tb = time(base, x, y, out, calls[p]);
+                (tb, time(m, x, y, out, calls[p]))
+            } else {
+                let tm = time(m, x, y, out, calls[p]);
+                (time(base, x, y, out, calls[p]), tm)
+            };
+            ratios[p].push(t_base / t_m.max(1e-12));
+            speeds[p].push(n as f64 / t_m.max(1e-12) / 1e9);
+        }
+    }
+    for (p, (m, base)) in pairs.iter().enumerate() {
+        let r = &mut ratios[p];
+        let med = median(r);
+        rows.push(Row {
+            method: m.name,
+            baseline: base.name,
+            inputs: inputs.name(),
+            size: n,
+            vs_baseline: med,
+            vs_baseline_min: r[0],
+            vs_baseline_max: r[r.len() - 1],
+            gdiv_per_s: median(&mut speeds[p]),
+            rounds: plan.rounds,
+        });
+    }
+    Ok(())
+}
+
+/// Runs every floor of the plan; `progress` hears of each finished (size, inputs).
+pub fn run(plan: &Plan, mut progress: impl FnMut(usize, Inputs)) -> Result<Vec<Row>, String> {
+    let available = |pairs: &[(Method, Method)]| -> Vec<(Method, Method)> {
+        pairs
+            .iter()
+            .copied()
+            .filter(|(m, base)| (m.available)() && (base.available)())
+            .collect()
+    };
+    let pairs = available(&methods::FLOORS);
+    let row_pairs = available(&methods::ROW_FLOORS);
+    let mut rows = Vec::new();
+    for &size in &plan.sizes {
+        for &inputs in &plan.inputs {
+            measure(plan, &pairs, inputs, size, &mut rows)?;
+            progress(size, inputs);
+        }
+    }
+    for pair in &row_pairs {
+        let Kind::Rows { len } = pair.0.kind else {
+            continue;
+        };
+        for &inputs in &plan.inputs {
+            measure(
+                plan,
+                std::slice::from_ref(pair),
+                inputs,
+                plan.rows * len,
+                &mut rows,
+            )?;
+        }
+        progress(plan.rows * len, Inputs::Normal);
+    }
+    Ok(rows)
+}
+
+/// A plain-text table: one line per cell.
+pub fn print_table(rows: &[Row]) {
+    println!(
+        "{:<46} {:>7} {:>12} {:>9} {:>17}",
+        "method (vs its divider loop)", "size", "inputs", "Gdiv/s", "ratio (min..max)"
+    );
+    for r in rows {
+        println!(
+            "{:<46} {:>7} {:>12} {:>9.3} {:>6.2}x ({:.2}..{:.2})",
+            r.method,
+            crate::bench::size_name(r.size),
+            r.inputs,
+            r.gdiv_per_s,
+            r.vs_baseline,
+            r.vs_baseline_min,
+            r.vs_baseline_max
+        );
+    }
+}
