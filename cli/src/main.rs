@@ -41,6 +41,10 @@ enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Measure every choice other than the divider again, afterwards, on buffers of
+        /// its own (many more rounds than the calibration): is it really faster?
+        #[arg(long)]
+        check: bool,
     },
     /// Throughput of fmadiv and its peers, as a table (or JSON).
     Bench {
@@ -82,7 +86,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Verify(cmd)) => verify::run(cmd),
         Some(Command::Fingerprint { json }) => fingerprint(json),
-        Some(Command::Plan { json }) => show_plan(json),
+        Some(Command::Plan { json, check }) => show_plan(json, check),
     };
     match result {
         Ok(code) => code,
@@ -230,17 +234,47 @@ fn run_bench(quick: bool, json: bool, schedules: bool) -> Result<ExitCode, Strin
     Ok(ExitCode::SUCCESS)
 }
 
-fn show_plan(json: bool) -> Result<ExitCode, String> {
+/// Rounds of `fmadiv plan --check`'s measurement of each choice.
+const CHECK_ROUNDS: usize = 201;
+
+/// Each choice of the plan other than the divider, measured again: (operation, class
+/// length, schedule, median ratio to the divider, min, max).
+fn check_plan(plan: &fmadiv::Plan) -> Vec<(&'static str, usize, String, f64, f64, f64)> {
+    let Some(lens) = plan.timed_lens() else {
+        return Vec::new();
+    };
+    let mut rows = Vec::new();
+    for (op, recip) in [("div", false), ("recip", true)] {
+        for len in lens {
+            let s = if recip {
+                plan.recip(len)
+            } else {
+                plan.div(len)
+            };
+            if s == fmadiv::Schedule::Divider || s == fmadiv::Schedule::Portable {
+                continue;
+            }
+            let mut r = fmadiv::plan::measure_against_divider(recip, len, s, CHECK_ROUNDS);
+            r.sort_by(f64::total_cmp);
+            rows.push((op, len, s.name(), r[r.len() / 2], r[0], r[r.len() - 1]));
+        }
+    }
+    rows
+}
+
+fn show_plan(json: bool, check: bool) -> Result<ExitCode, String> {
     let plan = fmadiv::plan();
+    let checked = if check { check_plan(plan) } else { Vec::new() };
     if json {
         let large = plan.small_below();
-        let doc = serde_json::json!({
+        let mut doc = serde_json::json!({
             "cpu": cpu_model(),
             "cpu_signature": fmadiv::fingerprint::cpu().signature,
             "small_below": large,
             "div": { "small": plan.div(0).name(), "large": plan.div(large).name() },
             "recip": { "small": plan.recip(0).name(), "large": plan.recip(large).name() },
             "in_register": if plan.in_register_kernel() { "kernel" } else { "divider" },
+            "divisor_proof_min_len": plan.divisor_proof_min_len(),
             "calibration_us": plan.calibration_micros(),
             "ignored_setting": plan.ignored_setting(),
             "measurements": plan.measurements().iter().map(|(op, len, s, phase, r)| {
@@ -248,12 +282,34 @@ fn show_plan(json: bool) -> Result<ExitCode, String> {
             }).collect::<Vec<_>>(),
             "why": plan.to_string(),
         });
+        if check {
+            doc["checked"] = checked
+                .iter()
+                .map(|(op, len, s, m, lo, hi)| {
+                    serde_json::json!({ "op": op, "len": len, "schedule": s,
+                        "vs_divider": m, "min": lo, "max": hi, "rounds": CHECK_ROUNDS,
+                        "false_choice": *m < 1.0 })
+                })
+                .collect();
+        }
         println!(
             "{}",
             serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
         );
     } else {
         println!("{plan}");
+        if check {
+            if checked.is_empty() {
+                println!("check: every choice is the divider (nothing to measure again)");
+            }
+            for (op, len, s, m, lo, hi) in &checked {
+                println!(
+                    "check: {op} at {len} elements, {s}: {m:.3}x the divider ({lo:.2}..{hi:.2}, \
+                     {CHECK_ROUNDS} rounds on fresh buffers){}",
+                    if *m < 1.0 { ": A FALSE CHOICE" } else { "" }
+                );
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

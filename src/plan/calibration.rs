@@ -68,6 +68,7 @@ pub(super) fn calibrate() -> Plan {
         div,
         recip,
         divisor: DivisorBreakEven::never(),
+        made_in_micros: 0,
         reason: Reason::Calibrated(Calibration {
             lens,
             trials,
@@ -218,6 +219,15 @@ fn median(v: &mut [f64]) -> f64 {
         n if n % 2 == 1 => v[n / 2],
         n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
     }
+}
+
+/// `rounds` ratios of the divider's time to `s`'s for `op` at `len` elements, on buffers
+/// of their own (not the calibration's), alternating, over rotating layouts: an
+/// independent measurement of a choice, afterwards.
+pub(super) fn measure_against_divider(op: Op, len: usize, s: Schedule, rounds: usize) -> Vec<f64> {
+    let mut arena = Arena::new(len);
+    let calls = calls_per_sample(&mut arena, op) * 4;
+    confirm(&mut arena, op, s, calls, rounds)
 }
 
 /// Dividends of the `Divisor` measurement: 16 KiB of dividends and of quotients.

@@ -61,6 +61,9 @@ pub struct Plan {
     ignored: Option<String>,
     /// From how many dividends a `Divisor` pays for its proof, and what that came from.
     divisor: DivisorBreakEven,
+    /// Microseconds it took to make the plan: the seeds check, the calibration of the
+    /// schedules and of `Divisor`'s break-even.
+    made_in_micros: u64,
 }
 
 /// When a [`crate::Divisor`]'s proof pays: measured here once, like the schedules.
@@ -169,12 +172,11 @@ impl Plan {
         self.divisor.min_len
     }
 
-    /// Microseconds the calibration took, where the plan was calibrated.
+    /// Microseconds it took to make the plan (the `rcpps` check, the calibration of the
+    /// schedules, `Divisor`'s break-even), where anything was measured.
     pub fn calibration_micros(&self) -> Option<u64> {
-        match &self.reason {
-            Reason::Calibrated(c) => Some(c.micros),
-            _ => None,
-        }
+        (self.divisor.measured.is_some() || matches!(self.reason, Reason::Calibrated(_)))
+            .then_some(self.made_in_micros)
     }
 
     /// The value of `FMADIV_SCHEDULE` that was ignored because it names no schedule.
@@ -205,6 +207,15 @@ impl Plan {
         rows
     }
 
+    /// The lengths the calibration timed for the small and the large class.
+    #[doc(hidden)]
+    pub fn timed_lens(&self) -> Option<[usize; 2]> {
+        match &self.reason {
+            Reason::Calibrated(c) => Some(c.lens),
+            _ => None,
+        }
+    }
+
     fn uniform(s: Schedule, reason: Reason, ignored: Option<String>) -> Plan {
         Plan {
             small_below: small_class_limit(l1_data_bytes().0),
@@ -213,6 +224,7 @@ impl Plan {
             reason,
             ignored,
             divisor: DivisorBreakEven::never(),
+            made_in_micros: 0,
         }
     }
 }
@@ -292,6 +304,9 @@ impl fmt::Display for Plan {
             )?,
             None => {}
         }
+        if let Some(us) = self.calibration_micros() {
+            write!(f, "; plan made in {us} us")?;
+        }
         if let Some(value) = &self.ignored {
             write!(
                 f,
@@ -323,13 +338,30 @@ pub fn plan() -> &'static Plan {
     })
 }
 
+/// `rounds` ratios of the divider's time to schedule `s`'s for `a / b` (or `1 / b` with
+/// `recip`) at `len` normal elements, measured now on buffers of their own, alternating,
+/// over rotating layouts: how `fmadiv plan --check` tests a choice independently of the
+/// calibration that made it. Empty without the x86 kernels.
+#[doc(hidden)]
+pub fn measure_against_divider(recip: bool, len: usize, s: Schedule, rounds: usize) -> Vec<f64> {
+    #[cfg(fmadiv_x86)]
+    if crate::backend() == crate::Backend::Avx2Fma && s != Schedule::Portable {
+        let op = if recip { Op::Recip } else { Op::Div };
+        return calibration::measure_against_divider(op, len, s, rounds);
+    }
+    let _ = (recip, len, s, rounds);
+    Vec::new()
+}
+
 /// The plan for a `FMADIV_SCHEDULE` setting and a check of the seeds (injected, so that
 /// tests can simulate a CPU whose `rcpps` breaks its bound).
 fn choose(setting: Option<&str>, seeds: impl FnOnce() -> Option<Result<(), OutOfBound>>) -> Plan {
+    let start = std::time::Instant::now();
     let mut plan = choose_schedules(setting, seeds);
     if crate::backend() == crate::Backend::Avx2Fma {
         plan.divisor = divisor_break_even();
     }
+    plan.made_in_micros = start.elapsed().as_micros() as u64;
     plan
 }
 
