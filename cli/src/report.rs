@@ -356,17 +356,18 @@ impl Report {
                 t.seed_bound, t.claim
             );
             println!(
-                "  {} divisors, {} seeds ({} to {} per divisor); distinct y per divisor: \
-                 1: {}, 2: {}, 3: {}, 4+: {}",
-                s.divisors,
-                s.seeds,
-                s.seeds_per_divisor_min,
-                s.seeds_per_divisor_max,
-                s.divisors_by_distinct_y[0],
-                s.divisors_by_distinct_y[1],
-                s.divisors_by_distinct_y[2],
-                s.divisors_by_distinct_y[3]
+                "  {} divisors, {} seeds ({} to {} per divisor)",
+                s.divisors, s.seeds, s.seeds_per_divisor_min, s.seeds_per_divisor_max
             );
+            if s.rows > 0 {
+                println!(
+                    "  distinct y per divisor: 1: {}, 2: {}, 3: {}, 4+: {}",
+                    s.divisors_by_distinct_y[0],
+                    s.divisors_by_distinct_y[1],
+                    s.divisors_by_distinct_y[2],
+                    s.divisors_by_distinct_y[3]
+                );
+            }
             if s.rows > 0 {
                 println!(
                     "  rows (b, y) kept: {} ({} proven, {} compared); max |1 - b*y| = {:.4} * 2^-24 \
