@@ -105,6 +105,36 @@ pub(crate) struct Proven {
     min_quotient_bits: u32,
 }
 
+/// How the flag-checked loop gives zero quotients their sign, which decides what it costs
+/// per vector (module `flagged`): no repair (`zh` and `zl` have one sign), ...
+pub(crate) const NO_REPAIR: usize = 0;
+/// ... OR the sign of the dividend (`b > 0`, `zl < 0`), ...
+pub(crate) const SIGN_OF_DIVIDEND: usize = 1;
+/// ... or OR the sign of `RN(a·zh)` (`b < 0`, `zl > 0`).
+pub(crate) const SIGN_OF_PRODUCT: usize = 2;
+
+/// The zero-sign repair class of a two-products divisor with constants `zh`, `zl`.
+pub(crate) fn repair_class(zh: f32, zl: f32) -> usize {
+    if zh.is_sign_negative() == zl.is_sign_negative() {
+        NO_REPAIR
+    } else if zh.is_sign_positive() {
+        SIGN_OF_DIVIDEND
+    } else {
+        SIGN_OF_PRODUCT
+    }
+}
+
+/// The repair class `b` would have as a two-products divisor: two divisions, no proof.
+pub(crate) fn repair_class_of(b: f32) -> usize {
+    let zh = 1.0 / b;
+    let zl = (-b).mul_add(zh, 1.0) / b;
+    repair_class(zh, zl)
+}
+
+/// Dividends per piece of an in-place division by the proven sequence (a 16 KiB buffer on
+/// the stack): the flag-checked chunk length, so that pieces run as `divide_slice` would.
+const IN_PLACE_CHUNK: usize = 4096;
+
 /// Smallest normal, as the bits of |x|.
 const MIN_NORMAL_BITS: u32 = 0x0080_0000;
 
@@ -135,6 +165,14 @@ impl Divisor {
         self.proven.get_or_init(|| Proven::new(self.b))
     }
 
+    /// The repair class of a two-products divisor (makes the proof); `None` for other
+    /// strategies: how the plan picks the divisors it times.
+    #[doc(hidden)]
+    pub fn two_products_repair_class(&self) -> Option<usize> {
+        let p = self.proven();
+        (p.strategy == Strategy::TwoProducts).then(|| repair_class(p.zh, p.zl))
+    }
+
     /// Whether the proof has been made (for tests of both paths).
     #[doc(hidden)]
     pub fn is_proven(&self) -> bool {
@@ -157,15 +195,58 @@ impl Divisor {
         self.proven().divide(a)
     }
 
-    /// What a slice of `len` dividends runs: the proven sequence if the proof is made or
-    /// the slice pays for it, else the divider (the proof is not made).
-    #[inline]
-    fn for_slice(&self, len: usize) -> Proven {
-        match self.proven.get() {
-            Some(p) => *p,
-            None if len >= crate::plan().divisor_proof_min_len() => *self.proven(),
-            None => Proven::divider(self.b),
+    /// `out[i] = a[i] / b` by the proven sequence (`true`; the proof is made if it was not)
+    /// or the divider (`false`), whatever the plan says: for the plan's own calibration,
+    /// which must not ask the plan it is making, and for tests of both paths.
+    #[doc(hidden)]
+    pub fn divide_slice_by(&self, sequence: bool, a: &[f32], out: &mut [f32]) {
+        assert_eq!(
+            a.len(),
+            out.len(),
+            "fmadiv::Divisor::divide_slice_by: length mismatch"
+        );
+        #[cfg(fmadiv_x86)]
+        if let Some(k) = crate::dispatch::avx2_fma() {
+            let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
+            // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for n
+            // elements and cannot overlap (out is a unique borrow).
+            unsafe {
+                if sequence {
+                    x86::divide_raw(k, self.proven(), Check::Flags, x, o, n)
+                } else {
+                    x86::divide_by_divider(k, self.b, x, o, n)
+                }
+            }
+            return;
         }
+        let _ = sequence;
+        for (o, &x) in out.iter_mut().zip(a) {
+            *o = portable::div_one(x, self.b);
+        }
+    }
+
+    /// What a slice of `len` dividends runs: the proven sequence where it is faster than
+    /// the divider at that length and the proof is made or the slice pays for it (then it
+    /// is made); `None`: the divider.
+    #[inline]
+    fn for_slice(&self, len: usize) -> Option<&Proven> {
+        let plan = crate::plan();
+        let p = match self.proven.get() {
+            Some(p) => p,
+            // Not proven: the proof is made only for a slice long enough to pay for it,
+            // as its repair class (two divisions) predicts.
+            None if plan
+                .divisor_proof_lens_of_class(repair_class_of(self.b))
+                .contains(&len) =>
+            {
+                self.proven()
+            }
+            None => return None,
+        };
+        let class = p.cost_class()?;
+        plan.divisor_sequence_lens_of_class(class)
+            .contains(&len)
+            .then_some(p)
     }
 }
 
@@ -173,17 +254,6 @@ impl Proven {
     /// Decides which sequence is proven exact for `b`.
     fn new(b: f32) -> Proven {
         Self::with_strategy(b, choose(b))
-    }
-
-    /// The divider, with no constants computed.
-    fn divider(b: f32) -> Proven {
-        Proven {
-            b,
-            strategy: Strategy::Hardware,
-            zh: 0.0,
-            zl: 0.0,
-            min_quotient_bits: u32::MAX,
-        }
     }
 
     /// `b` with a given strategy (see [`Divisor::with_strategy`]).
@@ -210,6 +280,17 @@ impl Proven {
             zh,
             zl,
             min_quotient_bits,
+        }
+    }
+
+    /// Which of the plan's measured costs the proven sequence has: the two-products loop's
+    /// repair class (a reciprocal, one multiply, counts as no repair); `None` for the
+    /// Markstein and divider strategies, which never beat the divider's own loop.
+    fn cost_class(&self) -> Option<usize> {
+        match self.strategy {
+            Strategy::TwoProducts => Some(repair_class(self.zh, self.zl)),
+            Strategy::Reciprocal => Some(NO_REPAIR),
+            Strategy::Markstein | Strategy::Hardware => None,
         }
     }
 
@@ -243,14 +324,40 @@ impl Proven {
 impl Divisor {
     /// `out[i] = a[i] / b`.
     ///
+    /// Runs the proven sequence where it is faster than the divider on this CPU for a
+    /// slice of this length (see [`crate::Plan::divisor_sequence_lens`]), making the proof
+    /// if it was not made and the slice pays for it; the divider otherwise.
+    ///
     /// # Panics
     /// If the lengths differ (nothing is written then).
     pub fn divide_slice(&self, a: &[f32], out: &mut [f32]) {
-        self.divide_slice_checked_by(Check::Flags, a, out);
+        assert!(
+            a.len() == out.len(),
+            "fmadiv::Divisor::divide_slice: length mismatch: {} dividends, output of {}",
+            a.len(),
+            out.len()
+        );
+        #[cfg(fmadiv_x86)]
+        if let Some(k) = crate::dispatch::avx2_fma() {
+            let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
+            // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for n
+            // elements and cannot overlap (out is a unique borrow).
+            unsafe {
+                match self.for_slice(n) {
+                    Some(p) => x86::divide_raw(k, p, Check::Flags, x, o, n),
+                    None => x86::divide_by_divider(k, self.b, x, o, n),
+                }
+            }
+            return;
+        }
+        for (o, &x) in out.iter_mut().zip(a) {
+            *o = portable::div_one(x, self.b);
+        }
     }
 
-    /// [`Divisor::divide_slice`] with the given check of the two-products sequence: for
-    /// tests and benchmarks of both.
+    /// `out[i] = a[i] / b` by the proven sequence (the proof made if it was not) with the
+    /// given check of the two-products loop, whatever the plan says: for tests and
+    /// benchmarks of the sequences and of both checks.
     #[doc(hidden)]
     pub fn divide_slice_checked_by(&self, check: Check, a: &[f32], out: &mut [f32]) {
         assert!(
@@ -261,10 +368,10 @@ impl Divisor {
         );
         #[cfg(fmadiv_x86)]
         if let Some(k) = crate::dispatch::avx2_fma() {
-            let p = self.for_slice(out.len());
-            // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for
-            // out.len() elements and cannot overlap (out is a unique borrow).
-            unsafe { x86::divide_raw(k, &p, check, a.as_ptr(), out.as_mut_ptr(), out.len()) };
+            let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
+            // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for n
+            // elements and cannot overlap (out is a unique borrow).
+            unsafe { x86::divide_raw(k, self.proven(), check, x, o, n) };
             return;
         }
         // Without AVX2+FMA every quotient comes from the divider: nothing to check.
@@ -287,10 +394,34 @@ impl Divisor {
     pub fn divide_in_place(&self, a: &mut [f32]) {
         #[cfg(fmadiv_x86)]
         if let Some(k) = crate::dispatch::avx2_fma() {
-            let p = self.for_slice(a.len());
-            // SAFETY: the CPU has AVX2+FMA (`k`); `a` is readable and writable for its
-            // length.
-            unsafe { x86::divide_in_place_raw(k, &p, a.as_mut_ptr(), a.len()) };
+            let (x, n) = (a.as_mut_ptr(), a.len());
+            match self.for_slice(n) {
+                // The proven sequence as in `divide_slice` (its flag-checked chunks redo a
+                // voided chunk from the dividends, so they must not be overwritten yet):
+                // chunk by chunk into a buffer, then back.
+                Some(p) => {
+                    let mut buffer = [0.0f32; IN_PLACE_CHUNK];
+                    for chunk in a.chunks_mut(IN_PLACE_CHUNK) {
+                        let m = chunk.len();
+                        // SAFETY: the CPU has AVX2+FMA (`k`); the chunk is readable and the
+                        // buffer writable for m elements, and they do not overlap.
+                        unsafe {
+                            x86::divide_raw(
+                                k,
+                                p,
+                                Check::Flags,
+                                chunk.as_ptr(),
+                                buffer.as_mut_ptr(),
+                                m,
+                            )
+                        };
+                        chunk.copy_from_slice(&buffer[..m]);
+                    }
+                }
+                // SAFETY: the CPU has AVX2+FMA (`k`); `a` is readable and writable for its
+                // length, which the divider loop allows in place.
+                None => unsafe { x86::divide_by_divider(k, self.b, x, x, n) },
+            }
             return;
         }
         for x in a.iter_mut() {
@@ -602,20 +733,29 @@ mod x86 {
         }
     }
 
-    /// `a[i] = a[i] / d` by the lane-checked loop of the divisor's strategy.
+    /// `out[i] = a[i] / b` on the divider alone, with nothing to set up: groups of four
+    /// vectors, single vectors, then the last few in scalar.
     ///
     /// # Safety
-    /// `a` readable and writable for `len` floats.
+    /// `a` readable and `out` writable for `len` floats; `out` is `a` or does not overlap
+    /// it.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn divide_in_place_raw(k: Avx2Fma, d: &Proven, a: *mut f32, len: usize) {
-        // SAFETY: `divide_loop` allows `out == a` (below); the caller's guarantees.
-        unsafe {
-            match d.strategy {
-                Strategy::Reciprocal => divide_loop::<RECIPROCAL>(k, d, a, a, len),
-                Strategy::TwoProducts => divide_loop::<TWO_PRODUCTS>(k, d, a, a, len),
-                Strategy::Markstein => divide_loop::<MARKSTEIN>(k, d, a, a, len),
-                Strategy::Hardware => divide_loop::<HARDWARE>(k, d, a, a, len),
-            }
+    pub unsafe fn divide_by_divider(_k: Avx2Fma, b: f32, a: *const f32, out: *mut f32, len: usize) {
+        let vb = _mm256_set1_ps(b);
+        let groups = len - len % (4 * LANES);
+        // SAFETY: `groups` whole groups of four vectors, inside both.
+        unsafe { divider_groups(vb, a, out, 0, groups / LANES) };
+        let full = len - len % LANES;
+        let mut i = groups;
+        while i < full {
+            // SAFETY: i + LANES <= len: inside both; loaded before stored.
+            unsafe { _mm256_storeu_ps(out.add(i), _mm256_div_ps(_mm256_loadu_ps(a.add(i)), vb)) };
+            i += LANES;
+        }
+        while i < len {
+            // SAFETY: i < len; `divss` gives the bits of `vdivps` (NaN rules included).
+            unsafe { *out.add(i) = *a.add(i) / b };
+            i += 1;
         }
     }
 
@@ -632,8 +772,9 @@ mod x86 {
     }
 
     /// Stores a block whose check flagged some lanes: the flagged vectors' quotients from
-    /// the divider. Returns how many vectors had flagged lanes. (The block is passed by
-    /// value: a reference would keep it in memory on the hot path too.)
+    /// the divider. Returns how many vectors had flagged lanes. (Everything is passed by
+    /// value: a reference would keep the block and the constants in memory on the hot
+    /// path too.)
     ///
     /// # Safety
     /// `out` writable for four vectors.
@@ -641,7 +782,7 @@ mod x86 {
     #[inline(never)]
     #[target_feature(enable = "avx2,fma")]
     unsafe fn fix_block(
-        d: &Consts,
+        b: __m256,
         x: [__m256; 4],
         r: [(__m256, __m256); 4],
         out: *mut f32,
@@ -652,7 +793,7 @@ mod x86 {
                 q
             } else {
                 flagged += 1;
-                fix(d, x[k], q, bad)
+                _mm256_blendv_ps(q, _mm256_div_ps(x[k], b), bad)
             };
             // SAFETY: inside the block (the caller's guarantee).
             unsafe { _mm256_storeu_ps(out.add(k * LANES), q) };
@@ -660,17 +801,29 @@ mod x86 {
         flagged
     }
 
-    /// `vectors` vectors from element `i` on the divider alone.
+    /// `vectors` vectors (a multiple of four) from element `i` on the divider alone: a
+    /// stretch of special-rich blocks.
+    ///
+    /// # Safety
+    /// As [`divider_groups`].
+    #[cold]
+    #[inline(never)]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn divider_blocks(b: __m256, a: *const f32, out: *mut f32, i: usize, vectors: usize) {
+        // SAFETY: the caller's guarantees.
+        unsafe { divider_groups(b, a, out, i, vectors) }
+    }
+
+    /// `vectors` vectors (a multiple of four) from element `i` on the divider alone, in
+    /// groups of four loaded and divided before they are stored, so that loads need not
+    /// wait behind stores the CPU may mistake for dependent (4K aliasing).
     ///
     /// # Safety
     /// `a` readable and `out` writable for `i + vectors * LANES` floats; `out` is `a` or
     /// does not overlap it.
-    #[cold]
-    #[inline(never)]
+    #[inline]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn divider_blocks(d: &Consts, a: *const f32, out: *mut f32, i: usize, vectors: usize) {
-        // Groups of four: loaded and divided before they are stored, so that loads need not
-        // wait behind stores the CPU may mistake for dependent (4K aliasing).
+    unsafe fn divider_groups(b: __m256, a: *const f32, out: *mut f32, i: usize, vectors: usize) {
         const GROUP: usize = 4;
         debug_assert!(vectors.is_multiple_of(GROUP));
         for g in (0..vectors).step_by(GROUP) {
@@ -679,7 +832,7 @@ mod x86 {
             // is loaded before any of it is stored.
             unsafe {
                 let q: [__m256; GROUP] = core::array::from_fn(|k| {
-                    _mm256_div_ps(_mm256_loadu_ps(a.add(j + k * LANES)), d.b)
+                    _mm256_div_ps(_mm256_loadu_ps(a.add(j + k * LANES)), b)
                 });
                 for (k, q) in q.iter().enumerate() {
                     _mm256_storeu_ps(out.add(j + k * LANES), *q);
@@ -716,7 +869,7 @@ mod x86 {
             if skip > 0 {
                 let n = skip.min((blocks_end - i) / (UNROLL * LANES));
                 // SAFETY: n whole blocks from i, inside both slices.
-                unsafe { divider_blocks(&consts, a, out, i, n * UNROLL) };
+                unsafe { divider_blocks(consts.b, a, out, i, n * UNROLL) };
                 i += n * UNROLL * LANES;
                 skip = 0;
                 continue;
@@ -733,7 +886,7 @@ mod x86 {
                     for (k, (q, _)) in r.iter().enumerate() {
                         _mm256_storeu_ps(out.add(i + k * LANES), *q);
                     }
-                } else if fix_block(&consts, x, r, out.add(i)) >= 2 {
+                } else if fix_block(consts.b, x, r, out.add(i)) >= 2 {
                     skip = backoff;
                     backoff = (backoff * 2).min(MAX_SKIP);
                 }

@@ -186,7 +186,37 @@ pub(crate) fn run_in_place(s: Schedule, a: &mut [f32], b: &[f32]) -> Option<()> 
     Some(())
 }
 
-/// The one place that maps a schedule to its loop.
+/// A schedule's loop: `out[i] = a[i] / b[i]` (or `1 / b[i]`) for `len` elements, with
+/// [`run_raw`]'s safety conditions.
+pub(crate) type RawFn = unsafe fn(*const f32, *const f32, *mut f32, usize);
+
+/// The loop of schedule `s` as a function pointer, chosen once (by the plan) so that a
+/// call costs one indirect call, not a match.
+pub(crate) fn raw_fn<const RECIP: bool>(s: Schedule) -> RawFn {
+    #[cfg(fmadiv_x86)]
+    {
+        use crate::arch::x86_64::avx2::{div_raw, divider_raw};
+        use crate::variant::Variant;
+        const SHIPPED: u8 = Variant::SHIPPED;
+        match s {
+            Schedule::Portable => {}
+            Schedule::Divider => return divider_raw::<RECIP>,
+            Schedule::Kernel => return div_raw::<SHIPPED, 0, RECIP>,
+            Schedule::Mixed(Mix(1)) => return div_raw::<SHIPPED, 1, RECIP>,
+            Schedule::Mixed(Mix(2)) => return div_raw::<SHIPPED, 2, RECIP>,
+            Schedule::Mixed(Mix(4)) => return div_raw::<SHIPPED, 4, RECIP>,
+            Schedule::Mixed(Mix(8)) => return div_raw::<SHIPPED, 8, RECIP>,
+            Schedule::Mixed(Mix(16)) => return div_raw::<SHIPPED, 16, RECIP>,
+            Schedule::Mixed(Mix(other)) => {
+                unreachable!("Mix::new makes only the mixes of Mix::ALL, not {other}")
+            }
+        }
+    }
+    let _ = s;
+    portable::div_raw::<RECIP>
+}
+
+/// Runs schedule `s`'s loop.
 ///
 /// # Safety
 /// - `a` (unless `RECIP`) and `b` valid for reads, `out` for writes of `len` floats;
@@ -200,34 +230,8 @@ pub(crate) unsafe fn run_raw<const RECIP: bool>(
     out: *mut f32,
     len: usize,
 ) {
-    #[cfg(fmadiv_x86)]
-    {
-        use crate::arch::x86_64::avx2::{div_raw, divider_raw};
-        use crate::variant::Variant;
-        const SHIPPED: u8 = Variant::SHIPPED;
-        // SAFETY: the caller's guarantees; the kernels need AVX2+FMA, which every
-        // schedule but Portable implies here.
-        unsafe {
-            match s {
-                Schedule::Portable => {}
-                Schedule::Divider => return divider_raw::<RECIP>(a, b, out, len),
-                Schedule::Kernel => return div_raw::<SHIPPED, 0, RECIP>(a, b, out, len),
-                Schedule::Mixed(Mix(1)) => return div_raw::<SHIPPED, 1, RECIP>(a, b, out, len),
-                Schedule::Mixed(Mix(2)) => return div_raw::<SHIPPED, 2, RECIP>(a, b, out, len),
-                Schedule::Mixed(Mix(4)) => return div_raw::<SHIPPED, 4, RECIP>(a, b, out, len),
-                Schedule::Mixed(Mix(8)) => return div_raw::<SHIPPED, 8, RECIP>(a, b, out, len),
-                Schedule::Mixed(Mix(16)) => {
-                    return div_raw::<SHIPPED, 16, RECIP>(a, b, out, len);
-                }
-                Schedule::Mixed(Mix(other)) => {
-                    unreachable!("Mix::new makes only the mixes of Mix::ALL, not {other}")
-                }
-            }
-        }
-    }
-    let _ = s;
-    // SAFETY: the caller's guarantees.
-    unsafe { portable::div_raw::<RECIP>(a, b, out, len) }
+    // SAFETY: the caller's guarantees are the loop's.
+    unsafe { raw_fn::<RECIP>(s)(a, b, out, len) }
 }
 
 #[cfg(test)]

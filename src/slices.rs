@@ -2,8 +2,6 @@
 
 use core::fmt;
 
-use crate::schedule::run_raw;
-
 /// What went wrong with the arguments of a `try_` function. Nothing was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -79,15 +77,7 @@ pub fn try_div(a: &[f32], b: &[f32], out: &mut [f32]) -> Result<(), Error> {
     // SAFETY: a and b are readable and out writable for out.len() elements, and out (a
     // unique borrow) cannot overlap a or b; the plan chooses a kernel schedule only where
     // AVX2+FMA are in use.
-    unsafe {
-        run_raw::<false>(
-            plan().div(out.len()),
-            a.as_ptr(),
-            b.as_ptr(),
-            out.as_mut_ptr(),
-            out.len(),
-        )
-    };
+    unsafe { plan().div_run(out.len())(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
     Ok(())
 }
 
@@ -104,7 +94,7 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
     // SAFETY: `out` is exactly `a`, which every schedule allows (each vector is loaded
     // before it is stored); b is readable for a.len() elements; the plan chooses a kernel
     // schedule only where AVX2+FMA are in use.
-    unsafe { run_raw::<false>(plan().div(a.len()), ptr, b.as_ptr(), ptr, a.len()) };
+    unsafe { plan().div_run(a.len())(ptr, b.as_ptr(), ptr, a.len()) };
 }
 
 /// `out[i] = 1 / b[i]` by the recip schedule of the plan. Lengths must be equal.
@@ -115,13 +105,7 @@ pub(crate) fn recip_slices(b: &[f32], out: &mut [f32]) {
     // `a` is never read for reciprocals; the plan chooses a kernel schedule only where
     // AVX2+FMA are in use.
     unsafe {
-        run_raw::<true>(
-            plan().recip(out.len()),
-            core::ptr::null(),
-            b.as_ptr(),
-            out.as_mut_ptr(),
-            out.len(),
-        )
+        plan().recip_run(out.len())(core::ptr::null(), b.as_ptr(), out.as_mut_ptr(), out.len())
     };
 }
 

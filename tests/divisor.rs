@@ -301,24 +301,29 @@ fn in_place_and_operators_match_the_divider() {
 }
 
 /// A `Divisor` proves itself only for a slice long enough to pay for the proof (the
-/// plan's break-even); shorter slices run the divider. Both give the bits of `/`, for every
-/// edge divisor and random bit patterns, and the proof, once made, is kept.
+/// plan's break-even for its repair class); shorter slices run the divider. Both give the
+/// bits of `/`, in place too (the proven in-place path goes through a buffer, chunk by
+/// chunk: a slice of several chunks), for every edge divisor and random bit patterns; and
+/// the proof, once made, is kept.
 #[test]
 fn the_proof_is_made_when_it_pays_and_both_paths_are_exact() {
-    let min = fmadiv::plan().divisor_proof_min_len();
+    let plan = fmadiv::plan();
     let mut rng = common::SplitMix64(common::seed());
-    let long = if min == usize::MAX {
-        1 << 14
-    } else {
-        min.max(64) * 2
-    };
-    let a: Vec<f32> = (0..long).map(|_| rng.next_f32_bits()).collect();
-    let mut out = vec![0.0f32; long];
-    for b in edge_values().into_iter().chain([3.0, -3.7, 1.1, 0.1]) {
+    let mut proven_somewhere = false;
+    for b in edge_values().into_iter().chain([3.0, -3.0, 3.7, 1.1, 0.1]) {
+        let lens = plan.divisor_proof_lens(b);
+        let min = lens.start;
+        // A length inside the proof's window (its middle, or past its start).
+        let long = if lens.is_empty() {
+            1 << 14
+        } else {
+            lens.start.saturating_add(lens.end.min(1 << 20)) / 2
+        };
+        let a: Vec<f32> = (0..long).map(|_| rng.next_f32_bits()).collect();
         let bs = vec![b; long];
+        let mut out = vec![0.0f32; long];
         let d = Divisor::new(b);
-        assert!(!d.is_proven());
-        let short = if min == usize::MAX { long } else { min - 1 }.min(long);
+        let short = min.saturating_sub(1).min(long);
         d.divide_slice(&a[..short], &mut out[..short]);
         assert_quotients(
             &format!("unproven, {short} by {b:e}"),
@@ -336,17 +341,36 @@ fn the_proof_is_made_when_it_pays_and_both_paths_are_exact() {
         );
         assert!(
             !d.is_proven(),
-            "a slice shorter than the break-even made the proof"
+            "a slice shorter than the break-even made the proof ({b:e})"
         );
-        if min != usize::MAX {
-            d.divide_slice(&a, &mut out);
-            assert!(d.is_proven(), "a long slice did not make the proof");
-            assert_quotients(&format!("proven, {long} by {b:e}"), &a, &bs, &out);
-            // Once made, the proof serves short slices too.
-            d.divide_slice(&a[..7], &mut out[..7]);
-            assert_quotients(&format!("proven, 7 by {b:e}"), &a[..7], &bs[..7], &out[..7]);
-        } else {
-            common::skipped_once("the proven Divisor path (no proven sequence runs here)");
+        if lens.is_empty() {
+            continue;
+        }
+        d.divide_slice(&a, &mut out);
+        assert!(d.is_proven(), "a long slice did not make the proof ({b:e})");
+        proven_somewhere = true;
+        assert_quotients(&format!("proven, {long} by {b:e}"), &a, &bs, &out);
+        let mut x = a.clone();
+        Divisor::new(b).divide_in_place(&mut x);
+        assert_quotients(&format!("proven in place, {long} by {b:e}"), &a, &bs, &x);
+        // Once made, the proof serves short slices too (they may still take the divider).
+        d.divide_slice(&a[..7], &mut out[..7]);
+        assert_quotients(&format!("proven, 7 by {b:e}"), &a[..7], &bs[..7], &out[..7]);
+    }
+    if !proven_somewhere {
+        common::skipped_once(
+            "the proven Divisor path by slices (the plan never makes the proof here)",
+        );
+    }
+    // Both paths, whatever the plan says.
+    let a: Vec<f32> = (0..20_000).map(|_| rng.next_f32_bits()).collect();
+    for b in [3.0f32, -3.0, 1.1, 0.1, 1.0e-30] {
+        let d = Divisor::new(b);
+        let bs = vec![b; a.len()];
+        let mut out = vec![0.0f32; a.len()];
+        for sequence in [true, false] {
+            d.divide_slice_by(sequence, &a, &mut out);
+            assert_quotients(&format!("sequence {sequence} by {b:e}"), &a, &bs, &out);
         }
     }
 }

@@ -267,6 +267,14 @@ fn show_plan(json: bool, check: bool) -> Result<ExitCode, String> {
     let checked = if check { check_plan(plan) } else { Vec::new() };
     if json {
         let large = plan.small_below();
+        let divisor_lens: Vec<serde_json::Value> = [3.0f32, 1.1, -3.0]
+            .iter()
+            .map(|&b| {
+                let (p, q) = (plan.divisor_proof_lens(b), plan.divisor_sequence_lens(b));
+                serde_json::json!({ "divisor": b, "proof_lens": [p.start, p.end],
+                    "sequence_lens": [q.start, q.end] })
+            })
+            .collect();
         let mut doc = serde_json::json!({
             "cpu": cpu_model(),
             "cpu_signature": fmadiv::fingerprint::cpu().signature,
@@ -274,7 +282,7 @@ fn show_plan(json: bool, check: bool) -> Result<ExitCode, String> {
             "div": { "small": plan.div(0).name(), "large": plan.div(large).name() },
             "recip": { "small": plan.recip(0).name(), "large": plan.recip(large).name() },
             "in_register": if plan.in_register_kernel() { "kernel" } else { "divider" },
-            "divisor_proof_min_len": plan.divisor_proof_min_len(),
+            "divisor": divisor_lens,
             "calibration_us": plan.calibration_micros(),
             "ignored_setting": plan.ignored_setting(),
             "measurements": plan.measurements().iter().map(|(op, len, s, phase, r)| {

@@ -84,12 +84,10 @@ enum ZeroSign {
 
 impl ZeroSign {
     fn of(d: &Proven) -> ZeroSign {
-        if d.zh.is_sign_negative() == d.zl.is_sign_negative() {
-            ZeroSign::Exact
-        } else if d.zh.is_sign_positive() {
-            ZeroSign::OfDividend
-        } else {
-            ZeroSign::OfProduct
+        match super::repair_class(d.zh, d.zl) {
+            super::NO_REPAIR => ZeroSign::Exact,
+            super::SIGN_OF_DIVIDEND => ZeroSign::OfDividend,
+            _ => ZeroSign::OfProduct,
         }
     }
 }

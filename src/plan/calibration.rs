@@ -20,11 +20,11 @@ fn class_lens(small_below: usize) -> [usize; 2] {
 const SCREENING_ROUNDS: usize = 5;
 /// Confirmation rounds of the best candidate against the divider (doubled for a close
 /// call: a median within [`CLOSE_CALL`] of the threshold).
-const CONFIRMATION_ROUNDS: usize = 24;
+const CONFIRMATION_ROUNDS: usize = 48;
 /// How near the threshold a median is a close call that earns more rounds.
-const CLOSE_CALL: f64 = 0.05;
-/// The fraction of confirmation rounds a candidate must win against the divider.
-const MAJORITY: f64 = 0.75;
+const CLOSE_CALL: f64 = 0.03;
+/// The one-sided normal quantile of the confidence in a choice: 99%.
+const CONFIDENCE_Z: f64 = 2.326;
 /// Target time of one timed sample: many calls at small sizes, few at large ones.
 const SAMPLE_NANOS: f64 = 1_500.0;
 /// Floats per 64-byte cache line.
@@ -49,11 +49,7 @@ pub(super) fn calibrate() -> Plan {
         for op in [Op::Div, Op::Recip] {
             let t = calibrate_one(&mut arena, op, class);
             let chosen = match t.confirmation {
-                Some((s, median, won, of))
-                    if median >= THRESHOLD && won as f64 >= MAJORITY * of as f64 =>
-                {
-                    s
-                }
+                Some((s, _, lower_bound, _)) if lower_bound >= THRESHOLD => s,
                 _ => Schedule::Divider,
             };
             match op {
@@ -69,6 +65,7 @@ pub(super) fn calibrate() -> Plan {
         recip,
         divisor: DivisorBreakEven::never(),
         made_in_micros: 0,
+        runs: super::Runs::of(div, recip),
         reason: Reason::Calibrated(Calibration {
             lens,
             trials,
@@ -143,11 +140,15 @@ fn calibrate_one(arena: &mut Arena, op: Op, class: usize) -> Trials {
         .collect();
     let confirmation = screened_best(&screening).map(|s| {
         let mut rounds = confirm(arena, op, s, calls, CONFIRMATION_ROUNDS);
-        if (median(&mut rounds) - THRESHOLD).abs() < CLOSE_CALL {
+        if (lower_bound(&mut rounds) - THRESHOLD).abs() < CLOSE_CALL {
             rounds.extend(confirm(arena, op, s, calls, CONFIRMATION_ROUNDS));
         }
-        let won = rounds.iter().filter(|&&r| r > 1.0).count();
-        (s, median(&mut rounds), won, rounds.len())
+        (
+            s,
+            median(&mut rounds),
+            lower_bound(&mut rounds),
+            rounds.len(),
+        )
     });
     Trials {
         op,
@@ -211,6 +212,17 @@ fn time(arena: &mut Arena, op: Op, s: Schedule, layout: usize, calls: usize) -> 
     t.elapsed().as_secs_f64()
 }
 
+/// A lower confidence bound of the median of `v` (sorts `v`): the order statistic of rank
+/// `n/2 - z·sqrt(n)/2`, above which the true median lies with probability at least 99%, whatever
+/// the distribution of the rounds (a sign test: each round falls either side of the median
+/// with probability one half).
+fn lower_bound(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len() as f64;
+    let rank = (n / 2.0 - CONFIDENCE_Z * n.sqrt() / 2.0).floor().max(0.0) as usize;
+    v.get(rank).copied().unwrap_or(0.0)
+}
+
 /// The median (sorts `v`).
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -230,23 +242,36 @@ pub(super) fn measure_against_divider(op: Op, len: usize, s: Schedule, rounds: u
     confirm(&mut arena, op, s, calls, rounds)
 }
 
-/// Dividends of the `Divisor` measurement: 16 KiB of dividends and of quotients.
-const DIVISOR_LEN: usize = 4096;
-/// Divisors timed for the cost of a proof.
-const PROOF_DIVISORS: usize = 16;
-/// The break-even length times this: at the break-even the proven path merely ties with
-/// the divider, and a short slice should not pay for a proof on a close call.
+/// Dividends of the `Divisor` measurement: 32 KiB of dividends and of quotients, reused by
+/// the shorter lengths; each timed sample divides about this many dividends.
+const DIVISOR_LEN: usize = 1 << 13;
+/// The lengths at which a proven `Divisor` is timed against the divider, per call (fixed
+/// costs included), shortest first: from in L1 to streaming from L2.
+const DIVISOR_LENS: [usize; 6] = [128, 512, 1024, 2048, 4096, 8192];
+/// Divisors tried for the cost of a proof and for the two measured ones.
+const PROOF_DIVISORS: usize = 32;
+/// A slice must save this many proofs' time to make the proof: at exactly one the proven
+/// path merely ties with the divider, and a close call should not pay for a proof.
 const DIVISOR_MARGIN: f64 = 1.5;
+/// The proven sequence starts where it is at least this much faster than the divider...
+const SEQUENCE_WIN: f64 = 1.03;
+/// ...and runs up to the first longer length where it is less than this fast (beyond L1
+/// both are bound by the cache's bandwidth and the difference is within noise).
+const SEQUENCE_HOLD: f64 = 0.98;
+/// Rounds of each `Divisor` comparison (odd: the median is one of them).
+const DIVISOR_ROUNDS: usize = 5;
 
-/// From how many dividends a `Divisor` pays for its proof on this CPU: the cost of a proof
-/// over the time the proven two-products sequence saves per dividend against the divider
-/// (both timed here, on normal dividends, alternately, medians), with a margin. Only
-/// proven divisors are timed: they never ask the plan, which is being made.
+/// When a `Divisor` pays on this CPU, per repair class of the flag-checked loop (what the
+/// zero quotients' sign costs: nothing, an OR of `a`'s sign, or a multiply more; known
+/// from `zh` and `zl` before the proof), from measurements on normal dividends,
+/// alternating, medians: the cost of a proof, and at each of `DIVISOR_LENS` the time per
+/// call of a proven two-products divisor of that class and of the divider. See
+/// [`DivisorBreakEven`] for what the thresholds mean.
 pub(super) fn divisor_break_even() -> DivisorBreakEven {
     use std::hint::black_box;
     use std::time::Instant;
 
-    use crate::{Divisor, Strategy};
+    use crate::Divisor;
     let mut rng = crate::samples::SplitMix64(0xd1_5015);
     let mut normal = || {
         let r = rng.next_u64();
@@ -266,44 +291,78 @@ pub(super) fn divisor_break_even() -> DivisorBreakEven {
         })
         .collect();
     let proof = median(&mut proofs);
-    let Some(sequence) = divisors
-        .iter()
-        .map(|&b| Divisor::new(b))
-        .find(|d| d.strategy() == Strategy::TwoProducts)
-    else {
-        return DivisorBreakEven::never();
-    };
-    let divider = Divisor::with_strategy(sequence.divisor(), Strategy::Hardware);
-    let time = |d: &Divisor, out: &mut [f32]| {
-        let t = Instant::now();
-        for _ in 0..2 {
-            d.divide_slice(black_box(&a), black_box(&mut *out));
-        }
-        t.elapsed().as_secs_f64() * 1e9 / (2 * DIVISOR_LEN) as f64
-    };
-    time(&sequence, &mut out);
-    time(&divider, &mut out);
-    let (mut on_divider, mut by_sequence) = (Vec::new(), Vec::new());
-    for round in 0..9 {
-        if round % 2 == 0 {
-            on_divider.push(time(&divider, &mut out));
-            by_sequence.push(time(&sequence, &mut out));
-        } else {
-            by_sequence.push(time(&sequence, &mut out));
-            on_divider.push(time(&divider, &mut out));
-        }
+    let mut result = DivisorBreakEven::never();
+    result.measured = Some(proof);
+    for side in 0..3 {
+        // A two-products divisor of this repair class.
+        let Some(sequence) = divisors
+            .iter()
+            .map(|&b| Divisor::new(b))
+            .find(|d| d.two_products_repair_class() == Some(side))
+        else {
+            continue;
+        };
+        // Nanoseconds per call over the first `len` dividends, by the proven sequence or
+        // the divider (`divide_slice_by` never asks the plan, which is being made).
+        let time = |by_sequence: bool, len: usize, out: &mut [f32]| {
+            let calls = (DIVISOR_LEN / len).max(1);
+            let t = Instant::now();
+            for _ in 0..calls {
+                sequence.divide_slice_by(
+                    by_sequence,
+                    black_box(&a[..len]),
+                    black_box(&mut out[..len]),
+                );
+            }
+            t.elapsed().as_secs_f64() * 1e9 / calls as f64
+        };
+        // (divider, sequence) nanoseconds per call at each length.
+        let per_call: Vec<(f64, f64)> = DIVISOR_LENS
+            .iter()
+            .map(|&len| {
+                time(true, len, &mut out);
+                time(false, len, &mut out);
+                let (mut on_divider, mut by_sequence) = (Vec::new(), Vec::new());
+                for round in 0..DIVISOR_ROUNDS {
+                    if round % 2 == 0 {
+                        on_divider.push(time(false, len, &mut out));
+                        by_sequence.push(time(true, len, &mut out));
+                    } else {
+                        by_sequence.push(time(true, len, &mut out));
+                        on_divider.push(time(false, len, &mut out));
+                    }
+                }
+                (median(&mut on_divider), median(&mut by_sequence))
+            })
+            .collect();
+        // The lengths from the shortest where `start` holds, through every longer one where
+        // `hold` does, up to (not including) the first measured length where it fails.
+        let window = |start: &dyn Fn(f64, f64) -> bool, hold: &dyn Fn(f64, f64) -> bool| {
+            let Some(k0) = (0..DIVISOR_LENS.len()).find(|&k| start(per_call[k].0, per_call[k].1))
+            else {
+                return (usize::MAX, usize::MAX);
+            };
+            let end = (k0..DIVISOR_LENS.len())
+                .find(|&k| !hold(per_call[k].0, per_call[k].1))
+                .map_or(usize::MAX, |k| DIVISOR_LENS[k]);
+            (DIVISOR_LENS[k0], end)
+        };
+        let hold = |d: f64, s: f64| d >= SEQUENCE_HOLD * s;
+        let sequence = window(&|d, s| d >= SEQUENCE_WIN * s, &hold);
+        let proven = window(
+            &|d, s| d - s >= DIVISOR_MARGIN * proof && d >= SEQUENCE_WIN * s,
+            &hold,
+        );
+        result.sequence[side] = sequence;
+        // The proof only where the sequence then runs.
+        result.proof[side] = (proven.0.max(sequence.0), proven.1.min(sequence.1));
+        result.ratios[side] = DIVISOR_LENS
+            .iter()
+            .zip(&per_call)
+            .map(|(&len, &(d, s))| (len, d / s))
+            .collect();
     }
-    let (t_div, t_seq) = (median(&mut on_divider), median(&mut by_sequence));
-    let min_len = if t_seq < t_div {
-        let len = (DIVISOR_MARGIN * proof / (t_div - t_seq)).ceil() as usize;
-        len.next_multiple_of(64).clamp(64, 1 << 24)
-    } else {
-        usize::MAX
-    };
-    DivisorBreakEven {
-        min_len,
-        measured: Some((proof, t_div, t_seq)),
-    }
+    result
 }
 
 #[cfg(test)]

@@ -7,10 +7,12 @@
 //! division: for two size classes — operands that fit in this CPU's L1 data cache and
 //! larger ones — every candidate divides the same normal inputs, alternately, over buffers
 //! whose relative offsets change from round to round (so that no one layout of the three
-//! arrays decides). A schedule other than the divider is chosen only when a confirmation
-//! round against the divider alone measures it at least [`THRESHOLD`] times as fast, in
-//! most rounds. Every schedule gives identical bits, so the plan changes speed, never
-//! results.
+//! arrays decides). The best screened candidate is then timed against the divider alone in
+//! confirmation rounds, and chosen only if it is at least [`THRESHOLD`] times as fast with
+//! 99% confidence: the lower confidence bound of the median of the per-round ratios (a
+//! sign test, whatever their distribution) must reach it. Where the machine is noisy the
+//! bound is wide and a close call stays with the divider, the same in every process.
+//! Every schedule gives identical bits, so the plan changes speed, never results.
 //!
 //! Before any schedule with the kernel is allowed, this CPU's `rcpps` is checked against
 //! its documented bound (module `seeds`): the kernels are proven for every table within
@@ -27,15 +29,15 @@ use std::sync::OnceLock;
 #[cfg(fmadiv_x86)]
 mod calibration;
 
-use crate::schedule::Schedule;
+use crate::schedule::{RawFn, Schedule, raw_fn};
 use crate::seeds::OutOfBound;
 
 /// The environment variable that forces a [`Schedule`] (read once, at the first division).
 pub const SCHEDULE_ENV: &str = "FMADIV_SCHEDULE";
 
 /// A schedule other than the divider alone is chosen only if it is at least this many
-/// times as fast as the divider in the confirmation rounds (median), and faster in most of
-/// them.
+/// times as fast as the divider, with 99% confidence (the lower confidence bound of the
+/// median ratio of the confirmation rounds).
 pub const THRESHOLD: f64 = 1.10;
 
 /// The two operations a plan chooses for.
@@ -64,25 +66,66 @@ pub struct Plan {
     /// Microseconds it took to make the plan: the seeds check, the calibration of the
     /// schedules and of `Divisor`'s break-even.
     made_in_micros: u64,
+    /// The loops of `div` and `recip`, small and large class: a call is one load and one
+    /// indirect call.
+    runs: Runs,
+}
+
+/// The loops of the chosen schedules: `[div small, div large, recip small, recip large]`.
+#[derive(Clone, Copy)]
+struct Runs([RawFn; 4]);
+
+impl Runs {
+    fn of(div: [Schedule; 2], recip: [Schedule; 2]) -> Runs {
+        Runs([
+            raw_fn::<false>(div[0]),
+            raw_fn::<false>(div[1]),
+            raw_fn::<true>(recip[0]),
+            raw_fn::<true>(recip[1]),
+        ])
+    }
+}
+
+/// The loops follow from the schedules, which `Plan`'s equality compares.
+impl PartialEq for Runs {
+    fn eq(&self, _: &Runs) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for Runs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Runs(the schedules' loops)")
+    }
 }
 
 /// When a [`crate::Divisor`]'s proof pays: measured here once, like the schedules.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct DivisorBreakEven {
-    /// Slices of at least this many dividends make the proof; shorter ones take the
-    /// divider (`usize::MAX`: never, where the proven sequences are not faster).
-    pub(crate) min_len: usize,
-    /// Nanoseconds of one proof, and per dividend on the divider and by the proven
-    /// two-products sequence, where measured.
-    pub(crate) measured: Option<(f64, f64, f64)>,
+    /// Per repair class of the flag-checked loop (`divisor::NO_REPAIR` …): slices with a
+    /// length in `[from, to)` make the proof; others take the divider (`usize::MAX`:
+    /// never, or no end).
+    pub(crate) proof: [(usize, usize); 3],
+    /// Per repair class: slices with a length in `[from, to)` run a proven sequence;
+    /// others take the divider even when the proof is made (shorter ones do not win back
+    /// a call's fixed cost; longer ones stream from farther caches, where the divider is
+    /// as fast).
+    pub(crate) sequence: [(usize, usize); 3],
+    /// Nanoseconds of one proof, where measured.
+    pub(crate) measured: Option<f64>,
+    /// Per repair class: the divider's time over the proven sequence's, per call, at each
+    /// length measured.
+    pub(crate) ratios: [Vec<(usize, f64)>; 3],
 }
 
 impl DivisorBreakEven {
     /// No proven sequence runs here (no AVX2+FMA kernel).
     pub(crate) fn never() -> DivisorBreakEven {
         DivisorBreakEven {
-            min_len: usize::MAX,
+            proof: [(usize::MAX, usize::MAX); 3],
+            sequence: [(usize::MAX, usize::MAX); 3],
             measured: None,
+            ratios: [Vec::new(), Vec::new(), Vec::new()],
         }
     }
 }
@@ -125,8 +168,8 @@ struct Trials {
     /// Every candidate's median ratio to the divider in the screening rounds.
     screening: Vec<(Schedule, f64)>,
     /// The best screened candidate, if any beat the divider: its median ratio in the
-    /// confirmation rounds, the rounds it won, and the rounds.
-    confirmation: Option<(Schedule, f64, usize, usize)>,
+    /// confirmation rounds, its 99% lower confidence bound, and the rounds.
+    confirmation: Option<(Schedule, f64, f64, usize)>,
 }
 
 impl Plan {
@@ -141,6 +184,18 @@ impl Plan {
     #[inline]
     pub fn recip(&self, len: usize) -> Schedule {
         self.recip[usize::from(len >= self.small_below)]
+    }
+
+    /// The loop of [`Plan::div`] for `len` elements.
+    #[inline]
+    pub(crate) fn div_run(&self, len: usize) -> RawFn {
+        self.runs.0[usize::from(len >= self.small_below)]
+    }
+
+    /// The loop of [`Plan::recip`] for `len` elements.
+    #[inline]
+    pub(crate) fn recip_run(&self, len: usize) -> RawFn {
+        self.runs.0[2 + usize::from(len >= self.small_below)]
     }
 
     /// Whether one vector at a time (`div_f32x8`, the in-register API) runs the kernel
@@ -163,13 +218,33 @@ impl Plan {
         self.small_below
     }
 
-    /// From how many dividends a slice makes a [`crate::Divisor`]'s proof (and takes its
-    /// proven sequence): below that, the divider is faster than proof and sequence
-    /// together on this CPU, so `Divisor::new` + `divide_slice` per short row costs no
-    /// more than the divider. Measured once per process.
+    /// The lengths of slice that make the proof of a [`crate::Divisor`] of `b` (and take its
+    /// proven sequence; by the cost of its zero-sign repair, two products assumed):
+    /// outside them the divider is faster than proof and sequence together on this CPU, so
+    /// `Divisor::new` + `divide_slice` per row costs no more than the divider. Measured once
+    /// per process; empty where the sequence never pays.
+    pub fn divisor_proof_lens(&self, b: f32) -> core::ops::Range<usize> {
+        self.divisor_proof_lens_of_class(crate::divisor::repair_class_of(b))
+    }
+
     #[inline]
-    pub fn divisor_proof_min_len(&self) -> usize {
-        self.divisor.min_len
+    pub(crate) fn divisor_proof_lens_of_class(&self, class: usize) -> core::ops::Range<usize> {
+        let (from, to) = self.divisor.proof[class];
+        from..to
+    }
+
+    /// The lengths of slice on which a proven two-products [`crate::Divisor`] of `b` runs
+    /// its sequence rather than the divider: shorter ones do not win back the sequence's
+    /// fixed cost per call on this CPU, longer ones stream from caches where the divider is
+    /// as fast. Measured once per process; empty where the sequence never wins.
+    pub fn divisor_sequence_lens(&self, b: f32) -> core::ops::Range<usize> {
+        self.divisor_sequence_lens_of_class(crate::divisor::repair_class_of(b))
+    }
+
+    #[inline]
+    pub(crate) fn divisor_sequence_lens_of_class(&self, class: usize) -> core::ops::Range<usize> {
+        let (from, to) = self.divisor.sequence[class];
+        from..to
     }
 
     /// Microseconds it took to make the plan (the `rcpps` check, the calibration of the
@@ -225,6 +300,7 @@ impl Plan {
             ignored,
             divisor: DivisorBreakEven::never(),
             made_in_micros: 0,
+            runs: Runs::of([s; 2], [s; 2]),
         }
     }
 }
@@ -283,26 +359,40 @@ impl fmt::Display for Plan {
                         c.lens[t.class],
                         screened.join(", ")
                     )?;
-                    if let Some((s, r, won, of)) = t.confirmation {
-                        write!(f, ", confirmed {} {r:.2} ({won}/{of} rounds won)", s.name())?;
+                    if let Some((s, r, lb, n)) = t.confirmation {
+                        write!(
+                            f,
+                            ", confirmed {} {r:.2} (99% lower bound {lb:.2}, {n} rounds)",
+                            s.name()
+                        )?;
                     }
                 }
                 f.write_str(")")?;
             }
         }
-        match self.divisor.measured {
-            Some((proof, divider, sequence)) if self.divisor.min_len < usize::MAX => write!(
-                f,
-                "; Divisor: proof {proof:.0} ns, {divider:.3} ns/element on the divider, \
-                 {sequence:.3} by two products: proven from {} elements",
-                self.divisor.min_len
-            )?,
-            Some((proof, divider, sequence)) => write!(
-                f,
-                "; Divisor: proof {proof:.0} ns, {divider:.3} ns/element on the divider, \
-                 {sequence:.3} by two products: the divider always"
-            )?,
-            None => {}
+        if let Some(proof) = self.divisor.measured {
+            let lens = |(from, to): (usize, usize)| match (from, to) {
+                (usize::MAX, _) => "never".to_string(),
+                (from, usize::MAX) => format!("from {from}"),
+                (from, to) => format!("{from}..{to}"),
+            };
+            write!(f, "; Divisor: proof {proof:.0} ns")?;
+            for (side, sign) in ["no repair", "sign of a", "sign of a*zh"]
+                .iter()
+                .enumerate()
+            {
+                let ratios: Vec<String> = self.divisor.ratios[side]
+                    .iter()
+                    .map(|(n, r)| format!("{n} {r:.2}"))
+                    .collect();
+                write!(
+                    f,
+                    ", {sign}: sequence {}, proof {} (vs the divider per call: {})",
+                    lens(self.divisor.sequence[side]),
+                    lens(self.divisor.proof[side]),
+                    ratios.join(", ")
+                )?;
+            }
         }
         if let Some(us) = self.calibration_micros() {
             write!(f, "; plan made in {us} us")?;
@@ -361,6 +451,7 @@ fn choose(setting: Option<&str>, seeds: impl FnOnce() -> Option<Result<(), OutOf
     if crate::backend() == crate::Backend::Avx2Fma {
         plan.divisor = divisor_break_even();
     }
+    plan.runs = Runs::of(plan.div, plan.recip);
     plan.made_in_micros = start.elapsed().as_micros() as u64;
     plan
 }
