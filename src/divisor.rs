@@ -105,6 +105,15 @@ pub(crate) struct Proven {
     min_quotient_bits: u32,
 }
 
+/// `out[i] = a[i] / b` lane by lane with x86's bits (no AVX2+FMA here). Out of line: the
+/// fast paths need not set up this loop's frame.
+#[inline(never)]
+fn portable_divide(a: &[f32], b: f32, out: &mut [f32]) {
+    for (o, &x) in out.iter_mut().zip(a) {
+        *o = portable::div_one(x, b);
+    }
+}
+
 /// How the flag-checked loop gives zero quotients their sign, which decides what it costs
 /// per vector (module `flagged`): no repair (`zh` and `zl` have one sign), ...
 pub(crate) const NO_REPAIR: usize = 0;
@@ -231,6 +240,9 @@ impl Divisor {
     #[inline]
     fn for_slice(&self, len: usize) -> Option<&Proven> {
         let plan = crate::plan();
+        if len < plan.divisor_shortest_sequence() {
+            return None;
+        }
         let p = match self.proven.get() {
             Some(p) => p,
             // Not proven: the proof is made only for a slice long enough to pay for it,
@@ -338,21 +350,26 @@ impl Divisor {
             out.len()
         );
         #[cfg(fmadiv_x86)]
-        if let Some(k) = crate::dispatch::avx2_fma() {
+        {
             let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
-            // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for n
-            // elements and cannot overlap (out is a unique borrow).
-            unsafe {
-                match self.for_slice(n) {
-                    Some(p) => x86::divide_raw(k, p, Check::Flags, x, o, n),
-                    None => x86::divide_by_divider(k, self.b, x, o, n),
-                }
+            if n < crate::arch::x86_64::short::SHORT_BY {
+                // SAFETY: a is readable and out writable for n elements, disjoint.
+                unsafe { crate::arch::x86_64::short::div_by_raw(x, self.b, o, n) };
+                return;
             }
-            return;
+            if let Some(k) = crate::dispatch::avx2_fma() {
+                // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for n
+                // elements and cannot overlap (out is a unique borrow).
+                unsafe {
+                    match self.for_slice(n) {
+                        Some(p) => x86::divide_raw(k, p, Check::Flags, x, o, n),
+                        None => x86::divide_by_divider(k, self.b, x, o, n),
+                    }
+                }
+                return;
+            }
         }
-        for (o, &x) in out.iter_mut().zip(a) {
-            *o = portable::div_one(x, self.b);
-        }
+        portable_divide(a, self.b, out);
     }
 
     /// `out[i] = a[i] / b` by the proven sequence (the proof made if it was not) with the
@@ -392,6 +409,13 @@ impl Divisor {
     /// assert_eq!(row[2].to_bits(), (3.0f32 / 10.0).to_bits());
     /// ```
     pub fn divide_in_place(&self, a: &mut [f32]) {
+        #[cfg(fmadiv_x86)]
+        if a.len() < crate::arch::x86_64::short::SHORT_BY {
+            let p = a.as_mut_ptr();
+            // SAFETY: `a` is readable and writable for its length; in place is allowed.
+            unsafe { crate::arch::x86_64::short::div_by_raw(p, self.b, p, a.len()) };
+            return;
+        }
         #[cfg(fmadiv_x86)]
         if let Some(k) = crate::dispatch::avx2_fma() {
             let (x, n) = (a.as_mut_ptr(), a.len());

@@ -327,7 +327,7 @@ pub const fn rows_hardware<const LEN: usize>() -> Method {
 
 /// Every entry point and the plain divider loop that does the same job: the floors
 /// `fmadiv bench --floors` measures (each pair alternately).
-pub const FLOORS: [(Method, Method); 9] = [
+pub const FLOORS: [(Method, Method); 8] = [
     (FMADIV, HARDWARE),
     (TRY_DIV, HARDWARE),
     (PAR_DIV, HARDWARE),
@@ -336,7 +336,6 @@ pub const FLOORS: [(Method, Method); 9] = [
     (DIV_SCALAR, HARDWARE_BY_SCALAR),
     (DIVISOR, HARDWARE_BY_SCALAR),
     (DIVISOR_IN_PLACE, HARDWARE_BY_SCALAR_IN_PLACE),
-    (DIVISOR_LANES, HARDWARE_BY_SCALAR),
 ];
 
 /// Row normalisation: every row divided by its own divisor, per row, against the divider.

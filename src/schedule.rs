@@ -216,6 +216,16 @@ pub(crate) fn raw_fn<const RECIP: bool>(s: Schedule) -> RawFn {
     portable::div_raw::<RECIP>
 }
 
+/// [`raw_fn`] for an output that overlaps neither input (`div`, `try_div`, `recip`):
+/// the divider alone then runs a loop the compiler knows to be alias-free.
+pub(crate) fn raw_fn_disjoint<const RECIP: bool>(s: Schedule) -> RawFn {
+    #[cfg(fmadiv_x86)]
+    if s == Schedule::Divider {
+        return crate::arch::x86_64::avx2::divider_disjoint::<RECIP>;
+    }
+    raw_fn::<RECIP>(s)
+}
+
 /// Runs schedule `s`'s loop.
 ///
 /// # Safety

@@ -74,10 +74,26 @@ pub fn div(a: &[f32], b: &[f32], out: &mut [f32]) {
 #[inline]
 pub fn try_div(a: &[f32], b: &[f32], out: &mut [f32]) -> Result<(), Error> {
     check_lengths(a.len(), b.len(), out.len())?;
+    #[cfg(fmadiv_x86)]
+    if out.len() < crate::arch::x86_64::short::SHORT {
+        // SAFETY: a and b are readable and out writable for out.len() elements, and out (a
+        // unique borrow) cannot overlap them.
+        unsafe {
+            crate::arch::x86_64::short::div_raw(
+                Some(a.as_ptr()),
+                b.as_ptr(),
+                out.as_mut_ptr(),
+                out.len(),
+            )
+        };
+        return Ok(());
+    }
     // SAFETY: a and b are readable and out writable for out.len() elements, and out (a
-    // unique borrow) cannot overlap a or b; the plan chooses a kernel schedule only where
-    // AVX2+FMA are in use.
-    unsafe { plan().div_run(out.len())(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
+    // unique borrow) cannot overlap a or b, as the disjoint loop requires; the plan chooses
+    // a kernel schedule only where AVX2+FMA are in use.
+    unsafe {
+        plan().div_run_disjoint(out.len())(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len())
+    };
     Ok(())
 }
 
@@ -90,6 +106,14 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
     if let Err(e) = check_lengths(a.len(), b.len(), a.len()) {
         panic!("fmadiv::div_in_place: {e}");
     }
+    #[cfg(fmadiv_x86)]
+    if a.len() < crate::arch::x86_64::short::SHORT {
+        let p = a.as_mut_ptr();
+        // SAFETY: `a` is readable and writable and b readable for a.len() elements; the
+        // short loop allows out == a.
+        unsafe { crate::arch::x86_64::short::div_raw(Some(p), b.as_ptr(), p, a.len()) };
+        return;
+    }
     let ptr = a.as_mut_ptr();
     // SAFETY: `out` is exactly `a`, which every schedule allows (each vector is loaded
     // before it is stored); b is readable for a.len() elements; the plan chooses a kernel
@@ -101,6 +125,14 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
 #[inline]
 pub(crate) fn recip_slices(b: &[f32], out: &mut [f32]) {
     assert_eq!(b.len(), out.len());
+    #[cfg(fmadiv_x86)]
+    if out.len() < crate::arch::x86_64::short::SHORT {
+        // SAFETY: b is readable and out writable for out.len() elements and cannot overlap.
+        unsafe {
+            crate::arch::x86_64::short::div_raw(None, b.as_ptr(), out.as_mut_ptr(), out.len())
+        };
+        return;
+    }
     // SAFETY: b is readable and out writable for out.len() elements and cannot overlap;
     // `a` is never read for reciprocals; the plan chooses a kernel schedule only where
     // AVX2+FMA are in use.

@@ -52,29 +52,6 @@ impl Plan {
         }
     }
 
-    /// Every schedule the plan chooses from, at the sizes the speed goals name.
-    pub fn schedules() -> Plan {
-        Plan {
-            sizes: vec![8, 64, 256, 1024, 4096, 1 << 16],
-            inputs: vec![
-                Inputs::Normal,
-                Inputs::HalfZeros,
-                Inputs::OnePercentSpecials,
-            ],
-            methods: available(
-                &[
-                    &[methods::HARDWARE, methods::FMADIV][..],
-                    &methods::SCHEDULES,
-                    &[methods::HARDWARE_RECIP, methods::RECIP],
-                    &methods::RECIP_SCHEDULES,
-                ]
-                .concat(),
-            ),
-            rounds: 11,
-            sample: Duration::from_millis(20),
-        }
-    }
-
     pub fn full() -> Plan {
         Plan {
             sizes: vec![8, 64, 256, 1024, 4096, 1 << 16, 1 << 20, 1 << 24],

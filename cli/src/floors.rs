@@ -26,6 +26,10 @@ pub struct Row {
 
 /// What to measure.
 pub struct Plan {
+    /// Each method and the baseline it is measured against.
+    pub pairs: Vec<(Method, Method)>,
+    /// Per-row pairs, measured on `rows` rows of their own length.
+    pub row_pairs: Vec<(Method, Method)>,
     pub sizes: Vec<usize>,
     pub inputs: Vec<Inputs>,
     pub rounds: usize,
@@ -36,12 +40,15 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Every entry point against the divider loop doing the same job.
     pub fn full() -> Plan {
         Plan {
+            pairs: methods::FLOORS.to_vec(),
+            row_pairs: methods::ROW_FLOORS.to_vec(),
             sizes: vec![8, 64, 256, 1024, 4096, 1 << 14, 1 << 16],
             inputs: Inputs::ALL.to_vec(),
-            rounds: 21,
-            sample: 60e-6,
+            rounds: 31,
+            sample: 250e-6,
             rows: 512,
         }
     }
@@ -49,10 +56,29 @@ impl Plan {
     pub fn quick() -> Plan {
         Plan {
             sizes: vec![8, 256, 4096, 1 << 16],
-            inputs: Inputs::ALL.to_vec(),
             rounds: 9,
             sample: 30e-6,
             rows: 128,
+            ..Plan::full()
+        }
+    }
+
+    /// Every schedule the plan chooses from against the divider loop, `a / b` and `1 / b`,
+    /// from operands in L1 to operands in memory: whether the best schedule depends on
+    /// the size.
+    pub fn schedules() -> Plan {
+        let div = methods::SCHEDULES.iter().map(|&m| (m, methods::HARDWARE));
+        let recip = methods::RECIP_SCHEDULES
+            .iter()
+            .map(|&m| (m, methods::HARDWARE_RECIP));
+        Plan {
+            pairs: div.chain(recip).collect(),
+            row_pairs: Vec::new(),
+            sizes: vec![256, 1024, 2048, 4096, 1 << 14, 1 << 16, 1 << 20],
+            inputs: vec![Inputs::Normal],
+            rounds: 21,
+            sample: 100e-6,
+            rows: 0,
         }
     }
 }
@@ -193,8 +219,8 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, Inputs)) -> Result<Vec<R
             .filter(|(m, base)| (m.available)() && (base.available)())
             .collect()
     };
-    let pairs = available(&methods::FLOORS);
-    let row_pairs = available(&methods::ROW_FLOORS);
+    let pairs = available(&plan.pairs);
+    let row_pairs = available(&plan.row_pairs);
     let mut rows = Vec::new();
     for &size in &plan.sizes {
         for &inputs in &plan.inputs {

@@ -54,7 +54,8 @@ enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
-        /// Every schedule the plan chooses from, against the divider loop (8 to 64K).
+        /// Every schedule the plan chooses from, against the divider loop, from operands in
+        /// L1 to operands in memory, over rotating buffer layouts.
         #[arg(long, conflicts_with = "quick")]
         schedules: bool,
         /// Every entry point against the plain divider loop doing the same job (8 to 64K,
@@ -78,10 +79,10 @@ fn main() -> ExitCode {
             schedules,
             floors,
         }) => {
-            if floors {
-                run_floors(quick, json)
+            if floors || schedules {
+                run_floors(quick, json, schedules)
             } else {
-                run_bench(quick, json, schedules)
+                run_bench(quick, json)
             }
         }
         Some(Command::Verify(cmd)) => verify::run(cmd),
@@ -164,8 +165,10 @@ fn machine_json() -> serde_json::Value {
     })
 }
 
-fn run_floors(quick: bool, json: bool) -> Result<ExitCode, String> {
-    let plan = if quick {
+fn run_floors(quick: bool, json: bool, schedules: bool) -> Result<ExitCode, String> {
+    let plan = if schedules {
+        floors::Plan::schedules()
+    } else if quick {
         floors::Plan::quick()
     } else {
         floors::Plan::full()
@@ -180,7 +183,12 @@ fn run_floors(quick: bool, json: bool) -> Result<ExitCode, String> {
     })?;
     if json {
         let mut doc = machine_json();
-        doc["command"] = "fmadiv bench --floors --json".into();
+        doc["command"] = if schedules {
+            "fmadiv bench --schedules --json"
+        } else {
+            "fmadiv bench --floors --json"
+        }
+        .into();
         doc["rows"] = serde_json::to_value(&rows).map_err(|e| e.to_string())?;
         println!(
             "{}",
@@ -192,10 +200,8 @@ fn run_floors(quick: bool, json: bool) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_bench(quick: bool, json: bool, schedules: bool) -> Result<ExitCode, String> {
-    let plan = if schedules {
-        bench::Plan::schedules()
-    } else if quick {
+fn run_bench(quick: bool, json: bool) -> Result<ExitCode, String> {
+    let plan = if quick {
         bench::Plan::quick()
     } else {
         bench::Plan::full()

@@ -362,6 +362,12 @@ pub(super) fn divisor_break_even() -> DivisorBreakEven {
             .map(|(&len, &(d, s))| (len, d / s))
             .collect();
     }
+    result.shortest_sequence = result
+        .sequence
+        .iter()
+        .map(|&(from, _)| from)
+        .min()
+        .unwrap_or(usize::MAX);
     result
 }
 

@@ -29,7 +29,7 @@ use std::sync::OnceLock;
 #[cfg(fmadiv_x86)]
 mod calibration;
 
-use crate::schedule::{RawFn, Schedule, raw_fn};
+use crate::schedule::{RawFn, Schedule, raw_fn, raw_fn_disjoint};
 use crate::seeds::OutOfBound;
 
 /// The environment variable that forces a [`Schedule`] (read once, at the first division).
@@ -71,17 +71,20 @@ pub struct Plan {
     runs: Runs,
 }
 
-/// The loops of the chosen schedules: `[div small, div large, recip small, recip large]`.
+/// The loops of the chosen schedules, small and large class: `div` in place, `div` into a
+/// separate output, and `recip` (always into a separate output).
 #[derive(Clone, Copy)]
-struct Runs([RawFn; 4]);
+struct Runs([RawFn; 6]);
 
 impl Runs {
     fn of(div: [Schedule; 2], recip: [Schedule; 2]) -> Runs {
         Runs([
             raw_fn::<false>(div[0]),
             raw_fn::<false>(div[1]),
-            raw_fn::<true>(recip[0]),
-            raw_fn::<true>(recip[1]),
+            raw_fn_disjoint::<false>(div[0]),
+            raw_fn_disjoint::<false>(div[1]),
+            raw_fn_disjoint::<true>(recip[0]),
+            raw_fn_disjoint::<true>(recip[1]),
         ])
     }
 }
@@ -111,6 +114,9 @@ pub(crate) struct DivisorBreakEven {
     /// a call's fixed cost; longer ones stream from farther caches, where the divider is
     /// as fast).
     pub(crate) sequence: [(usize, usize); 3],
+    /// The shortest start of the `sequence` windows: shorter slices take the divider
+    /// after one comparison.
+    pub(crate) shortest_sequence: usize,
     /// Nanoseconds of one proof, where measured.
     pub(crate) measured: Option<f64>,
     /// Per repair class: the divider's time over the proven sequence's, per call, at each
@@ -124,6 +130,7 @@ impl DivisorBreakEven {
         DivisorBreakEven {
             proof: [(usize::MAX, usize::MAX); 3],
             sequence: [(usize::MAX, usize::MAX); 3],
+            shortest_sequence: usize::MAX,
             measured: None,
             ratios: [Vec::new(), Vec::new(), Vec::new()],
         }
@@ -186,16 +193,22 @@ impl Plan {
         self.recip[usize::from(len >= self.small_below)]
     }
 
-    /// The loop of [`Plan::div`] for `len` elements.
+    /// The loop of [`Plan::div`] for `len` elements, whose output may be its dividends.
     #[inline]
     pub(crate) fn div_run(&self, len: usize) -> RawFn {
         self.runs.0[usize::from(len >= self.small_below)]
     }
 
-    /// The loop of [`Plan::recip`] for `len` elements.
+    /// The loop of [`Plan::div`] for `len` elements, whose output overlaps no input.
+    #[inline]
+    pub(crate) fn div_run_disjoint(&self, len: usize) -> RawFn {
+        self.runs.0[2 + usize::from(len >= self.small_below)]
+    }
+
+    /// The loop of [`Plan::recip`] for `len` elements (output separate from the input).
     #[inline]
     pub(crate) fn recip_run(&self, len: usize) -> RawFn {
-        self.runs.0[2 + usize::from(len >= self.small_below)]
+        self.runs.0[4 + usize::from(len >= self.small_below)]
     }
 
     /// Whether one vector at a time (`div_f32x8`, the in-register API) runs the kernel
@@ -225,6 +238,13 @@ impl Plan {
     /// per process; empty where the sequence never pays.
     pub fn divisor_proof_lens(&self, b: f32) -> core::ops::Range<usize> {
         self.divisor_proof_lens_of_class(crate::divisor::repair_class_of(b))
+    }
+
+    /// The shortest slice on which any proven `Divisor` may run its sequence: shorter ones
+    /// always take the divider (one comparison, before anything else is looked at).
+    #[inline]
+    pub(crate) fn divisor_shortest_sequence(&self) -> usize {
+        self.divisor.shortest_sequence
     }
 
     #[inline]

@@ -385,6 +385,64 @@ pub unsafe fn divider_raw<const RECIP: bool>(
     unsafe { divider_vectors::<RECIP>(a, b, out, i, len) }
 }
 
+/// [`divider_raw`] where `out` does not overlap `a` or `b`: the plain loop over slices, so
+/// the compiler knows they do not alias and schedules loads and stores freely (as a loop
+/// written over `&[f32]` and `&mut [f32]` by hand would be), then the masked tail.
+///
+/// # Safety
+/// - The CPU must support AVX2 and FMA.
+/// - `a` (unless `RECIP`) and `b` must be valid for reads and `out` for writes of `len`
+///   floats, and `out` must not overlap `a` or `b`.
+#[target_feature(enable = "avx2,fma")]
+pub unsafe fn divider_disjoint<const RECIP: bool>(
+    a: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    len: usize,
+) {
+    // SAFETY: the caller's guarantees: valid for `len` floats, `out` disjoint from both.
+    let (bs, os) = unsafe {
+        (
+            core::slice::from_raw_parts(b, len),
+            core::slice::from_raw_parts_mut(out, len),
+        )
+    };
+    let full = len - len % LANES;
+    if RECIP {
+        let one = _mm256_set1_ps(1.0);
+        for (o, y) in os[..full]
+            .chunks_exact_mut(LANES)
+            .zip(bs.chunks_exact(LANES))
+        {
+            // SAFETY: each chunk holds exactly LANES floats.
+            unsafe {
+                _mm256_storeu_ps(
+                    o.as_mut_ptr(),
+                    _mm256_div_ps(one, _mm256_loadu_ps(y.as_ptr())),
+                )
+            };
+        }
+    } else {
+        // SAFETY: the caller's guarantee for `a`.
+        let xs = unsafe { core::slice::from_raw_parts(a, len) };
+        let chunks = os[..full]
+            .chunks_exact_mut(LANES)
+            .zip(xs.chunks_exact(LANES))
+            .zip(bs.chunks_exact(LANES));
+        for ((o, x), y) in chunks {
+            // SAFETY: each chunk holds exactly LANES floats.
+            unsafe {
+                let q = _mm256_div_ps(_mm256_loadu_ps(x.as_ptr()), _mm256_loadu_ps(y.as_ptr()));
+                _mm256_storeu_ps(o.as_mut_ptr(), q);
+            }
+        }
+    }
+    if full < len {
+        // SAFETY: the caller's guarantees; `len - full` < LANES elements remain at `full`.
+        unsafe { divider_tail::<RECIP>(a, b, out, full, len - full) }
+    }
+}
+
 /// Divides element `from` up to `len` on the divider: whole vectors, then a masked tail.
 ///
 /// # Safety

@@ -1,3 +1,4 @@
 //! x86-64 kernels.
 
 pub mod avx2;
+pub(crate) mod short;

@@ -1,0 +1,68 @@
+//! Slices too short for the vector loops to win back their call: SSE's `divps`, four lanes at
+//! a time. SSE is part of every x86-64 CPU, so these loops inline into the caller with no
+//! feature check and no call into a `#[target_feature]` function; `divps` and `divss` give
+//! the bits of `vdivps` (x86's NaN rules, the same MXCSR), so the results do not change.
+
+use core::arch::x86_64::{__m128, _mm_div_ps, _mm_loadu_ps, _mm_set1_ps, _mm_storeu_ps};
+
+/// Lanes of an SSE vector.
+const LANES: usize = 4;
+
+/// Slices shorter than this take these loops (`div`, `recip`).
+pub(crate) const SHORT: usize = 16;
+/// Division by one divisor (`Divisor`) takes them below this: its vector path looks up the
+/// plan and the divisor's proof first, which a short slice does not win back.
+pub(crate) const SHORT_BY: usize = 16;
+
+/// `out[i] = a[i] / b[i]`, or `1 / b[i]` without `a`; `out` may be `a` itself.
+///
+/// # Safety
+/// `a` (if given) and `b` readable and `out` writable for `len` floats; `out` does not
+/// overlap `b`, and overlaps `a` only by being `a`.
+#[inline(always)]
+pub(crate) unsafe fn div_raw(a: Option<*const f32>, b: *const f32, out: *mut f32, len: usize) {
+    let full = len - len % LANES;
+    // SAFETY: SSE is part of every x86-64 CPU (the target's baseline).
+    let one = unsafe { _mm_set1_ps(1.0) };
+    let mut i = 0;
+    while i < full {
+        // SAFETY: SSE is baseline on x86-64; i + LANES <= len: inside every slice; each
+        // vector is loaded before its store, so `out == a` is fine.
+        unsafe {
+            let x: __m128 = match a {
+                Some(a) => _mm_loadu_ps(a.add(i)),
+                None => one,
+            };
+            _mm_storeu_ps(out.add(i), _mm_div_ps(x, _mm_loadu_ps(b.add(i))));
+        }
+        i += LANES;
+    }
+    while i < len {
+        // SAFETY: i < len, inside every slice; `divss` has `vdivps`'s bits.
+        unsafe { *out.add(i) = a.map_or(1.0, |a| *a.add(i)) / *b.add(i) };
+        i += 1;
+    }
+}
+
+/// `out[i] = a[i] / d`; `out` may be `a` itself.
+///
+/// # Safety
+/// `a` readable and `out` writable for `len` floats; `out` is `a` or does not overlap it.
+#[inline(always)]
+pub(crate) unsafe fn div_by_raw(a: *const f32, d: f32, out: *mut f32, len: usize) {
+    let full = len - len % LANES;
+    // SAFETY: SSE is part of every x86-64 CPU (the target's baseline).
+    let vd = unsafe { _mm_set1_ps(d) };
+    let mut i = 0;
+    while i < full {
+        // SAFETY: SSE is baseline on x86-64; i + LANES <= len: inside both; loaded before
+        // stored.
+        unsafe { _mm_storeu_ps(out.add(i), _mm_div_ps(_mm_loadu_ps(a.add(i)), vd)) };
+        i += LANES;
+    }
+    while i < len {
+        // SAFETY: i < len, inside both; `divss` has `vdivps`'s bits.
+        unsafe { *out.add(i) = *a.add(i) / d };
+        i += 1;
+    }
+}
