@@ -142,6 +142,7 @@ pub(crate) fn repair_class_of(b: f32) -> usize {
 
 /// Dividends per piece of an in-place division by the proven sequence (a 16 KiB buffer on
 /// the stack): the flag-checked chunk length, so that pieces run as `divide_slice` would.
+#[cfg(fmadiv_x86)]
 const IN_PLACE_CHUNK: usize = 4096;
 
 /// Smallest normal, as the bits of |x|.
@@ -237,6 +238,7 @@ impl Divisor {
     /// What a slice of `len` dividends runs: the proven sequence where it is faster than
     /// the divider at that length and the proof is made or the slice pays for it (then it
     /// is made); `None`: the divider.
+    #[cfg(fmadiv_x86)]
     #[inline]
     fn for_slice(&self, len: usize) -> Option<&Proven> {
         let plan = crate::plan();
@@ -298,6 +300,7 @@ impl Proven {
     /// Which of the plan's measured costs the proven sequence has: the two-products loop's
     /// repair class (a reciprocal, one multiply, counts as no repair); `None` for the
     /// Markstein and divider strategies, which never beat the divider's own loop.
+    #[cfg(fmadiv_x86)]
     fn cost_class(&self) -> Option<usize> {
         match self.strategy {
             Strategy::TwoProducts => Some(repair_class(self.zh, self.zl)),

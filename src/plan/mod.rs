@@ -242,6 +242,7 @@ impl Plan {
 
     /// The shortest slice on which any proven `Divisor` may run its sequence: shorter ones
     /// always take the divider (one comparison, before anything else is looked at).
+    #[cfg(fmadiv_x86)]
     #[inline]
     pub(crate) fn divisor_shortest_sequence(&self) -> usize {
         self.divisor.shortest_sequence
