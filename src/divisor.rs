@@ -13,8 +13,8 @@
 //! finite. [`Divisor::divide_slice`] knows that in one of two ways:
 //! - two products, slices of 512 or more: chunks of 4096 dividends run the bare sequence
 //!   and MXCSR's underflow, overflow and invalid flags, read once per chunk, void a chunk,
-//!   which the lane-checked loop then redoes (module `flagged` has the proof, including
-//!   the sign of zero quotients);
+//!   which the divider (or, where the plan measured it faster, the lane-checked loop)
+//!   then redoes (module `flagged` has the proof, including the sign of zero quotients);
 //! - otherwise each vector is checked: lanes whose quotient is zero, subnormal, below the
 //!   divisor's precomputed bound, infinite or NaN are recomputed by the hardware divider.
 //!
@@ -68,8 +68,13 @@ impl core::fmt::Display for Strategy {
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Check {
-    /// Chunks run the bare sequence; MXCSR's exception flags void a chunk (the default).
+    /// Chunks run the bare sequence; MXCSR's exception flags void a chunk, which the
+    /// divider redoes, as it does the chunks of the back-off that follows.
     Flags,
+    /// As `Flags`, but the lane-checked loop redoes voided chunks and runs the back-off
+    /// (where the plan measured it faster than the divider: then data with a few specials
+    /// keep part of the gain).
+    FlagsThenLanes,
     /// Every vector's quotients are range-checked.
     Lanes,
 }
@@ -139,11 +144,6 @@ pub(crate) fn repair_class_of(b: f32) -> usize {
     let zl = (-b).mul_add(zh, 1.0) / b;
     repair_class(zh, zl)
 }
-
-/// Dividends per piece of an in-place division by the proven sequence (a 16 KiB buffer on
-/// the stack): the flag-checked chunk length, so that pieces run as `divide_slice` would.
-#[cfg(fmadiv_x86)]
-const IN_PLACE_CHUNK: usize = 4096;
 
 /// Smallest normal, as the bits of |x|.
 const MIN_NORMAL_BITS: u32 = 0x0080_0000;
@@ -235,32 +235,64 @@ impl Divisor {
         }
     }
 
+    /// `a[i] = a[i] / b` in place by the proven sequence (`true`) or the divider (`false`),
+    /// whatever the plan says (see [`Divisor::divide_slice_by`]).
+    #[doc(hidden)]
+    pub fn divide_in_place_by(&self, sequence: bool, a: &mut [f32]) {
+        #[cfg(fmadiv_x86)]
+        if let Some(k) = crate::dispatch::avx2_fma() {
+            let (x, n) = (a.as_mut_ptr(), a.len());
+            // SAFETY: the CPU has AVX2+FMA (`k`); `a` is readable and writable for its
+            // length, which both loops allow in place.
+            unsafe {
+                if sequence {
+                    x86::divide_raw_in_place(k, self.proven(), x, n)
+                } else {
+                    x86::divide_by_divider(k, self.b, x, x, n)
+                }
+            }
+            return;
+        }
+        let _ = sequence;
+        for x in a.iter_mut() {
+            *x = portable::div_one(*x, self.b);
+        }
+    }
+
     /// What a slice of `len` dividends runs: the proven sequence where it is faster than
     /// the divider at that length and the proof is made or the slice pays for it (then it
     /// is made); `None`: the divider.
+    /// In place (`in_place`), the sequence runs only on the lengths where it also wins in
+    /// place.
     #[cfg(fmadiv_x86)]
     #[inline]
-    fn for_slice(&self, len: usize) -> Option<&Proven> {
+    fn for_slice(&self, len: usize, in_place: bool) -> Option<&Proven> {
         let plan = crate::plan();
         if len < plan.divisor_shortest_sequence() {
             return None;
         }
+        let runs = |class: usize| {
+            let lens = if in_place {
+                plan.divisor_in_place_lens_of_class(class)
+            } else {
+                plan.divisor_sequence_lens_of_class(class)
+            };
+            lens.contains(&len)
+        };
         let p = match self.proven.get() {
             Some(p) => p,
-            // Not proven: the proof is made only for a slice long enough to pay for it,
-            // as its repair class (two divisions) predicts.
-            None if plan
-                .divisor_proof_lens_of_class(repair_class_of(self.b))
-                .contains(&len) =>
-            {
+            None => {
+                // Not proven: the proof is made only for a slice long enough to pay for
+                // it that will run the sequence, as its repair class (two divisions)
+                // predicts.
+                let class = repair_class_of(self.b);
+                if !(plan.divisor_proof_lens_of_class(class).contains(&len) && runs(class)) {
+                    return None;
+                }
                 self.proven()
             }
-            None => return None,
         };
-        let class = p.cost_class()?;
-        plan.divisor_sequence_lens_of_class(class)
-            .contains(&len)
-            .then_some(p)
+        p.cost_class().filter(|&class| runs(class)).map(|_| p)
     }
 }
 
@@ -345,32 +377,43 @@ impl Divisor {
     ///
     /// # Panics
     /// If the lengths differ (nothing is written then).
+    #[inline]
     pub fn divide_slice(&self, a: &[f32], out: &mut [f32]) {
-        assert!(
-            a.len() == out.len(),
-            "fmadiv::Divisor::divide_slice: length mismatch: {} dividends, output of {}",
-            a.len(),
-            out.len()
-        );
+        if a.len() != out.len() {
+            length_mismatch("Divisor::divide_slice", a.len(), out.len());
+        }
         #[cfg(fmadiv_x86)]
-        {
+        if out.len() < crate::arch::x86_64::short::SHORT_BY {
             let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
-            if n < crate::arch::x86_64::short::SHORT_BY {
-                // SAFETY: a is readable and out writable for n elements, disjoint.
-                unsafe { crate::arch::x86_64::short::div_by_raw(x, self.b, o, n) };
-                return;
-            }
-            if let Some(k) = crate::dispatch::avx2_fma() {
-                // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for n
-                // elements and cannot overlap (out is a unique borrow).
-                unsafe {
-                    match self.for_slice(n) {
-                        Some(p) => x86::divide_raw(k, p, Check::Flags, x, o, n),
-                        None => x86::divide_by_divider(k, self.b, x, o, n),
-                    }
+            // SAFETY: a is readable and out writable for n elements, disjoint.
+            unsafe { crate::arch::x86_64::short::div_by_raw(x, self.b, o, n) };
+            return;
+        }
+        #[cfg(fmadiv_x86)]
+        if let Some(k) = divider_only(out.len()) {
+            let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
+            // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for n
+            // elements and cannot overlap (out is a unique borrow).
+            unsafe { x86::divide_by_divider(k, self.b, x, o, n) };
+            return;
+        }
+        self.divide_vectors(a, out);
+    }
+
+    /// [`Divisor::divide_slice`] past the short slices, out of line.
+    fn divide_vectors(&self, a: &[f32], out: &mut [f32]) {
+        #[cfg(fmadiv_x86)]
+        if let Some(k) = crate::dispatch::avx2_fma() {
+            let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
+            // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for n
+            // elements and cannot overlap (out is a unique borrow).
+            unsafe {
+                match self.for_slice(n, false) {
+                    Some(p) => x86::divide_raw(k, p, crate::plan().divisor_check(), x, o, n),
+                    None => x86::divide_by_divider(k, self.b, x, o, n),
                 }
-                return;
             }
+            return;
         }
         portable_divide(a, self.b, out);
     }
@@ -411,6 +454,7 @@ impl Divisor {
     /// fmadiv::Divisor::new(sum).divide_in_place(&mut row);
     /// assert_eq!(row[2].to_bits(), (3.0f32 / 10.0).to_bits());
     /// ```
+    #[inline]
     pub fn divide_in_place(&self, a: &mut [f32]) {
         #[cfg(fmadiv_x86)]
         if a.len() < crate::arch::x86_64::short::SHORT_BY {
@@ -420,31 +464,24 @@ impl Divisor {
             return;
         }
         #[cfg(fmadiv_x86)]
+        if let Some(k) = divider_only(a.len()) {
+            let (x, n) = (a.as_mut_ptr(), a.len());
+            // SAFETY: the CPU has AVX2+FMA (`k`); `a` is readable and writable for its
+            // length, which the divider loop allows in place.
+            unsafe { x86::divide_by_divider(k, self.b, x, x, n) };
+            return;
+        }
+        self.divide_vectors_in_place(a);
+    }
+
+    /// [`Divisor::divide_in_place`] past the short slices, out of line.
+    fn divide_vectors_in_place(&self, a: &mut [f32]) {
+        #[cfg(fmadiv_x86)]
         if let Some(k) = crate::dispatch::avx2_fma() {
             let (x, n) = (a.as_mut_ptr(), a.len());
-            match self.for_slice(n) {
-                // The proven sequence as in `divide_slice` (its flag-checked chunks redo a
-                // voided chunk from the dividends, so they must not be overwritten yet):
-                // chunk by chunk into a buffer, then back.
-                Some(p) => {
-                    let mut buffer = [0.0f32; IN_PLACE_CHUNK];
-                    for chunk in a.chunks_mut(IN_PLACE_CHUNK) {
-                        let m = chunk.len();
-                        // SAFETY: the CPU has AVX2+FMA (`k`); the chunk is readable and the
-                        // buffer writable for m elements, and they do not overlap.
-                        unsafe {
-                            x86::divide_raw(
-                                k,
-                                p,
-                                Check::Flags,
-                                chunk.as_ptr(),
-                                buffer.as_mut_ptr(),
-                                m,
-                            )
-                        };
-                        chunk.copy_from_slice(&buffer[..m]);
-                    }
-                }
+            match self.for_slice(n, true) {
+                // SAFETY: the CPU has AVX2+FMA (`k`); `a` is readable and writable for n.
+                Some(p) => unsafe { x86::divide_raw_in_place(k, p, x, n) },
                 // SAFETY: the CPU has AVX2+FMA (`k`); `a` is readable and writable for its
                 // length, which the divider loop allows in place.
                 None => unsafe { x86::divide_by_divider(k, self.b, x, x, n) },
@@ -526,8 +563,46 @@ impl core::ops::Div<&Divisor> for wide::f32x8 {
 ///
 /// # Panics
 /// If the lengths differ (nothing is written then).
+#[inline]
 pub fn div_scalar(a: &[f32], b: f32, out: &mut [f32]) {
-    Divisor::new(b).divide_slice(a, out);
+    if a.len() != out.len() {
+        length_mismatch("div_scalar", a.len(), out.len());
+    }
+    #[cfg(fmadiv_x86)]
+    if out.len() < crate::arch::x86_64::short::SHORT_BY {
+        let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
+        // SAFETY: a is readable and out writable for n elements, disjoint.
+        unsafe { crate::arch::x86_64::short::div_by_raw(x, b, o, n) };
+        return;
+    }
+    #[cfg(fmadiv_x86)]
+    if let Some(k) = divider_only(out.len()) {
+        let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
+        // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for n
+        // elements and cannot overlap (out is a unique borrow).
+        unsafe { x86::divide_by_divider(k, b, x, o, n) };
+        return;
+    }
+    Divisor::new(b).divide_vectors(a, out);
+}
+
+/// The AVX2+FMA proof when a slice of `len` dividends is too short for any proven sequence
+/// on this CPU (the plan made, AVX2+FMA in use): such a slice goes straight to the divider
+/// loop from the caller, one call as for the divider's own loop.
+#[cfg(fmadiv_x86)]
+#[inline(always)]
+fn divider_only(len: usize) -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
+    let k = crate::dispatch::avx2_fma()?;
+    let plan = crate::plan::made()?;
+    (len < plan.divisor_shortest_sequence()).then_some(k)
+}
+
+/// The panic of a slice function given slices of different lengths (nothing written).
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn length_mismatch(function: &str, dividends: usize, out: usize) -> ! {
+    panic!("fmadiv::{function}: length mismatch: {dividends} dividends, output of {out}")
 }
 
 /// The proof-carrying choice of [`Divisor::new`].
@@ -750,12 +825,31 @@ mod x86 {
         unsafe {
             match d.strategy {
                 Strategy::Reciprocal => divide_loop::<RECIPROCAL>(k, d, a, out, len),
-                Strategy::TwoProducts if check == Check::Flags && len >= flagged::MIN_LEN => {
-                    flagged::two_products(k, d, a, out, len)
+                Strategy::TwoProducts if check != Check::Lanes && len >= flagged::MIN_LEN => {
+                    flagged::two_products(k, d, check == Check::FlagsThenLanes, a, out, len)
                 }
                 Strategy::TwoProducts => divide_loop::<TWO_PRODUCTS>(k, d, a, out, len),
                 Strategy::Markstein => divide_loop::<MARKSTEIN>(k, d, a, out, len),
                 Strategy::Hardware => divide_loop::<HARDWARE>(k, d, a, out, len),
+            }
+        }
+    }
+
+    /// `a[i] = a[i] / d` in place, by the lane-checked loop: it loads each vector before it
+    /// stores its quotients. (The flag-checked chunks cannot run in place: they redo a
+    /// voided chunk from its dividends.)
+    ///
+    /// # Safety
+    /// `a` readable and writable for `len` floats.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn divide_raw_in_place(k: Avx2Fma, d: &Proven, a: *mut f32, len: usize) {
+        // SAFETY: the caller's guarantee; `divide_loop` allows `out == a`.
+        unsafe {
+            match d.strategy {
+                Strategy::TwoProducts => divide_loop::<TWO_PRODUCTS>(k, d, a, a, len),
+                Strategy::Reciprocal => divide_loop::<RECIPROCAL>(k, d, a, a, len),
+                Strategy::Markstein => divide_loop::<MARKSTEIN>(k, d, a, a, len),
+                Strategy::Hardware => divide_loop::<HARDWARE>(k, d, a, a, len),
             }
         }
     }
@@ -940,5 +1034,52 @@ mod x86 {
                 core::ptr::copy_nonoverlapping(t.as_ptr(), out.add(full), rest);
             }
         }
+    }
+}
+
+#[cfg(all(test, fmadiv_x86))]
+mod tests {
+    use super::*;
+
+    /// The proven sequence in place, whatever the plan says, for every strategy, at lengths
+    /// around the flag-checked chunk (4096), over normal dividends with specials in every
+    /// chunk: a flag-checked loop run in place would redo a voided chunk from quotients
+    /// instead of dividends, which this catches.
+    #[test]
+    fn the_proven_sequence_in_place_gives_the_bits_of_the_divider() {
+        let Some(k) = crate::dispatch::avx2_fma() else {
+            eprintln!("SKIPPED on this CPU: the proven in-place sequence (needs AVX2+FMA)");
+            return;
+        };
+        const CHUNK: usize = 4096;
+        let len = 3 * CHUNK + 77;
+        let a: Vec<f32> = (0..len)
+            .map(|i| match i % CHUNK {
+                1000 => f32::INFINITY,
+                2000 => 0.0,
+                j => 1.0 + (i as f32) * 0.37 + (j as f32) * 1e-3,
+            })
+            .collect();
+        let mut strategies = Vec::new();
+        for b in [3.0f32, 1.1, 0.1, 3.7, 1.0 / 3.0, 4.0, 1e-30] {
+            let p = Proven::new(b);
+            strategies.push(p.strategy);
+            for n in [8, 511, 512, CHUNK, CHUNK + 1, len] {
+                let mut x = a[..n].to_vec();
+                // SAFETY: AVX2+FMA (`k`); x is readable and writable for n floats.
+                unsafe { x86::divide_raw_in_place(k, &p, x.as_mut_ptr(), n) };
+                for (i, (&q, &a)) in x.iter().zip(&a).enumerate() {
+                    assert_eq!(
+                        q.to_bits(),
+                        (a / b).to_bits(),
+                        "{a:e} / {b:e} at {i} of {n}"
+                    );
+                }
+            }
+        }
+        assert!(
+            strategies.contains(&Strategy::TwoProducts),
+            "{strategies:?}"
+        );
     }
 }

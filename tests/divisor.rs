@@ -72,11 +72,15 @@ fn named_divisors() -> Vec<f32> {
 }
 
 /// Asserts that `Divisor::new(b)` is exact on every `stride`-th dividend, for each `b`,
-/// with both checks of the two-products loop.
+/// with every check of the two-products loop.
 fn assert_exact(divisors: &[f32], stride: u64) {
     for &b in divisors {
         let d = Divisor::new(b);
-        for check in [DivisorCheck::Flags, DivisorCheck::Lanes] {
+        for check in [
+            DivisorCheck::Flags,
+            DivisorCheck::FlagsThenLanes,
+            DivisorCheck::Lanes,
+        ] {
             let (n, first) = dividend_mismatches_checked_by(&d, check, stride);
             assert_eq!(
                 n,
@@ -302,9 +306,8 @@ fn in_place_and_operators_match_the_divider() {
 
 /// A `Divisor` proves itself only for a slice long enough to pay for the proof (the
 /// plan's break-even for its repair class); shorter slices run the divider. Both give the
-/// bits of `/`, in place too (the proven in-place path goes through a buffer, chunk by
-/// chunk: a slice of several chunks), for every edge divisor and random bit patterns; and
-/// the proof, once made, is kept.
+/// bits of `/`, in place too, for every edge divisor and random bit patterns; and the
+/// proof, once made, is kept.
 #[test]
 fn the_proof_is_made_when_it_pays_and_both_paths_are_exact() {
     let plan = fmadiv::plan();
@@ -371,6 +374,14 @@ fn the_proof_is_made_when_it_pays_and_both_paths_are_exact() {
         for sequence in [true, false] {
             d.divide_slice_by(sequence, &a, &mut out);
             assert_quotients(&format!("sequence {sequence} by {b:e}"), &a, &bs, &out);
+            let mut x = a.clone();
+            d.divide_in_place_by(sequence, &mut x);
+            assert_quotients(
+                &format!("in place, sequence {sequence}, by {b:e}"),
+                &a,
+                &bs,
+                &x,
+            );
         }
     }
 }

@@ -17,6 +17,10 @@ pub struct Row {
     pub size: usize,
     /// Median over rounds of the baseline's time over the method's (higher is faster).
     pub vs_baseline: f64,
+    /// A 95% confidence interval of that median (sign test: order statistics of the
+    /// rounds' ratios).
+    pub vs_baseline_low: f64,
+    pub vs_baseline_high: f64,
     pub vs_baseline_min: f64,
     pub vs_baseline_max: f64,
     /// Median billions of quotients per second of the method.
@@ -47,7 +51,7 @@ impl Plan {
             row_pairs: methods::ROW_FLOORS.to_vec(),
             sizes: vec![8, 64, 256, 1024, 4096, 1 << 14, 1 << 16],
             inputs: Inputs::ALL.to_vec(),
-            rounds: 31,
+            rounds: 41,
             sample: 250e-6,
             rows: 512,
         }
@@ -88,6 +92,9 @@ impl Plan {
 const LAYOUT_GAPS: [(usize, usize); 4] = [(16, 16), (272, 528), (528, 784), (784, 272)];
 const CACHE_LINE_FLOATS: usize = 16;
 
+/// The floor every entry point must keep against the divider loop doing the same job.
+pub const FLOOR: f64 = 0.97;
+
 /// One buffer holding dividends, divisors and output at several layouts.
 struct Arena {
     buffer: Vec<f32>,
@@ -119,6 +126,20 @@ impl Arena {
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
+}
+
+/// z of a two-sided 95% interval.
+const Z_95: f64 = 1.96;
+
+/// The 95% confidence interval of the median of `sorted` (ascending): the order statistics
+/// `k` and `n - 1 - k` with `k = (n - z·√n) / 2` (the sign test's normal approximation).
+fn median_interval(sorted: &[f64]) -> (f64, f64) {
+    let n = sorted.len();
+    let k = ((n as f64 - Z_95 * (n as f64).sqrt()) / 2.0)
+        .floor()
+        .max(0.0) as usize;
+    let k = k.min(n.saturating_sub(1) / 2);
+    (sorted[k], sorted[n - 1 - k])
 }
 
 /// Bits of `m` on `(a, b)` against `/`.
@@ -195,12 +216,15 @@ fn measure(
     for (p, (m, base)) in pairs.iter().enumerate() {
         let r = &mut ratios[p];
         let med = median(r);
+        let (low, high) = median_interval(r);
         rows.push(Row {
             method: m.name,
             baseline: base.name,
             inputs: inputs.name(),
             size: n,
             vs_baseline: med,
+            vs_baseline_low: low,
+            vs_baseline_high: high,
             vs_baseline_min: r[0],
             vs_baseline_max: r[r.len() - 1],
             gdiv_per_s: median(&mut speeds[p]),
@@ -250,7 +274,7 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, Inputs)) -> Result<Vec<R
 pub fn print_table(rows: &[Row]) {
     println!(
         "{:<46} {:>7} {:>12} {:>9} {:>17}",
-        "method (vs its divider loop)", "size", "inputs", "Gdiv/s", "ratio (min..max)"
+        "method (vs its divider loop)", "size", "inputs", "Gdiv/s", "ratio (95% CI)"
     );
     for r in rows {
         println!(
@@ -260,8 +284,17 @@ pub fn print_table(rows: &[Row]) {
             r.inputs,
             r.gdiv_per_s,
             r.vs_baseline,
-            r.vs_baseline_min,
-            r.vs_baseline_max
+            r.vs_baseline_low,
+            r.vs_baseline_high
         );
     }
+    let below = |floor: f64| rows.iter().filter(|r| r.vs_baseline_high < floor).count();
+    let medians = |floor: f64| rows.iter().filter(|r| r.vs_baseline < floor).count();
+    println!(
+        "{} cells; median below 0.97: {}; below 0.97 with 95% confidence (the whole \
+         interval under it): {}",
+        rows.len(),
+        medians(FLOOR),
+        below(FLOOR)
+    );
 }

@@ -5,7 +5,8 @@
 //! looks for: an operation that underflowed with a loss of accuracy (UE), overflowed
 //! (OE) or was invalid (IE: ∞ - ∞, a signaling NaN). So a chunk of dividends runs the
 //! bare sequence, and the flags decide: clear before and after it, the chunk is proven;
-//! otherwise the chunk is redone by the lane-checked loop.
+//! otherwise the chunk is redone by the divider, or by the lane-checked loop where the
+//! plan measured that loop faster than the divider.
 //!
 //! Why no flag means an exact quotient, for `q = fma(a, zh, RN(a·zl))` with `zh`, `zl`
 //! normal (as a proven [`super::Divisor`] makes them):
@@ -36,7 +37,7 @@ use core::arch::asm;
 use core::arch::x86_64::*;
 
 use super::Proven;
-use super::x86::{TWO_PRODUCTS, divide_loop};
+use super::x86::{TWO_PRODUCTS, divide_by_divider, divide_loop};
 use crate::arch::x86_64::avx2::{Avx2Fma, LANES};
 use crate::bits::SIGN_MASK;
 
@@ -59,10 +60,13 @@ const CHUNK: usize = 4096;
 /// operation in flight) cost about as much as checking a few hundred dividends.
 pub(super) const MIN_LEN: usize = CHUNK / 8;
 
-/// After a voided chunk, the lane-checked loop runs 1, 2, 4, ... up to this many chunks
+/// After a voided chunk, the redo loop runs 1, 2, 4, ... up to this many chunks
 /// (or partial chunks: calls) before the bare sequence is tried again: data full of
 /// specials costs one extra chunk in this many, clean data loses nothing.
 const MAX_BACKOFF: u32 = 64;
+
+/// Blocks of the probe that starts a chunk after a voided one (32 dividends).
+const PROBE_BLOCKS: usize = 1;
 
 std::thread_local! {
     /// The back-off, as (next length, chunks left to skip), kept between calls on this
@@ -196,7 +200,8 @@ unsafe fn bare(zero: ZeroSign, d: &Proven, a: *const f32, out: *mut f32, blocks:
     }
 }
 
-/// The lane-checked loop, for the chunks the flags void and the leftovers.
+/// The lane-checked loop, for the leftovers of a chunk (and, with `lanes`, the chunks the
+/// flags void and those of the back-off).
 ///
 /// # Safety
 /// As [`two_products`].
@@ -206,7 +211,24 @@ unsafe fn checked(k: Avx2Fma, d: &Proven, a: *const f32, out: *mut f32, len: usi
     unsafe { divide_loop::<TWO_PRODUCTS>(k, d, a, out, len) }
 }
 
-/// `out[i] = a[i] / d` for a two-products divisor, chunk by chunk under the flags.
+/// A voided chunk, or one of the back-off: the lane-checked loop (`lanes`) or the divider.
+///
+/// # Safety
+/// As [`two_products`].
+#[target_feature(enable = "avx2,fma")]
+unsafe fn redo(k: Avx2Fma, d: &Proven, lanes: bool, a: *const f32, out: *mut f32, len: usize) {
+    // SAFETY: the caller's guarantees are both loops'.
+    unsafe {
+        if lanes {
+            checked(k, d, a, out, len)
+        } else {
+            divide_by_divider(k, d.b, a, out, len)
+        }
+    }
+}
+
+/// `out[i] = a[i] / d` for a two-products divisor, chunk by chunk under the flags; voided
+/// chunks and the back-off's run the lane-checked loop (`lanes`) or the divider.
 ///
 /// # Safety
 /// `a` readable and `out` writable for `len` floats; they must not overlap.
@@ -214,17 +236,27 @@ unsafe fn checked(k: Avx2Fma, d: &Proven, a: *const f32, out: *mut f32, len: usi
 pub(super) unsafe fn two_products(
     k: Avx2Fma,
     d: &Proven,
+    lanes: bool,
     a: *const f32,
     out: *mut f32,
     len: usize,
 ) {
-    let callers = read_mxcsr() & ALL_FLAGS;
     let zero = ZeroSign::of(d);
+    // The caller's flags, read before the first bare chunk (a call that only redoes
+    // chunks of the back-off reads nothing: a read waits for every operation in flight).
+    let mut callers: Option<u32> = None;
     // Whether the voiding flags are known clear now. Operations outside the asm blocks
     // can only set flags, never clear them, so a clear reading stays a valid start.
-    let mut clean = callers & VOIDING == 0;
+    let mut clean = false;
     let mut cleared = false;
     let (mut backoff, mut skip) = BACKOFF.get();
+    let chunks = len.div_ceil(CHUNK);
+    if !lanes && skip as usize >= chunks {
+        // The whole call is in the back-off: one divider loop, nothing else.
+        BACKOFF.set((backoff, skip - chunks as u32));
+        // SAFETY: the caller's guarantees.
+        return unsafe { divide_by_divider(k, d.b, a, out, len) };
+    }
     let mut i = 0;
     while i < len {
         let n = CHUNK.min(len - i);
@@ -233,12 +265,30 @@ pub(super) unsafe fn two_products(
         let (x, o) = unsafe { (a.add(i), out.add(i)) };
         i += n;
         if skip == 0 && blocks > 0 {
+            if callers.is_none() {
+                let flags = read_mxcsr() & ALL_FLAGS;
+                callers = Some(flags);
+                clean = flags & VOIDING == 0;
+            }
             if !clean {
                 write_flags(0);
                 cleared = true;
             }
-            // SAFETY: AVX2+FMA (`k`), `blocks * 32 <= n` floats inside both slices.
-            let after = unsafe { bare(zero, d, x, o, blocks) };
+            // After a voided chunk, a short probe first: the bare sequence over special-rich
+            // data is slow (subnormal operands and results take microcode assists), so a
+            // failing attempt should cost a fraction of a chunk.
+            let first = if backoff > 1 {
+                blocks.min(PROBE_BLOCKS)
+            } else {
+                blocks
+            };
+            // SAFETY: AVX2+FMA (`k`), `first * 32 <= n` floats inside both slices.
+            let mut after = unsafe { bare(zero, d, x, o, first) };
+            if after & VOIDING == 0 && first < blocks {
+                let at = first * BLOCK;
+                // SAFETY: the chunk's remaining `blocks - first` blocks, inside both slices.
+                after = unsafe { bare(zero, d, x.add(at), o.add(at), blocks - first) };
+            }
             clean = after & VOIDING == 0;
             if clean {
                 backoff = 1;
@@ -250,19 +300,19 @@ pub(super) unsafe fn two_products(
                 }
                 continue;
             }
-            // Voided: the lane-checked loop redoes this chunk and runs a while.
+            // Voided: the redo loop redoes this chunk and runs a while.
             skip = backoff;
             backoff = (backoff * 2).min(MAX_BACKOFF);
         } else {
             skip = skip.saturating_sub(1);
         }
         // SAFETY: the chunk, inside both slices.
-        unsafe { checked(k, d, x, o, n) };
-        // The checked loop's divider may raise flags of its own.
+        unsafe { redo(k, d, lanes, x, o, n) };
+        // The divider may raise flags of its own.
         clean = false;
     }
     BACKOFF.set((backoff, skip));
-    if cleared {
+    if let (true, Some(callers)) = (cleared, callers) {
         write_flags(read_mxcsr() | callers);
     }
 }

@@ -65,6 +65,7 @@ pub(super) fn calibrate() -> Plan {
         recip,
         divisor: DivisorBreakEven::never(),
         made_in_micros: 0,
+        divisor_micros: 0,
         runs: super::Runs::of(div, recip),
         reason: Reason::Calibrated(Calibration {
             lens,
@@ -243,8 +244,10 @@ pub(super) fn measure_against_divider(op: Op, len: usize, s: Schedule, rounds: u
 }
 
 /// Dividends of the `Divisor` measurement: 32 KiB of dividends and of quotients, reused by
-/// the shorter lengths; each timed sample divides about this many dividends.
+/// the shorter lengths.
 const DIVISOR_LEN: usize = 1 << 13;
+/// Dividends per timed sample (at least one call).
+const DIVISOR_SAMPLE: usize = 1 << 12;
 /// The lengths at which a proven `Divisor` is timed against the divider, per call (fixed
 /// costs included), shortest first: from in L1 to streaming from L2.
 const DIVISOR_LENS: [usize; 6] = [128, 512, 1024, 2048, 4096, 8192];
@@ -254,10 +257,12 @@ const PROOF_DIVISORS: usize = 32;
 /// path merely ties with the divider, and a close call should not pay for a proof.
 const DIVISOR_MARGIN: f64 = 1.5;
 /// The proven sequence starts where it is at least this much faster than the divider...
-const SEQUENCE_WIN: f64 = 1.03;
+pub(super) const SEQUENCE_WIN: f64 = 1.03;
 /// ...and runs up to the first longer length where it is less than this fast (beyond L1
 /// both are bound by the cache's bandwidth and the difference is within noise).
 const SEQUENCE_HOLD: f64 = 0.98;
+/// The length at which the lane-checked loop is timed against the divider.
+const LANES_LEN: usize = 2048;
 /// Rounds of each `Divisor` comparison (odd: the median is one of them).
 const DIVISOR_ROUNDS: usize = 5;
 
@@ -278,8 +283,9 @@ pub(super) fn divisor_break_even() -> DivisorBreakEven {
         f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23)
     };
     let divisors: Vec<f32> = (0..PROOF_DIVISORS).map(|_| normal()).collect();
-    let a: Vec<f32> = (0..DIVISOR_LEN).map(|_| normal()).collect();
-    let mut out = vec![0.0f32; DIVISOR_LEN];
+    // Normal dividends, their quotients' array at the rotating layouts of the schedules'
+    // calibration (layout must not decide).
+    let mut arena = Arena::new(DIVISOR_LEN);
     // The cost of a proof, per divisor (`strategy` makes it).
     let mut proofs: Vec<f64> = (0..5)
         .map(|_| {
@@ -302,65 +308,76 @@ pub(super) fn divisor_break_even() -> DivisorBreakEven {
         else {
             continue;
         };
-        // Nanoseconds per call over the first `len` dividends, by the proven sequence or
-        // the divider (`divide_slice_by` never asks the plan, which is being made).
-        let time = |by_sequence: bool, len: usize, out: &mut [f32]| {
-            let calls = (DIVISOR_LEN / len).max(1);
-            let t = Instant::now();
-            for _ in 0..calls {
-                sequence.divide_slice_by(
-                    by_sequence,
-                    black_box(&a[..len]),
-                    black_box(&mut out[..len]),
-                );
-            }
-            t.elapsed().as_secs_f64() * 1e9 / calls as f64
-        };
-        // (divider, sequence) nanoseconds per call at each length.
-        let per_call: Vec<(f64, f64)> = DIVISOR_LENS
-            .iter()
-            .map(|&len| {
-                time(true, len, &mut out);
-                time(false, len, &mut out);
-                let (mut on_divider, mut by_sequence) = (Vec::new(), Vec::new());
-                for round in 0..DIVISOR_ROUNDS {
-                    if round % 2 == 0 {
-                        on_divider.push(time(false, len, &mut out));
-                        by_sequence.push(time(true, len, &mut out));
+        // Nanoseconds per call over the first `len` dividends of layout `layout`, by the
+        // proven sequence or the divider (`divide_slice_by` never asks the plan, which is
+        // being made); in place, on a copy of the dividends made in the same call.
+        let time =
+            |arena: &mut Arena, layout: usize, by_sequence: bool, in_place: bool, len: usize| {
+                let (a, _, out) = arena.arrays(layout);
+                let calls = (DIVISOR_SAMPLE / len).max(1);
+                let t = Instant::now();
+                for _ in 0..calls {
+                    if in_place {
+                        let x = black_box(&mut out[..len]);
+                        crate::samples::restore(x, &a[..len]);
+                        sequence.divide_in_place_by(by_sequence, x);
                     } else {
-                        by_sequence.push(time(true, len, &mut out));
-                        on_divider.push(time(false, len, &mut out));
+                        sequence.divide_slice_by(
+                            by_sequence,
+                            black_box(&a[..len]),
+                            black_box(&mut out[..len]),
+                        );
                     }
                 }
-                (median(&mut on_divider), median(&mut by_sequence))
-            })
-            .collect();
-        // The lengths from the shortest where `start` holds, through every longer one where
-        // `hold` does, up to (not including) the first measured length where it fails.
-        let window = |start: &dyn Fn(f64, f64) -> bool, hold: &dyn Fn(f64, f64) -> bool| {
-            let Some(k0) = (0..DIVISOR_LENS.len()).find(|&k| start(per_call[k].0, per_call[k].1))
-            else {
-                return (usize::MAX, usize::MAX);
+                t.elapsed().as_secs_f64() * 1e9 / calls as f64
             };
-            let end = (k0..DIVISOR_LENS.len())
-                .find(|&k| !hold(per_call[k].0, per_call[k].1))
-                .map_or(usize::MAX, |k| DIVISOR_LENS[k]);
-            (DIVISOR_LENS[k0], end)
+        // (divider, sequence) nanoseconds per call at each length, alternately, the
+        // layout changing every round.
+        let per_call = |arena: &mut Arena, in_place: bool, lens: &[usize]| -> Vec<(f64, f64)> {
+            lens.iter()
+                .map(|&len| {
+                    time(arena, 0, true, in_place, len);
+                    time(arena, 0, false, in_place, len);
+                    let (mut on_divider, mut by_sequence) = (Vec::new(), Vec::new());
+                    for round in 0..DIVISOR_ROUNDS {
+                        let mut run = |s: bool| time(arena, round, s, in_place, len);
+                        if round % 2 == 0 {
+                            on_divider.push(run(false));
+                            by_sequence.push(run(true));
+                        } else {
+                            by_sequence.push(run(true));
+                            on_divider.push(run(false));
+                        }
+                    }
+                    (median(&mut on_divider), median(&mut by_sequence))
+                })
+                .collect()
         };
+        let slices = per_call(&mut arena, false, &DIVISOR_LENS);
         let hold = |d: f64, s: f64| d >= SEQUENCE_HOLD * s;
-        let sequence = window(&|d, s| d >= SEQUENCE_WIN * s, &hold);
+        let wins = |d: f64, s: f64| d >= SEQUENCE_WIN * s;
+        let sequence = window(&DIVISOR_LENS, &slices, &wins, &hold);
         let proven = window(
-            &|d, s| d - s >= DIVISOR_MARGIN * proof && d >= SEQUENCE_WIN * s,
+            &DIVISOR_LENS,
+            &slices,
+            &|d, s| d - s >= DIVISOR_MARGIN * proof && wins(d, s),
             &hold,
         );
         result.sequence[side] = sequence;
         // The proof only where the sequence then runs.
         result.proof[side] = (proven.0.max(sequence.0), proven.1.min(sequence.1));
-        result.ratios[side] = DIVISOR_LENS
-            .iter()
-            .zip(&per_call)
-            .map(|(&len, &(d, s))| (len, d / s))
-            .collect();
+        result.ratios[side] = ratios(&DIVISOR_LENS, &slices);
+        // In place (the lane-checked loop, whatever the class), only where the sequence
+        // wins on slices, and only if it wins in place too: measured once, at one length.
+        if sequence.0 != usize::MAX {
+            let in_place = *result.in_place_ratio.get_or_insert_with(|| {
+                let (d, s) = per_call(&mut arena, true, &[LANES_LEN])[0];
+                d / s
+            });
+            if wins(in_place, 1.0) {
+                result.in_place[side] = sequence;
+            }
+        }
     }
     result.shortest_sequence = result
         .sequence
@@ -368,7 +385,76 @@ pub(super) fn divisor_break_even() -> DivisorBreakEven {
         .map(|&(from, _)| from)
         .min()
         .unwrap_or(usize::MAX);
+    // How the flag-checked loop redoes voided chunks matters only where it runs.
+    if result.shortest_sequence != usize::MAX {
+        result.lanes_ratio = lanes_ratio(&divisors, &mut arena);
+    }
     result
+}
+
+/// The lane-checked loop of a two-products `Divisor` against the divider on normal
+/// dividends, at `LANES_LEN`, alternating, median of `DIVISOR_ROUNDS`: the divider's time
+/// over the loop's.
+fn lanes_ratio(divisors: &[f32], arena: &mut Arena) -> Option<f64> {
+    use std::hint::black_box;
+    use std::time::Instant;
+    let d = divisors
+        .iter()
+        .map(|&b| crate::Divisor::new(b))
+        .find(|d| d.two_products_repair_class().is_some())?;
+    let mut time = |layout: usize, lanes: bool| {
+        let (a, _, out) = arena.arrays(layout);
+        let (a, out) = (&a[..LANES_LEN], &mut out[..LANES_LEN]);
+        let t = Instant::now();
+        for _ in 0..(DIVISOR_SAMPLE / LANES_LEN).max(1) {
+            if lanes {
+                d.divide_slice_checked_by(crate::DivisorCheck::Lanes, black_box(a), black_box(out));
+            } else {
+                d.divide_slice_by(false, black_box(a), black_box(out));
+            }
+        }
+        t.elapsed().as_secs_f64()
+    };
+    time(0, true);
+    time(0, false);
+    let mut ratios: Vec<f64> = (0..DIVISOR_ROUNDS)
+        .map(|round| {
+            if round % 2 == 0 {
+                let d = time(round, false);
+                d / time(round, true)
+            } else {
+                let l = time(round, true);
+                time(round, false) / l
+            }
+        })
+        .collect();
+    Some(median(&mut ratios))
+}
+
+/// The lengths from the shortest of `lens` where `start` holds for its (divider, sequence)
+/// times, through every longer one where `hold` does, up to (not including) the first
+/// measured length where it fails; `usize::MAX` for never, or no end.
+fn window(
+    lens: &[usize],
+    per_call: &[(f64, f64)],
+    start: &dyn Fn(f64, f64) -> bool,
+    hold: &dyn Fn(f64, f64) -> bool,
+) -> (usize, usize) {
+    let Some(k0) = (0..lens.len()).find(|&k| start(per_call[k].0, per_call[k].1)) else {
+        return (usize::MAX, usize::MAX);
+    };
+    let end = (k0..lens.len())
+        .find(|&k| !hold(per_call[k].0, per_call[k].1))
+        .map_or(usize::MAX, |k| lens[k]);
+    (lens[k0], end)
+}
+
+/// The divider's time over the sequence's at each length.
+fn ratios(lens: &[usize], per_call: &[(f64, f64)]) -> Vec<(usize, f64)> {
+    lens.iter()
+        .zip(per_call)
+        .map(|(&len, &(d, s))| (len, d / s))
+        .collect()
 }
 
 #[cfg(test)]

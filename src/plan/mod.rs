@@ -66,6 +66,8 @@ pub struct Plan {
     /// Microseconds it took to make the plan: the seeds check, the calibration of the
     /// schedules and of `Divisor`'s break-even.
     made_in_micros: u64,
+    /// Of which `Divisor`'s break-even.
+    divisor_micros: u64,
     /// The loops of `div` and `recip`, small and large class: a call is one load and one
     /// indirect call.
     runs: Runs,
@@ -114,6 +116,9 @@ pub(crate) struct DivisorBreakEven {
     /// a call's fixed cost; longer ones stream from farther caches, where the divider is
     /// as fast).
     pub(crate) sequence: [(usize, usize); 3],
+    /// Per repair class: the lengths, inside `sequence`, on which the proven sequence also
+    /// runs in place (measured in place, where the sequence runs the lane-checked loop).
+    pub(crate) in_place: [(usize, usize); 3],
     /// The shortest start of the `sequence` windows: shorter slices take the divider
     /// after one comparison.
     pub(crate) shortest_sequence: usize,
@@ -122,6 +127,14 @@ pub(crate) struct DivisorBreakEven {
     /// Per repair class: the divider's time over the proven sequence's, per call, at each
     /// length measured.
     pub(crate) ratios: [Vec<(usize, f64)>; 3],
+    /// The divider's time over the proven sequence's in place (the lane-checked loop, a
+    /// copy of the dividends included), where some `sequence` window made it worth
+    /// measuring.
+    pub(crate) in_place_ratio: Option<f64>,
+    /// The divider's time over the lane-checked loop's on normal dividends, where
+    /// measured: above `SEQUENCE_WIN` the lane-checked loop redoes the chunks the flags
+    /// void, otherwise the divider does.
+    pub(crate) lanes_ratio: Option<f64>,
 }
 
 impl DivisorBreakEven {
@@ -130,9 +143,12 @@ impl DivisorBreakEven {
         DivisorBreakEven {
             proof: [(usize::MAX, usize::MAX); 3],
             sequence: [(usize::MAX, usize::MAX); 3],
+            in_place: [(usize::MAX, usize::MAX); 3],
             shortest_sequence: usize::MAX,
             measured: None,
             ratios: [Vec::new(), Vec::new(), Vec::new()],
+            in_place_ratio: None,
+            lanes_ratio: None,
         }
     }
 }
@@ -268,6 +284,30 @@ impl Plan {
         from..to
     }
 
+    /// How the flag-checked `Divisor` loop redoes the chunks the flags void: by the
+    /// lane-checked loop where it measured faster than the divider, else by the divider.
+    #[cfg(fmadiv_x86)]
+    #[inline]
+    pub(crate) fn divisor_check(&self) -> crate::divisor::Check {
+        match self.divisor.lanes_ratio {
+            Some(r) if r >= calibration::SEQUENCE_WIN => crate::divisor::Check::FlagsThenLanes,
+            _ => crate::divisor::Check::Flags,
+        }
+    }
+
+    /// The lengths of slice on which [`crate::Divisor::divide_in_place`] by `b` runs the
+    /// proven sequence (inside [`Plan::divisor_sequence_lens`], measured in place); empty
+    /// where it never wins.
+    pub fn divisor_in_place_lens(&self, b: f32) -> core::ops::Range<usize> {
+        self.divisor_in_place_lens_of_class(crate::divisor::repair_class_of(b))
+    }
+
+    #[inline]
+    pub(crate) fn divisor_in_place_lens_of_class(&self, class: usize) -> core::ops::Range<usize> {
+        let (from, to) = self.divisor.in_place[class];
+        from..to
+    }
+
     /// Microseconds it took to make the plan (the `rcpps` check, the calibration of the
     /// schedules, `Divisor`'s break-even), where anything was measured.
     pub fn calibration_micros(&self) -> Option<u64> {
@@ -321,6 +361,7 @@ impl Plan {
             ignored,
             divisor: DivisorBreakEven::never(),
             made_in_micros: 0,
+            divisor_micros: 0,
             runs: Runs::of([s; 2], [s; 2]),
         }
     }
@@ -398,6 +439,20 @@ impl fmt::Display for Plan {
                 (from, to) => format!("{from}..{to}"),
             };
             write!(f, "; Divisor: proof {proof:.0} ns")?;
+            if let Some(r) = self.divisor.in_place_ratio {
+                write!(f, ", in place vs the divider {r:.2} (copy included)")?;
+            }
+            if let Some(r) = self.divisor.lanes_ratio {
+                let by = if r >= calibration::SEQUENCE_WIN {
+                    "the lane-checked loop"
+                } else {
+                    "the divider"
+                };
+                write!(
+                    f,
+                    ", voided chunks redone by {by} (lane-checked loop vs the divider {r:.2})"
+                )?;
+            }
             for (side, sign) in ["no repair", "sign of a", "sign of a*zh"]
                 .iter()
                 .enumerate()
@@ -413,10 +468,16 @@ impl fmt::Display for Plan {
                     lens(self.divisor.proof[side]),
                     ratios.join(", ")
                 )?;
+                if self.divisor.in_place_ratio.is_some() {
+                    write!(f, ", in place {}", lens(self.divisor.in_place[side]))?;
+                }
             }
         }
         if let Some(us) = self.calibration_micros() {
             write!(f, "; plan made in {us} us")?;
+            if self.divisor.measured.is_some() {
+                write!(f, " (of which Divisor {} us)", self.divisor_micros)?;
+            }
         }
         if let Some(value) = &self.ignored {
             write!(
@@ -429,6 +490,13 @@ impl fmt::Display for Plan {
 }
 
 static PLAN: OnceLock<Plan> = OnceLock::new();
+
+/// The plan if it is made already (no calibration, inline: for the short slices' check).
+#[cfg(fmadiv_x86)]
+#[inline]
+pub(crate) fn made() -> Option<&'static Plan> {
+    PLAN.get()
+}
 
 /// The plan of this process: detected and calibrated at the first call, then cached.
 #[inline]
@@ -470,7 +538,9 @@ fn choose(setting: Option<&str>, seeds: impl FnOnce() -> Option<Result<(), OutOf
     let start = std::time::Instant::now();
     let mut plan = choose_schedules(setting, seeds);
     if crate::backend() == crate::Backend::Avx2Fma {
+        let divisor_start = std::time::Instant::now();
         plan.divisor = divisor_break_even();
+        plan.divisor_micros = divisor_start.elapsed().as_micros() as u64;
     }
     plan.runs = Runs::of(plan.div, plan.recip);
     plan.made_in_micros = start.elapsed().as_micros() as u64;

@@ -3,16 +3,38 @@
 //! feature check and no call into a `#[target_feature]` function; `divps` and `divss` give
 //! the bits of `vdivps` (x86's NaN rules, the same MXCSR), so the results do not change.
 
+use core::arch::asm;
 use core::arch::x86_64::{__m128, _mm_div_ps, _mm_loadu_ps, _mm_set1_ps, _mm_storeu_ps};
 
 /// Lanes of an SSE vector.
 const LANES: usize = 4;
 
+/// `v`, hidden from the optimiser. These loops inline into the caller, where the operands
+/// may be constants; LLVM would then fold the division at compile time, and its folding
+/// does not give x86's NaN bits (a signalling NaN dividend stays signalling). With the
+/// divisor opaque, `divps` and `divss` run, and their bits are the hardware's. (The unit
+/// test `public_functions_agree_with_the_portable_path` caught `Divisor::divide_slice`
+/// returning a signalling NaN unquieted this way.)
+#[inline(always)]
+fn opaque(mut v: __m128) -> __m128 {
+    // SAFETY: the asm is empty; it only claims to read and write `v`'s register.
+    unsafe { asm!("/* {0} */", inout(xmm_reg) v, options(pure, nomem, nostack)) };
+    v
+}
+
+/// A scalar divisor, hidden from the optimiser (see [`opaque`]).
+#[inline(always)]
+fn opaque_ss(mut x: f32) -> f32 {
+    // SAFETY: the asm is empty; it only claims to read and write `x`'s register.
+    unsafe { asm!("/* {0} */", inout(xmm_reg) x, options(pure, nomem, nostack)) };
+    x
+}
+
 /// Slices shorter than this take these loops (`div`, `recip`).
 pub(crate) const SHORT: usize = 16;
 /// Division by one divisor (`Divisor`) takes them below this: its vector path looks up the
 /// plan and the divisor's proof first, which a short slice does not win back.
-pub(crate) const SHORT_BY: usize = 16;
+pub(crate) const SHORT_BY: usize = 32;
 
 /// `out[i] = a[i] / b[i]`, or `1 / b[i]` without `a`; `out` may be `a` itself.
 ///
@@ -33,13 +55,13 @@ pub(crate) unsafe fn div_raw(a: Option<*const f32>, b: *const f32, out: *mut f32
                 Some(a) => _mm_loadu_ps(a.add(i)),
                 None => one,
             };
-            _mm_storeu_ps(out.add(i), _mm_div_ps(x, _mm_loadu_ps(b.add(i))));
+            _mm_storeu_ps(out.add(i), _mm_div_ps(x, opaque(_mm_loadu_ps(b.add(i)))));
         }
         i += LANES;
     }
     while i < len {
         // SAFETY: i < len, inside every slice; `divss` has `vdivps`'s bits.
-        unsafe { *out.add(i) = a.map_or(1.0, |a| *a.add(i)) / *b.add(i) };
+        unsafe { *out.add(i) = a.map_or(1.0, |a| *a.add(i)) / opaque_ss(*b.add(i)) };
         i += 1;
     }
 }
@@ -52,7 +74,8 @@ pub(crate) unsafe fn div_raw(a: Option<*const f32>, b: *const f32, out: *mut f32
 pub(crate) unsafe fn div_by_raw(a: *const f32, d: f32, out: *mut f32, len: usize) {
     let full = len - len % LANES;
     // SAFETY: SSE is part of every x86-64 CPU (the target's baseline).
-    let vd = unsafe { _mm_set1_ps(d) };
+    let vd = opaque(unsafe { _mm_set1_ps(d) });
+    let d = opaque_ss(d);
     let mut i = 0;
     while i < full {
         // SAFETY: SSE is baseline on x86-64; i + LANES <= len: inside both; loaded before
