@@ -35,7 +35,7 @@ fn plain(x: &[f32x8], out: &mut [f32x8]) {
 /// The same loop through fmadiv's token, if this CPU has AVX2+FMA.
 #[cfg(fmadiv_x86)]
 fn with_token(simd: fmadiv::simd::Avx2Fma, x: &[f32x8], out: &mut [f32x8]) {
-    simd.vectorize(|| {
+    simd.vectorize(|simd| {
         for (o, &x) in out.iter_mut().zip(x) {
             let (p, q) = numerator_denominator(x);
             *o = simd.div_f32x8(p, q);

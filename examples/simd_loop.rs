@@ -50,7 +50,7 @@ mod x86 {
     /// The user's loop inside `vectorize`, dividing with the token.
     pub fn token_loop(a: &[f32x8], b: &[f32x8], q: &mut [f32x8]) {
         let simd = token();
-        simd.vectorize(|| {
+        simd.vectorize(|simd| {
             for ((q, &x), &y) in q.iter_mut().zip(a).zip(b) {
                 *q = simd.div_f32x8(x, y);
             }
@@ -60,7 +60,7 @@ mod x86 {
     /// The same loop inside `vectorize`, dividing with `_mm256_div_ps` directly.
     pub fn intrinsic_loop(a: &[f32x8], b: &[f32x8], q: &mut [f32x8]) {
         let simd = token();
-        simd.vectorize(|| {
+        simd.vectorize(|_| {
             for ((q, &x), &y) in q.iter_mut().zip(a).zip(b) {
                 let (x, y): (__m256, __m256) = (cast(x), cast(y));
                 // SAFETY: the token proves AVX (the closure runs in an AVX2+FMA function,

@@ -70,7 +70,7 @@ mod token {
             assert_eq!(t.uses_kernel(), kernel);
             let mut q = vec![f32x8::ZERO; va.len()];
             let mut r = vec![f32x8::ZERO; va.len()];
-            t.vectorize(|| {
+            t.vectorize(|t| {
                 for (((q, r), &x), &y) in q.iter_mut().zip(&mut r).zip(&va).zip(&vb) {
                     *q = t.div_f32x8(x, y);
                     *r = t.recip_f32x8(y);
