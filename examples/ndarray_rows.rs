@@ -88,10 +88,20 @@ fn main() {
             ))
         })
         .unwrap_or_else(|| "unknown CPU".into());
-    println!("ndarray_rows: {N}x{N} f32, bits equal to ndarray's / in every case; {cpu}");
-    let show = |what: &str, (m, lo, hi): (f64, f64, f64)| {
-        println!("  {what:<34} {m:.2}x ndarray's own / (range {lo:.2}..{hi:.2}, 21 rounds)");
+    let json = std::env::args().any(|a| a == "--json");
+    let mut rows = Vec::new();
+    let mut show = |what: &str, (m, lo, hi): (f64, f64, f64)| {
+        if json {
+            rows.push(format!(
+                r#"{{"case":"{what}","vs_ndarray":{m:.4},"min":{lo:.4},"max":{hi:.4}}}"#
+            ));
+        } else {
+            println!("  {what:<34} {m:.2}x ndarray's own / (range {lo:.2}..{hi:.2}, 21 rounds)");
+        }
     };
+    if !json {
+        println!("ndarray_rows: {N}x{N} f32, bits equal to ndarray's / in every case; {cpu}");
+    }
     show("a / b", race(|| &a / &b, || fmadiv::ndarray::div(&a, &b)));
     show(
         "a / row (row broadcast)",
@@ -108,4 +118,10 @@ fn main() {
         "transposed a / b",
         race(|| &a.t() / &b, || fmadiv::ndarray::div(&a.t(), &b)),
     );
+    if json {
+        println!(
+            r#"{{"example":"ndarray_rows","n":{N},"rounds":21,"cpu":"{cpu}","rows":[{}]}}"#,
+            rows.join(",")
+        );
+    }
 }

@@ -182,19 +182,42 @@ fn main() {
     } else {
         "default build"
     };
+    let json = std::env::args().any(|a| a == "--json");
+    let rows: Vec<(&str, f64, (f64, f64, f64))> = ways
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| (*name, median(&mut secs[i].clone()) * 1e9, ratios(i, 0)))
+        .collect();
+    let token = (ways.len() > 4).then(|| ratios(3, 4));
+    if json {
+        // One JSON object (hand-written: examples take no serialisation dependency).
+        let rows: Vec<String> = rows
+            .iter()
+            .map(|(name, t, (m, lo, hi))| {
+                format!(
+                    r#"{{"way":"{name}","ns_per_vector":{t:.4},"vs_wide":{m:.4},"min":{lo:.4},"max":{hi:.4}}}"#
+                )
+            })
+            .collect();
+        let token = token.map_or("null".into(), |(m, lo, hi)| {
+            format!(r#"{{"median":{m:.4},"min":{lo:.4},"max":{hi:.4}}}"#)
+        });
+        println!(
+            r#"{{"example":"simd_loop","vectors":{VECTORS},"rounds":{rounds},"build":"{build}","cpu":"{cpu}","rows":[{}],"token_vs_intrinsic":{token}}}"#,
+            rows.join(",")
+        );
+        return;
+    }
     println!("simd_loop: {VECTORS} f32x8 pairs, {rounds} rounds, {build}, {cpu}");
     println!("plan: {}", fmadiv::plan());
     println!(
         "{:<38} {:>10} {:>26}",
         "way", "ns/vector", "vs wide's / (min..max)"
     );
-    for (i, (name, _)) in ways.iter().enumerate() {
-        let (m, lo, hi) = ratios(i, 0);
-        let t = median(&mut secs[i].clone()) * 1e9;
+    for (name, t, (m, lo, hi)) in &rows {
         println!("{name:<38} {t:>10.2} {m:>12.2}x ({lo:.2}..{hi:.2})");
     }
-    if ways.len() > 4 {
-        let (m, lo, hi) = ratios(3, 4);
+    if let Some((m, lo, hi)) = token {
         println!("token loop vs the same loop with _mm256_div_ps: {m:.2}x ({lo:.2}..{hi:.2})");
     }
 }

@@ -1,16 +1,47 @@
 #!/usr/bin/env python3
-"""Turns `fmadiv bench --json` output into BENCHMARKS tables and an SVG plot.
+"""Every table of measured figures in README.md and BENCHMARKS.md, generated from the
+committed JSON under docs/bench/ and docs/verification/.
 
-    target/release/fmadiv bench --json > bench.json
-    python3 scripts/bench_report.py bench.json docs/throughput.svg > tables.md
+    python3 scripts/bench_report.py --write   # regenerate the tables in place (and the SVG)
+    python3 scripts/bench_report.py --check   # exit 1 if a table or a figure disagrees
 
-No dependencies: the SVG is written by hand (Gdiv/s against size, log-log, one line per
-method, one panel per input distribution).
+A generated table sits between two markers naming its generator:
+
+    <!-- generated: floors-summary 0x19 -->
+    ...
+    <!-- end generated -->
+
+`--check` also refuses a measured ratio (a number followed by `×`) written by hand in
+the prose outside those blocks, except inside a block that says where its figures come
+from and why they are not generated:
+
+    <!-- quoted: predictions of llvm-mca, not measurements -->
+    ...
+    <!-- end quoted -->
+
+`tests/docs.rs` runs `--check` with `cargo test`. No dependencies beyond Python 3.
 """
+import difflib
 import json
 import math
+import os
+import re
+import statistics
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+DOCS = ["README.md", "BENCHMARKS.md"]
+FLOOR = 0.97
+
+
+def load(path):
+    with open(os.path.join(ROOT, path)) as f:
+        return json.load(f)
+
+
+def bench(family, kind):
+    return load(f"docs/bench/{family}-{kind}.json")
 
 
 def size_name(n):
@@ -21,31 +52,268 @@ def size_name(n):
     return str(n)
 
 
-def tables(doc):
+def cpu_line(doc, command):
+    b = doc["build"]
+    return (f"CPU: {doc['cpu']}, cpuid family/model/stepping {doc['cpu_signature']}; "
+            f"`{command}`; {b['rustc']}, {b['profile']}, crate {b['version']}.")
+
+
+def significant_low(r):
+    """The 95% interval of the median ratio lies wholly below the floor."""
+    return r["vs_baseline_high"] < FLOOR
+
+
+# --- generators: each returns markdown lines -------------------------------------------
+
+
+def floors_summary(family):
+    doc = bench(family, "floors")
     rows = doc["rows"]
-    out = [f"CPU: {doc['cpu']} (cpuid family/model/stepping {doc.get('cpu_signature', '?')}); "
-           f"backend: {doc['backend']}; build: "
-           f"{doc['build']['target']} [{doc['build']['features']}], {doc['build']['profile']}, "
-           f"{doc['build']['rustc']}", ""]
-    if "plan" in doc:
-        out += [f"Plan: {doc['plan']}", ""]
+    out = [cpu_line(doc, "fmadiv bench --floors --json") + " Each cell is the median of "
+           f"{rows[0]['rounds']} per-round ratios to the plain divider loop doing the same job "
+           "(buffer layouts rotating), with a 95% confidence interval (sign test). Cells: "
+           "sizes 8 to 64K (whole arrays) or row lengths 256 to 4K (per-row entry points) "
+           "× four input kinds.", "",
+           f"| entry point | cells | median ≥ {FLOOR} | interval wholly below {FLOOR} | lowest median (cell) |",
+           "|---|---|---|---|---|"]
+    by = defaultdict(list)
+    for r in rows:
+        by[r["method"]].append(r)
+    for method, cells in by.items():
+        low = min(cells, key=lambda r: r["vs_baseline"])
+        out.append(f"| {method} | {len(cells)} | {sum(r['vs_baseline'] >= FLOOR for r in cells)} | "
+                   f"{sum(significant_low(r) for r in cells)} | {low['vs_baseline']:.2f}× "
+                   f"({low['inputs']}, {size_name(low['size'])}) |")
+    total = len(rows)
+    ok = sum(r["vs_baseline"] >= FLOOR for r in rows)
+    bad = sum(significant_low(r) for r in rows)
+    out += ["", f"In all: {ok} of {total} cells have a median of at least {FLOOR}×; in {bad} the "
+            f"whole 95% interval lies below {FLOOR}×."]
+    return out
+
+
+def floors(family):
+    doc = bench(family, "floors")
+    rows = doc["rows"]
+    out = [cpu_line(doc, "fmadiv bench --floors --json"),
+           "", "Median ratio to the plain divider loop doing the same job; **bold**: the 95% "
+           f"interval lies wholly below {FLOOR}×. Per-row entry points: the size is the whole "
+           "array, divided row by row.", ""]
     inputs = list(dict.fromkeys(r["inputs"] for r in rows))
-    sizes = sorted({r["size"] for r in rows})
     methods = list(dict.fromkeys(r["method"] for r in rows))
     cell = {(r["method"], r["inputs"], r["size"]): r for r in rows}
+    whole = [m for m in methods if "per row" not in m]
+    per_row = [m for m in methods if "per row" in m]
+    for group in (whole, per_row):
+        sizes = sorted({r["size"] for r in rows if r["method"] in group})
+        for inp in inputs:
+            out += [f"#### {inp}", "",
+                    "| entry point | baseline | " + " | ".join(size_name(s) for s in sizes) + " |",
+                    "|---|---|" + "---|" * len(sizes)]
+            for m in group:
+                base = next(r["baseline"] for r in rows if r["method"] == m)
+                cells = []
+                for s in sizes:
+                    r = cell.get((m, inp, s))
+                    if r is None:
+                        cells.append("")
+                    elif significant_low(r):
+                        cells.append(f"**{r['vs_baseline']:.2f}**")
+                    else:
+                        cells.append(f"{r['vs_baseline']:.2f}")
+                out.append(f"| {m} | {base} | " + " | ".join(cells) + " |")
+            out.append("")
+    return out[:-1]
+
+
+def schedules(family):
+    doc = bench(family, "schedules")
+    rows = doc["rows"]
+    out = [cpu_line(doc, "fmadiv bench --schedules --json"), "",
+           "Median ratio of each schedule to the plain `_mm256_div_ps` loop (normal inputs, "
+           "buffer layouts rotating; 95% interval in brackets). 1K: three arrays in L1; "
+           "4K and up: L2; 1M: memory.", ""]
+    sizes = sorted({r["size"] for r in rows})
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    cell = {(r["method"], r["size"]): r for r in rows}
+    out += ["| schedule | " + " | ".join(size_name(s) for s in sizes) + " |",
+            "|---|" + "---|" * len(sizes)]
+    for m in methods:
+        cells = []
+        for s in sizes:
+            r = cell[(m, s)]
+            cells.append(f"{r['vs_baseline']:.2f} [{r['vs_baseline_low']:.2f}, {r['vs_baseline_high']:.2f}]")
+        out.append(f"| {m} | " + " | ".join(cells) + " |")
+    return out
+
+
+def methods(family):
+    doc = bench(family, "methods")
+    rows = doc["rows"]
+    out = [cpu_line(doc, "fmadiv bench --json"), "",
+           "Gdiv/s, and in brackets the ratio to the hardware loop of the same kind.", ""]
+    inputs = list(dict.fromkeys(r["inputs"] for r in rows))
+    sizes = sorted({r["size"] for r in rows})
+    names = list(dict.fromkeys(r["method"] for r in rows))
+    cell = {(r["method"], r["inputs"], r["size"]): r for r in rows}
     for inp in inputs:
-        out.append(f"### {inp}: Gdiv/s (ratio to the hardware loop of the same kind)")
-        out.append("")
-        out.append("| method | " + " | ".join(size_name(s) for s in sizes) + " |")
-        out.append("|---|" + "---|" * len(sizes))
-        for m in methods:
+        out += [f"#### {inp}", "", "| method | " + " | ".join(size_name(s) for s in sizes) + " |",
+                "|---|" + "---|" * len(sizes)]
+        for m in names:
             cells = []
             for s in sizes:
                 r = cell.get((m, inp, s))
-                cells.append("" if r is None else f"{r['gdiv_per_s']:.2f} ({r['vs_hardware']:.2f}x)")
+                cells.append("" if r is None else f"{r['gdiv_per_s']:.2f} ({r['vs_hardware']:.2f}×)")
             out.append(f"| {m} | " + " | ".join(cells) + " |")
         out.append("")
-    return "\n".join(out)
+    return out[:-1]
+
+
+def plan_choice(p):
+    return (f"div {p['div']['small']}/{p['div']['large']}, "
+            f"recip {p['recip']['small']}/{p['recip']['large']}, in-register {p['in_register']}")
+
+
+def plans_summary(family):
+    plans = bench(family, "plans")
+    choices = Counter(plan_choice(p) for p in plans)
+    micros = [p["calibration_us"] for p in plans]
+    checked = [c for p in plans for c in p["checked"]]
+    slower = [c for c in checked if c["vs_divider"] < 1.0]
+    sig = plans[0]["cpu_signature"]
+    common, n = choices.most_common(1)[0]
+    out = [f"{len(plans)} fresh processes of `fmadiv plan --check --json`, each pinned to one CPU "
+           f"(family/model/stepping {sig}): the most frequent choice, `{common}` "
+           f"(small/large size class), in {n} of {len(plans)}"]
+    others = [f"`{c}` in {k}" for c, k in choices.most_common()[1:]]
+    out[-1] += (f"; otherwise {', '.join(others)}." if others else ".")
+    out.append(f"Plan made (calibration and `Divisor` thresholds) in {min(micros) / 1000:.2f}–"
+               f"{max(micros) / 1000:.2f} ms, median {statistics.median(micros) / 1000:.2f} ms.")
+    if checked:
+        medians = ", ".join(f"{c['vs_divider']:.2f}" for c in checked)
+        out.append(f"Choices other than the divider: {len(checked)}, each measured again afterwards "
+                   f"on buffers of its own; slower than the divider there: {len(slower)} of "
+                   f"{len(checked)} (false-choice rate {len(slower) / len(checked):.0%}; "
+                   f"medians {medians}).")
+    else:
+        out.append("No process chose a schedule other than the divider, so no false choice "
+                   "was possible (false-choice rate: 0 of 0).")
+    return [" ".join(out)]
+
+
+def plans(family):
+    plans = bench(family, "plans")
+    out = ["| process | made in (µs) | choice (small/large size class) | other choices checked afterwards |",
+           "|---|---|---|---|"]
+    for i, p in enumerate(plans, 1):
+        checked = "; ".join(f"{c['op']} {c['schedule']} at {c['len']}: {c['vs_divider']:.2f}×"
+                            for c in p["checked"]) or "none"
+        out.append(f"| {i} | {p['calibration_us']} | {plan_choice(p)} | {checked} |")
+    return out
+
+
+def simd(family):
+    out = []
+    for build in ("default", "native"):
+        doc = bench(family, f"simd-{build}")
+        out += [f"`{doc['example']}` ({doc['build']}"
+                + (", `-C target-cpu=native`" if build == "native" else "")
+                + f"; {doc['cpu']}; {doc['vectors']} vectors, {doc['rounds']} rounds):", "",
+                "| way | ns per vector | vs `wide`'s `/` (min..max) |", "|---|---|---|"]
+        for r in doc["rows"]:
+            out.append(f"| {r['way']} | {r['ns_per_vector']:.2f} | {r['vs_wide']:.2f}× "
+                       f"({r['min']:.2f}..{r['max']:.2f}) |")
+        t = doc.get("token_vs_intrinsic")
+        if t:
+            out.append(f"| token loop vs the same loop with `_mm256_div_ps` | | {t['median']:.2f}× "
+                       f"({t['min']:.2f}..{t['max']:.2f}) |")
+        out.append("")
+    doc = bench(family, "ndarray")
+    out += [f"`ndarray_rows` ({doc['n']}×{doc['n']} `f32`, {doc['cpu']}, {doc['rounds']} rounds; "
+            "bits checked against ndarray's `/` first):", "",
+            "| case | `fmadiv::ndarray::div` vs ndarray's `/` (min..max) |", "|---|---|"]
+    for r in doc["rows"]:
+        out.append(f"| {r['case']} | {r['vs_ndarray']:.2f}× ({r['min']:.2f}..{r['max']:.2f}) |")
+    return out
+
+
+def verification(_):
+    def count(n):
+        return f"{n:,}".replace(",", " ")
+
+    def dur(s):
+        return f"{s:.1f} s" if s < 120 else f"{s / 60:.1f} min"
+
+    out = ["| report (docs/verification/) | what | kernel digest | pairs | proven / compared / by the divider | mismatches | wall time, threads (as run) |",
+           "|---|---|---|---|---|---|---|"]
+    reports = [
+        ("conforming-division.json", "division kernel, every `rcpps` table within 1.5·2^-12, all 2^46 mantissa pairs"),
+        ("conforming-reciprocals.json", "reciprocal kernel, every table within 1.5·2^-12, all divisor mantissas"),
+        ("pruned-all.json", "division kernel, this CPU's table, all 2^46 pairs, rows proven by Markstein's theorem skipped"),
+        ("brute-all.json", "division kernel, this CPU's table, all 2^46 pairs compared with `vdivps` (three ranges merged)"),
+        ("reciprocals.json", "reciprocal kernel, this CPU's table, all 2^32 inputs"),
+        ("edges.json", "every exponent pair of the window's edges, specials, boundaries"),
+    ]
+    for name, what in reports:
+        d = load(f"docs/verification/{name}")
+        split = (f"{count(d['pairs_proven'])} / {count(d['pairs_compared'])} / "
+                 f"{count(d.get('pairs_by_divider', 0))}")
+        params = d["parameters"] if isinstance(d["parameters"], dict) else {}
+        table = "any" if params.get("rcp") == "any" else d["machine"]["rcp_fingerprint"]
+        out.append(f"| `{name}` | {what} (table: {table}) | `{d['kernel_digest']}` | "
+                   f"{count(d['pairs_checked'])} | {split} | **{d['mismatches']}** | "
+                   f"{dur(d['wall_seconds'])}, {d['threads']} |")
+    st = load("docs/verification/conforming-division.json")["every_table"]["stats"]
+    y = st["divisors_by_distinct_y"]
+    out += ["", f"Every-table sweep: {count(st['seeds'])} conforming seeds over "
+            f"{count(st['divisors'])} divisor mantissas ({st['seeds_per_divisor_min']}–"
+            f"{st['seeds_per_divisor_max']} per divisor); distinct refined reciprocals `y` per "
+            f"divisor: 1 for {count(y[0])}, 2 for {count(y[1])}, 3 for {count(y[2])}; "
+            f"{count(st['rows'])} (b, y) rows outside the near-all-ones set, {count(st['rows_proven'])} "
+            f"proven by the lemma, {count(st['rows_compared'])} compared pair by pair; largest "
+            f"|1 - b·y| of a kept row {st['max_error_kept_units_2_24']:.4f}·2^-24."]
+    return out
+
+
+def include(path):
+    with open(os.path.join(ROOT, path)) as f:
+        return f.read().rstrip("\n").split("\n")
+
+
+GENERATORS = {
+    "floors-summary": floors_summary,
+    "floors": floors,
+    "schedules": schedules,
+    "methods": methods,
+    "plans-summary": plans_summary,
+    "plans": plans,
+    "simd": simd,
+    "verification": verification,
+    "include": include,
+}
+
+BLOCK = re.compile(r"(<!-- generated: (\S+)(?: (\S+))? -->\n)(.*?)(<!-- end generated -->)", re.S)
+QUOTED = re.compile(r"<!-- quoted: [^>]+ -->\n.*?<!-- end quoted -->", re.S)
+HAND_FIGURE = re.compile(r"\d+\.\d+ ?[×x]\b|\d+\.\d+×")
+
+
+def render(text):
+    def one(m):
+        name, arg = m.group(2), m.group(3)
+        body = "\n".join(GENERATORS[name](arg)) + "\n"
+        return m.group(1) + body + m.group(5)
+    return BLOCK.sub(one, text)
+
+
+def hand_figures(text):
+    """Measured ratios written outside generated and quoted blocks."""
+    stripped = QUOTED.sub("", BLOCK.sub("", text))
+    stripped = re.sub(r"```.*?```", "", stripped, flags=re.S)
+    found = []
+    for no, line in enumerate(stripped.split("\n"), 1):
+        for m in HAND_FIGURE.finditer(line):
+            found.append(f"{m.group(0)!r} in: {line.strip()[:100]}")
+    return found
 
 
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -53,9 +321,10 @@ COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f
 
 
 def svg(doc):
+    """Gdiv/s against size, log-log, one line per method, one panel per input kind."""
     rows = doc["rows"]
     inputs = list(dict.fromkeys(r["inputs"] for r in rows))
-    methods = list(dict.fromkeys(r["method"] for r in rows))
+    names = list(dict.fromkeys(r["method"] for r in rows))
     sizes = sorted({r["size"] for r in rows})
     series = defaultdict(list)
     for r in rows:
@@ -71,12 +340,16 @@ def svg(doc):
              f'font-family="sans-serif" font-size="11">',
              f'<rect width="{width}" height="{height}" fill="white"/>',
              f'<text x="{ml}" y="20" font-size="14">fmadiv throughput (Gdiv/s, log scale) against '
-             f'size, {doc["cpu"]}</text>']
+             f'size, {doc["cpu"]} (family/model/stepping {doc["cpu_signature"]})</text>']
     for k, inp in enumerate(inputs):
         ox = ml + (k % 2) * (pw + gap)
         oy = mt + (k // 2) * (ph + gap + 30)
-        px = lambda s: ox + (math.log2(s) - lx0) / (lx1 - lx0) * pw
-        py = lambda v: oy + ph - (math.log10(max(v, ymin)) - ly0) / (ly1 - ly0) * ph
+
+        def px(s):
+            return ox + (math.log2(s) - lx0) / (lx1 - lx0) * pw
+
+        def py(v):
+            return oy + ph - (math.log10(max(v, ymin)) - ly0) / (ly1 - ly0) * ph
         parts.append(f'<rect x="{ox}" y="{oy}" width="{pw}" height="{ph}" fill="none" stroke="#999"/>')
         parts.append(f'<text x="{ox + 5}" y="{oy + 14}" font-weight="bold">{inp}</text>')
         for s in sizes:
@@ -85,7 +358,7 @@ def svg(doc):
             if ymin <= v <= ymax * 1.1:
                 parts.append(f'<line x1="{ox}" x2="{ox + pw}" y1="{py(v):.1f}" y2="{py(v):.1f}" stroke="#eee"/>')
                 parts.append(f'<text x="{ox - 4}" y="{py(v) + 4:.1f}" text-anchor="end">{v:g}</text>')
-        for i, m in enumerate(methods):
+        for i, m in enumerate(names):
             pts = sorted(series.get((inp, m), []))
             if not pts:
                 continue
@@ -94,20 +367,56 @@ def svg(doc):
             parts.append(f'<polyline points="{path}" fill="none" stroke="{COLORS[i % len(COLORS)]}" '
                          f'stroke-width="1.6"{dash}/>')
     lx = ml + 2 * (pw + gap) + 10
-    for i, m in enumerate(methods):
+    for i, m in enumerate(names):
         y = mt + 14 * i + 10
         parts.append(f'<line x1="{lx}" x2="{lx + 20}" y1="{y}" y2="{y}" stroke="{COLORS[i % len(COLORS)]}" stroke-width="2"/>')
         parts.append(f'<text x="{lx + 25}" y="{y + 4}">{m}</text>')
     parts.append("</svg>")
-    return "\n".join(parts)
+    return "\n".join(parts) + "\n"
 
 
 def main():
-    doc = json.load(open(sys.argv[1]))
-    print(tables(doc))
-    if len(sys.argv) > 2:
-        with open(sys.argv[2], "w") as f:
-            f.write(svg(doc))
+    mode = sys.argv[1] if len(sys.argv) > 1 else "--check"
+    if mode not in ("--write", "--check"):
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    failed = False
+    for name in DOCS:
+        path = os.path.join(ROOT, name)
+        with open(path) as f:
+            text = f.read()
+        new = render(text)
+        if mode == "--write":
+            if new != text:
+                with open(path + ".tmp", "w") as f:
+                    f.write(new)
+                os.replace(path + ".tmp", path)
+                print(f"rewrote the generated tables of {name}")
+        elif new != text:
+            failed = True
+            print(f"{name}: generated tables differ from the JSON they come from "
+                  f"(run scripts/bench_report.py --write):")
+            sys.stdout.writelines(difflib.unified_diff(
+                text.splitlines(True), new.splitlines(True), f"{name} (committed)",
+                f"{name} (from the JSON)", n=1))
+        for figure in hand_figures(new):
+            failed = True
+            print(f"{name}: a ratio written by hand outside a generated or quoted block: {figure}")
+    for path in sorted(os.listdir(os.path.join(ROOT, "docs/bench"))):
+        if path.endswith("-methods.json"):
+            family = path.split("-")[0]
+            svg_path = os.path.join(ROOT, "docs/bench", f"{family}-throughput.svg")
+            image = svg(bench(family, "methods"))
+            if mode == "--write":
+                with open(svg_path, "w") as f:
+                    f.write(image)
+            elif not os.path.exists(svg_path) or open(svg_path).read() != image:
+                failed = True
+                print(f"{svg_path} differs from {path} (run scripts/bench_report.py --write)")
+    if failed:
+        sys.exit(1)
+    if mode == "--check":
+        print("README.md and BENCHMARKS.md agree with docs/bench/ and docs/verification/")
 
 
 if __name__ == "__main__":
