@@ -952,6 +952,16 @@ mod x86 {
         }
     }
 
+    /// The lane-checked loop's longest run of blocks sent to the divider.
+    const MAX_SKIP: usize = 64;
+
+    std::thread_local! {
+        /// The lane-checked loop's back-off, as (blocks left to skip, next skip), kept
+        /// between calls on this thread.
+        static LANES_BACKOFF: core::cell::Cell<(usize, usize)> =
+            const { core::cell::Cell::new((0, 1)) };
+    }
+
     /// # Safety
     /// `a` readable and `out` writable for `len` floats; `out` either does not overlap `a`
     /// or is `a` itself (every vector is loaded before its quotient is stored).
@@ -970,19 +980,20 @@ mod x86 {
         let blocks_end = len - len % (UNROLL * LANES);
         let mut i = 0;
         // Special-rich data (random bit patterns) would pay the sequence, the check and the
-        // divider for every block: after a block with flagged lanes in two or more of its
-        // vectors, the next 1, 2, 4 … MAX_SKIP blocks go straight to the divider; a clean
-        // block resets the back-off. A lone special (sparse data) only sends its own
-        // vector to the divider.
-        const MAX_SKIP: usize = 64;
-        let (mut skip, mut backoff) = (0usize, 1usize);
+        // divider for every block (and microcode assists for subnormal intermediates):
+        // after a block with flagged lanes in two or more of its vectors, the next 1, 2,
+        // 4 … MAX_SKIP blocks go straight to the divider; a clean block resets the
+        // back-off. A lone special (sparse data) only sends its own vector to the divider.
+        // The state is kept between calls on this thread, so a stream of short slices of
+        // such data does not restart at one skipped block per call.
+        let (mut skip, mut backoff) = LANES_BACKOFF.get();
         while i < blocks_end {
             if skip > 0 {
                 let n = skip.min((blocks_end - i) / (UNROLL * LANES));
                 // SAFETY: n whole blocks from i, inside both slices.
                 unsafe { divider_blocks(consts.b, a, out, i, n * UNROLL) };
                 i += n * UNROLL * LANES;
-                skip = 0;
+                skip -= n;
                 continue;
             }
             // SAFETY: i + 4·LANES <= len: inside both slices; unaligned access is allowed.
@@ -1004,6 +1015,7 @@ mod x86 {
             }
             i += UNROLL * LANES;
         }
+        LANES_BACKOFF.set((skip, backoff));
         let full = len - len % LANES;
         while i < full {
             // SAFETY: i + LANES <= len: inside both slices; unaligned access is allowed.

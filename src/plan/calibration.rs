@@ -256,11 +256,22 @@ const PROOF_DIVISORS: usize = 32;
 /// A slice must save this many proofs' time to make the proof: at exactly one the proven
 /// path merely ties with the divider, and a close call should not pay for a proof.
 const DIVISOR_MARGIN: f64 = 1.5;
-/// The proven sequence starts where it is at least this much faster than the divider...
-pub(super) const SEQUENCE_WIN: f64 = 1.03;
+/// The proven sequence starts where it is at least this much faster than the divider (the
+/// schedules' threshold: a median of five rounds that merely ties is noise, and the floors
+/// benchmark measured slices at 0.85x the divider where a 1.05 median had chosen the
+/// sequence)...
+pub(super) const SEQUENCE_WIN: f64 = super::THRESHOLD;
 /// ...and runs up to the first longer length where it is less than this fast (beyond L1
-/// both are bound by the cache's bandwidth and the difference is within noise).
-const SEQUENCE_HOLD: f64 = 0.98;
+/// both are bound by the cache's bandwidth, and a sequence that only ties there is not
+/// worth the risk of losing).
+const SEQUENCE_HOLD: f64 = 1.03;
+/// The lane-checked loop redoes the chunks the flags void only where it measured at least
+/// this much faster than the divider. It is timed on normal dividends, but it runs on
+/// chunks that hold specials: on family 0x19, in processes where it calibrated at
+/// 1.20–1.33x, `Divisor::divide_slice` over 1%-special data measured 0.75–1.21x the
+/// divider with it (the divider redo: 0.96–1.02x), so a modest calibrated gain is not
+/// enough.
+pub(super) const LANES_WIN: f64 = 1.5;
 /// The length at which the lane-checked loop is timed against the divider.
 const LANES_LEN: usize = 2048;
 /// Rounds of each `Divisor` comparison (odd: the median is one of them).

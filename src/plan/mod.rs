@@ -132,7 +132,7 @@ pub(crate) struct DivisorBreakEven {
     /// measuring.
     pub(crate) in_place_ratio: Option<f64>,
     /// The divider's time over the lane-checked loop's on normal dividends, where
-    /// measured: above `SEQUENCE_WIN` the lane-checked loop redoes the chunks the flags
+    /// measured: above `LANES_WIN` the lane-checked loop redoes the chunks the flags
     /// void, otherwise the divider does.
     pub(crate) lanes_ratio: Option<f64>,
 }
@@ -290,7 +290,7 @@ impl Plan {
     #[inline]
     pub(crate) fn divisor_check(&self) -> crate::divisor::Check {
         match self.divisor.lanes_ratio {
-            Some(r) if r >= calibration::SEQUENCE_WIN => crate::divisor::Check::FlagsThenLanes,
+            Some(r) if r >= calibration::LANES_WIN => crate::divisor::Check::FlagsThenLanes,
             _ => crate::divisor::Check::Flags,
         }
     }
@@ -443,7 +443,7 @@ impl fmt::Display for Plan {
                 write!(f, ", in place vs the divider {r:.2} (copy included)")?;
             }
             if let Some(r) = self.divisor.lanes_ratio {
-                let by = if r >= calibration::SEQUENCE_WIN {
+                let by = if r >= calibration::LANES_WIN {
                     "the lane-checked loop"
                 } else {
                     "the divider"
