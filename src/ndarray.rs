@@ -56,15 +56,56 @@ where
     E: Dimension,
 {
     let b = broadcast(b, a.raw_dim())?;
-    // Zeroed memory comes from the allocator already zeroed (no pass over it), and
     // Fortran-ordered inputs get a Fortran-ordered output so the flat path applies.
     let fortran = a.ndim() > 1 && !a.is_standard_layout() && a.t().is_standard_layout();
     let shape = a.raw_dim();
-    let mut out = if fortran {
-        Array::zeros(shape.f())
+    let shape = if fortran {
+        shape.f()
     } else {
-        Array::zeros(shape)
+        shape.into_shape_with_order()
     };
+    // Both operands contiguous in the output's memory order: one flat division into fresh,
+    // uninitialised memory (zeroing it first would be a whole extra pass over the output).
+    let mut fresh = Array::<f32, D>::uninit(shape.clone());
+    if a.strides() == fresh.strides()
+        && b.strides() == fresh.strides()
+        && let (Some(x), Some(y)) = (a.as_slice_memory_order(), b.as_slice_memory_order())
+        && let Some(o) = fresh.as_slice_memory_order_mut()
+    {
+        // SAFETY: x and y are readable and o writable for o.len() == x.len() == y.len()
+        // elements (one shape, one memory order), and o, freshly allocated, overlaps
+        // neither; `div_disjoint` only writes `o`.
+        unsafe {
+            crate::slices::div_disjoint(x.as_ptr(), y.as_ptr(), o.as_mut_ptr().cast(), o.len())
+        };
+        // SAFETY: every element was written just above.
+        return Ok(unsafe { fresh.assume_init() });
+    }
+    // Every lane along the output's most contiguous axis contiguous in all three (a row
+    // broadcast along the other axes, say): lane by lane, still into fresh memory.
+    if fresh.ndim() > 0 {
+        let axis = lane_axis(fresh.strides(), fresh.shape());
+        let unit = |strides: &[isize]| strides[axis.index()] == 1 || fresh.len_of(axis) <= 1;
+        if unit(a.strides()) && unit(b.strides()) && unit(fresh.strides()) {
+            Zip::from(fresh.lanes_mut(axis))
+                .and(a.lanes(axis))
+                .and(b.lanes(axis))
+                .for_each(|mut o, x, y| {
+                    let (x, y) = (x.as_ptr(), y.as_ptr());
+                    // SAFETY: the three lanes have one length and unit stride, so x and y
+                    // are readable and o writable for o.len() elements; o, freshly
+                    // allocated, overlaps neither, and `div_disjoint` only writes it.
+                    unsafe { crate::slices::div_disjoint(x, y, o.as_mut_ptr().cast(), o.len()) };
+                });
+            // SAFETY: the lanes along `axis` cover every element, each written above.
+            return Ok(unsafe { fresh.assume_init() });
+        }
+    }
+    // Other layouts: zeroed memory (from the allocator, usually without a pass over it),
+    // then lane by lane. The unused fresh array goes first: two live output-sized
+    // allocations would keep the allocator from reusing either.
+    drop(fresh);
+    let mut out = Array::zeros(shape);
     divide(a.view(), b, out.view_mut());
     Ok(out)
 }

@@ -31,10 +31,10 @@ use wide::f32x8;
 /// In a default build this is `wide`'s `/` (two `divps` on x86-64); with AVX2 and FMA
 /// enabled at compile time it inlines and runs the plan's in-register choice (see the
 /// module docs). That choice is read from the plan at every call — a load and a branch
-/// per vector that the compiler cannot hoist out of your loop — and in a loop over 512
-/// vectors it measured 0.64–0.72× `wide`'s `/` (`-C target-cpu=native`, family 0x19;
-/// `examples/simd_loop.rs`). For loops, take an [`Avx2Fma`] token once and divide inside
-/// [`Avx2Fma::vectorize`]: the choice is then made once per loop (1.00× there).
+/// per vector that the compiler cannot hoist out of your loop, which makes it slower than
+/// `wide`'s `/` there (`examples/simd_loop.rs`; figures in BENCHMARKS.md). For loops,
+/// take an [`Avx2Fma`] token once and divide inside [`Avx2Fma::vectorize`]: the choice is
+/// then made once per loop, and the loop is as fast as one written with `_mm256_div_ps`.
 ///
 /// ```
 /// use wide::f32x8;
@@ -222,7 +222,8 @@ mod x86 {
         /// Divide with the token the closure receives (`|simd| … simd.div_f32x8(x, y)`),
         /// not with one captured from outside: a captured token is read through a
         /// reference, and the compiler may then test its in-register choice at every
-        /// division instead of once per loop (measured: 0.8× the `_mm256_div_ps` loop).
+        /// division instead of once per loop, and the loop runs slower than one written
+        /// with `_mm256_div_ps`.
         #[inline(always)]
         pub fn vectorize<R>(self, f: impl FnOnce(Avx2Fma) -> R) -> R {
             #[inline]

@@ -74,27 +74,29 @@ pub fn div(a: &[f32], b: &[f32], out: &mut [f32]) {
 #[inline]
 pub fn try_div(a: &[f32], b: &[f32], out: &mut [f32]) -> Result<(), Error> {
     check_lengths(a.len(), b.len(), out.len())?;
-    #[cfg(fmadiv_x86)]
-    if out.len() < crate::arch::x86_64::short::SHORT {
-        // SAFETY: a and b are readable and out writable for out.len() elements, and out (a
-        // unique borrow) cannot overlap them.
-        unsafe {
-            crate::arch::x86_64::short::div_raw(
-                Some(a.as_ptr()),
-                b.as_ptr(),
-                out.as_mut_ptr(),
-                out.len(),
-            )
-        };
-        return Ok(());
-    }
     // SAFETY: a and b are readable and out writable for out.len() elements, and out (a
-    // unique borrow) cannot overlap a or b, as the disjoint loop requires; the plan chooses
-    // a kernel schedule only where AVX2+FMA are in use.
-    unsafe {
-        plan().div_run_disjoint(out.len())(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len())
-    };
+    // unique borrow) cannot overlap them.
+    unsafe { div_disjoint(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
     Ok(())
+}
+
+/// `out[i] = a[i] / b[i]` for `len` elements through the plan, writing `out` without
+/// reading it (so it may be uninitialised memory: `fmadiv::ndarray` divides into a fresh
+/// array that way, with no pass to zero it first).
+///
+/// # Safety
+/// `a` and `b` readable and `out` writable for `len` floats; `out` overlaps neither.
+#[inline]
+pub(crate) unsafe fn div_disjoint(a: *const f32, b: *const f32, out: *mut f32, len: usize) {
+    #[cfg(fmadiv_x86)]
+    if len < crate::arch::x86_64::short::SHORT {
+        // SAFETY: the caller's guarantees.
+        unsafe { crate::arch::x86_64::short::div_raw(Some(a), b, out, len) };
+        return;
+    }
+    // SAFETY: the caller's guarantees, as the disjoint loop requires; the plan chooses a
+    // kernel schedule only where AVX2+FMA are in use.
+    unsafe { plan().div_run_disjoint(len)(a, b, out, len) };
 }
 
 /// `a[i] = a[i] / b[i]`, bit-identical to `/` on x86.
