@@ -144,6 +144,19 @@ def schedules(family):
             r = cell[(m, s)]
             cells.append(f"{r['vs_baseline']:.2f} [{r['vs_baseline_low']:.2f}, {r['vs_baseline_high']:.2f}]")
         out.append(f"| {m} | " + " | ".join(cells) + " |")
+    # Does the best schedule differ between operands in L1 (1K) and beyond (16K)?
+    out.append("")
+    for op, prefix in (("div", "schedule "), ("recip", "recip schedule ")):
+        names = [m for m in methods if m.startswith(prefix)]
+        best = {n: max(names, key=lambda m: cell[(m, n)]["vs_baseline"]) for n in (1024, 16384)}
+        small, large = best[1024], best[16384]
+        r = lambda m, n: cell[(m, n)]["vs_baseline"]
+        gain = max(r(small, 1024) / r(large, 1024), r(large, 16384) / r(small, 16384))
+        verdict = ("the same" if small == large else
+                   f"different, by {gain:.2f}× at one of the two sizes" if gain >= 1.10 else
+                   f"different, but within {gain:.2f}× (under 10%) at both sizes")
+        out.append(f"- `{op}`: best at 1K (L1) `{small[len(prefix):]}` ({r(small, 1024):.2f}×), "
+                   f"at 16K (L2) `{large[len(prefix):]}` ({r(large, 16384):.2f}×): {verdict}.")
     return out
 
 
@@ -275,6 +288,31 @@ def verification(_):
     return out
 
 
+def mca_error(family):
+    """llvm-mca's prediction for this family's model against the schedules measured here."""
+    model = {"0x19": "znver3", "0x1a": "znver5"}[family]
+    doc = bench(family, "schedules")
+    measured = {(r["method"], r["size"]): r["vs_baseline"] for r in doc["rows"]}
+    lines = include("docs/bench/mca-llvm14.md")
+    header = next(l for l in lines if l.startswith("| CPU model"))
+    names = [c.strip() for c in header.strip("|").split("|")][1:-1]
+    rows = [l for l in lines if l.startswith(f"| {model} |")]
+    out = [f"Prediction error on the one CPU measured ({model}, family {family}; measured: "
+           "`fmadiv bench --schedules`, the table above, at 1K (L1) and 4K (L2)):", "",
+           "| op | schedule | predicted | measured 1K | measured 4K | predicted / measured 4K |",
+           "|---|---|---|---|---|---|"]
+    for op, row in zip(("div", "recip"), rows):
+        cells = [c.strip() for c in row.strip("|").split("|")][1:-1]
+        for name, cell in zip(names, cells):
+            if name == "divider":
+                continue
+            predicted = float(cell.split("(")[1].rstrip("x)"))
+            key = f"schedule {name}" if op == "div" else f"recip schedule {name}"
+            m1, m4 = measured[(key, 1024)], measured[(key, 4096)]
+            out.append(f"| {op} | {name} | {predicted:.2f}× | {m1:.2f}× | {m4:.2f}× | {predicted / m4:.2f} |")
+    return out
+
+
 def include(path):
     with open(os.path.join(ROOT, path)) as f:
         return f.read().rstrip("\n").split("\n")
@@ -290,6 +328,7 @@ GENERATORS = {
     "simd": simd,
     "verification": verification,
     "include": include,
+    "mca-error": mca_error,
 }
 
 BLOCK = re.compile(r"(<!-- generated: (\S+)(?: (\S+))? -->\n)(.*?)(<!-- end generated -->)", re.S)

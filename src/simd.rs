@@ -2,13 +2,13 @@
 //!
 //! Two ways in:
 //!
-//! - [`div_f32x8`] and [`recip_f32x8`]: drop-in functions for `wide::f32x8` code. In a
-//!   default build (no AVX at compile time) they are `wide`'s own `/` — `divps` on x86,
-//!   whose bits are the hardware divider's — because a call into a runtime-dispatched
-//!   kernel cannot beat an inline divide. Built with AVX2 and FMA enabled
-//!   (`-C target-cpu=native`), they inline and follow the plan's in-register choice:
-//!   the FMA kernel where it measured faster than the divider on this CPU (and the CPU's
-//!   `rcpps` is within its documented bound), `vdivps` otherwise.
+//! - [`div_f32x8`] and [`recip_f32x8`]: drop-in functions for `wide::f32x8` code. They
+//!   are `wide`'s own `/` — `divps`/`vdivps` on x86, whose bits are the hardware
+//!   divider's — in every build: a function called once per vector inside someone else's
+//!   loop cannot consult the plan without a load and a branch per vector that the
+//!   compiler cannot hoist, and that cost more than the kernel could gain (measured
+//!   slower than `/` in a `-C target-cpu=native` build). Where the plan measured the
+//!   kernel faster for one vector at a time, the token below runs it.
 //! - [`Avx2Fma`] (x86-64): a token obtained once that proves AVX2 and FMA, with methods
 //!   for `core::arch`'s `__m256`, `safe_arch::m256` and `wide::f32x8`, and
 //!   [`Avx2Fma::vectorize`], which runs the caller's closure inside a function compiled
@@ -28,13 +28,11 @@ use wide::f32x8;
 
 /// Eight quotients `a / b`, bit-identical to `/` lane by lane (x86's NaN bits everywhere).
 ///
-/// In a default build this is `wide`'s `/` (two `divps` on x86-64); with AVX2 and FMA
-/// enabled at compile time it inlines and runs the plan's in-register choice (see the
-/// module docs). That choice is read from the plan at every call — a load and a branch
-/// per vector that the compiler cannot hoist out of your loop, which makes it slower than
-/// `wide`'s `/` there (`examples/simd_loop.rs`; figures in BENCHMARKS.md). For loops,
-/// take an [`Avx2Fma`] token once and divide inside [`Avx2Fma::vectorize`]: the choice is
-/// then made once per loop, and the loop is as fast as one written with `_mm256_div_ps`.
+/// This is `wide`'s `/` in every build (two `divps` on x86-64, or one `vdivps` where AVX is
+/// enabled at compile time), with x86's NaN bits on every architecture. For the plan's
+/// in-register choice (the FMA kernel where it measured faster than the divider on this
+/// CPU), divide inside [`Avx2Fma::vectorize`] with an [`Avx2Fma`] token: the choice is
+/// then made once per loop, not once per vector.
 ///
 /// ```
 /// use wide::f32x8;
@@ -47,16 +45,7 @@ use wide::f32x8;
 /// ```
 #[inline]
 pub fn div_f32x8(a: f32x8, b: f32x8) -> f32x8 {
-    #[cfg(all(fmadiv_x86, fmadiv_static_avx2_fma))]
-    {
-        // SAFETY: AVX2 and FMA are enabled for the whole build.
-        let simd = x86::Avx2Fma::following_plan(unsafe { avx2_fma_unchecked() });
-        simd.div_f32x8(a, b)
-    }
-    #[cfg(not(all(fmadiv_x86, fmadiv_static_avx2_fma)))]
-    {
-        with_x86_nan_bits(a / b, a, b)
-    }
+    with_x86_nan_bits(a / b, a, b)
 }
 
 /// Eight reciprocals `1 / b`, bit-identical to `1.0 / b` lane by lane (see [`div_f32x8`]).
@@ -68,34 +57,13 @@ pub fn div_f32x8(a: f32x8, b: f32x8) -> f32x8 {
 /// ```
 #[inline]
 pub fn recip_f32x8(b: f32x8) -> f32x8 {
-    #[cfg(all(fmadiv_x86, fmadiv_static_avx2_fma))]
-    {
-        // SAFETY: AVX2 and FMA are enabled for the whole build.
-        let simd = x86::Avx2Fma::following_plan(unsafe { avx2_fma_unchecked() });
-        simd.recip_f32x8(b)
-    }
-    #[cfg(not(all(fmadiv_x86, fmadiv_static_avx2_fma)))]
-    {
-        let one = f32x8::splat(1.0);
-        with_x86_nan_bits(one / b, one, b)
-    }
-}
-
-/// The kernel's proof in a build with AVX2 and FMA enabled.
-///
-/// # Safety
-/// The build must enable AVX2 and FMA (then every CPU it runs on has them).
-#[cfg(all(fmadiv_x86, fmadiv_static_avx2_fma))]
-#[inline(always)]
-unsafe fn avx2_fma_unchecked() -> crate::arch::x86_64::avx2::Avx2Fma {
-    // SAFETY: the caller's guarantee.
-    unsafe { crate::arch::x86_64::avx2::Avx2Fma::new_unchecked() }
+    let one = f32x8::splat(1.0);
+    with_x86_nan_bits(one / b, one, b)
 }
 
 /// `q = a / b` from `wide`, with x86's NaN bits: on x86 `divps` gives them already; elsewhere
 /// the NaN lanes (rare) are redone by the portable path.
 #[inline]
-#[cfg_attr(all(fmadiv_x86, fmadiv_static_avx2_fma), allow(dead_code))]
 fn with_x86_nan_bits(q: f32x8, a: f32x8, b: f32x8) -> f32x8 {
     if cfg!(fmadiv_x86) {
         return q;

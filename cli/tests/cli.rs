@@ -488,7 +488,7 @@ fn the_readme_cluster_example_runs() {
         .is_ok_and(|o| o.status.success());
     if has_parallel {
         let readme =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
         let block = readme
             .split("<!-- cluster-example:begin -->")
             .nth(1)
