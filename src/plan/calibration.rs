@@ -265,13 +265,6 @@ pub(super) const SEQUENCE_WIN: f64 = super::THRESHOLD;
 /// both are bound by the cache's bandwidth, and a sequence that only ties there is not
 /// worth the risk of losing).
 const SEQUENCE_HOLD: f64 = 1.03;
-/// The lane-checked loop redoes the chunks the flags void only where it measured at least
-/// this much faster than the divider. It is timed on normal dividends, but it runs on
-/// chunks that hold specials: on family 0x19, in processes where it calibrated at
-/// 1.20–1.33x, `Divisor::divide_slice` over 1%-special data measured 0.75–1.21x the
-/// divider with it (the divider redo: 0.96–1.02x), so a modest calibrated gain is not
-/// enough.
-pub(super) const LANES_WIN: f64 = 1.5;
 /// The length at which the lane-checked loop is timed against the divider.
 const LANES_LEN: usize = 2048;
 /// Rounds of each `Divisor` comparison (odd: the median is one of them).

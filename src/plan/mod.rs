@@ -40,6 +40,14 @@ pub const SCHEDULE_ENV: &str = "FMADIV_SCHEDULE";
 /// median ratio of the confirmation rounds).
 pub const THRESHOLD: f64 = 1.10;
 
+/// The lane-checked loop redoes the chunks the flags void only where it measured at least
+/// this much faster than the divider. It is timed on normal dividends, but it runs on
+/// chunks that hold specials: on family 0x19, in processes where it calibrated at
+/// 1.20–1.33x, `Divisor::divide_slice` over 1%-special data measured 0.75–1.21x the
+/// divider with it (the divider redo: 0.96–1.02x), so a modest calibrated gain is not
+/// enough.
+const LANES_WIN: f64 = 1.5;
+
 /// The two operations a plan chooses for.
 #[cfg_attr(not(fmadiv_x86), allow(dead_code))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -290,7 +298,7 @@ impl Plan {
     #[inline]
     pub(crate) fn divisor_check(&self) -> crate::divisor::Check {
         match self.divisor.lanes_ratio {
-            Some(r) if r >= calibration::LANES_WIN => crate::divisor::Check::FlagsThenLanes,
+            Some(r) if r >= LANES_WIN => crate::divisor::Check::FlagsThenLanes,
             _ => crate::divisor::Check::Flags,
         }
     }
@@ -443,7 +451,7 @@ impl fmt::Display for Plan {
                 write!(f, ", in place vs the divider {r:.2} (copy included)")?;
             }
             if let Some(r) = self.divisor.lanes_ratio {
-                let by = if r >= calibration::LANES_WIN {
+                let by = if r >= LANES_WIN {
                     "the lane-checked loop"
                 } else {
                     "the divider"
