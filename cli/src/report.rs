@@ -276,6 +276,44 @@ impl Report {
 
     /// Sets the rates from the pairs checked in this process and its run time (a resumed
     /// run's wall time includes earlier runs, its rate only this one).
+    /// The report of a resumable sweep (`verify::runner`): its tally and times, and the
+    /// rate of this process alone (pairs it covered over its run time; the pairs of a
+    /// resumed checkpoint excluded).
+    #[allow(clippy::too_many_arguments)]
+    pub fn of_run(
+        mode: &str,
+        kernel: &str,
+        kernel_digest: &str,
+        sweep_mode: Option<fmadiv::sweep::Mode>,
+        range: MantissaRange,
+        shard: Option<(u32, u32)>,
+        parameters: serde_json::Value,
+        pairs_expected: u64,
+        outcome: &crate::verify::runner::Outcome,
+        machine: Machine,
+    ) -> Report {
+        Report::new(
+            mode,
+            kernel,
+            kernel_digest,
+            sweep_mode,
+            Some(range),
+            shard.map(|(index, count)| Shard { index, count }),
+            parameters,
+            pairs_expected,
+            &outcome.tally,
+            machine,
+            outcome.threads,
+            outcome.elapsed_seconds,
+            0,
+        )
+        .with_rate(
+            outcome.tally.covered() - outcome.covered_before,
+            outcome.run_seconds,
+            outcome.threads,
+        )
+    }
+
     pub fn with_rate(mut self, pairs: u64, seconds: f64, threads: usize) -> Report {
         self.pairs_per_second = pairs as f64 / seconds.max(1e-9);
         self.pairs_per_second_per_thread = self.pairs_per_second / threads.max(1) as f64;

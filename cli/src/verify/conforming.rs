@@ -16,7 +16,7 @@ use super::checkpoint::RunKey;
 use super::runner::{self, Units};
 use super::{CommonArgs, MantissaArgs, ReciprocalArgs, finish, pool};
 use crate::files;
-use crate::report::{EveryTable, Machine, MantissaRange, Report, SeedStatsJson, Shard};
+use crate::report::{EveryTable, Machine, MantissaRange, Report, SeedStatsJson};
 
 /// Divisor mantissas per task when the rows and statistics are computed up front.
 const DIVISOR_SLICE: u32 = 1 << 15;
@@ -128,27 +128,17 @@ pub fn division(args: &MantissaArgs, lo: u32, hi: u32) -> Result<ExitCode, Strin
         run: &run_unit,
     };
     let outcome = runner::run(&units, &args.resume.options(&args.common))?;
-    let report = Report::new(
+    let report = Report::of_run(
         "mantissa",
         kernel.name(),
         &crate::report::digest_of(kernel),
         Some(mode),
-        Some(MantissaRange { from: lo, to: hi }),
-        args.resume
-            .shard
-            .map(|(index, count)| Shard { index, count }),
+        MantissaRange { from: lo, to: hi },
+        args.resume.shard,
         serde_json::json!({ "from": args.from, "to": args.to, "rcp": "any" }),
         units.expected,
-        &outcome.tally,
+        &outcome,
         machine,
-        outcome.threads,
-        outcome.elapsed_seconds,
-        0,
-    )
-    .with_rate(
-        outcome.tally.covered() - outcome.covered_before,
-        outcome.run_seconds,
-        outcome.threads,
     )
     .with_every_table(EveryTable {
         seed_bound: bound.to_string(),
@@ -216,25 +206,17 @@ pub fn reciprocals(args: &ReciprocalArgs) -> Result<ExitCode, String> {
         run: &run_unit,
     };
     let outcome = runner::run(&units, &args.resume.options(&args.common))?;
-    let report = Report::new(
+    let report = Report::of_run(
         "reciprocals",
         kernel.name(),
         &fmadiv::digest::reciprocal_digest(kernel).unwrap_or_else(|| "none".into()),
         Some(Mode::BruteForce),
-        Some(MantissaRange { from: lo, to: hi }),
-        args.resume.shard.map(|(index, count)| Shard { index, count }),
+        MantissaRange { from: lo, to: hi },
+        args.resume.shard,
         serde_json::json!({ "from": args.from, "to": args.to, "rcp": "any", "dividend": "0x3f800000" }),
         units.expected,
-        &outcome.tally,
+        &outcome,
         machine,
-        outcome.threads,
-        outcome.elapsed_seconds,
-        0,
-    )
-    .with_rate(
-        outcome.tally.covered() - outcome.covered_before,
-        outcome.run_seconds,
-        outcome.threads,
     )
     .with_every_table(EveryTable {
         seed_bound: bound.to_string(),

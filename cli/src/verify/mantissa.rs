@@ -8,7 +8,7 @@ use super::checkpoint::RunKey;
 use super::runner::{self, Units};
 use super::{MantissaArgs, RcpArg, finish};
 use crate::files;
-use crate::report::{Machine, MantissaRange, Report, Shard};
+use crate::report::{Machine, MantissaRange, Report};
 
 /// Divisor tiles per dividend tile.
 const DIVISOR_TILES: u32 = MANTISSAS / DIVISOR_TILE;
@@ -77,27 +77,17 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
         run: &run_unit,
     };
     let outcome = runner::run(&units, &args.resume.options(&args.common))?;
-    let report = Report::new(
+    let report = Report::of_run(
         "mantissa",
         kernel.name(),
         &digest,
         Some(mode),
-        Some(MantissaRange { from: lo, to: hi }),
-        args.resume
-            .shard
-            .map(|(index, count)| Shard { index, count }),
+        MantissaRange { from: lo, to: hi },
+        args.resume.shard,
         serde_json::json!({ "from": args.from, "to": args.to }),
         units.expected,
-        &outcome.tally,
+        &outcome,
         machine,
-        outcome.threads,
-        outcome.elapsed_seconds,
-        0,
-    )
-    .with_rate(
-        outcome.tally.covered() - outcome.covered_before,
-        outcome.run_seconds,
-        outcome.threads,
     );
     finish(&report, args.common.report.as_ref())
 }
