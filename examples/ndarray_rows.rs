@@ -6,6 +6,8 @@
 //! cargo run --release --example ndarray_rows --features ndarray
 //! ```
 
+mod common;
+
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -72,22 +74,7 @@ fn main() {
         &(&a.t() / &b),
     );
 
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            let get = |key: &str| {
-                s.lines()
-                    .find(|l| l.starts_with(key))
-                    .and_then(|l| l.split(':').nth(1))
-                    .map(|v| v.trim().to_string())
-            };
-            Some(format!(
-                "cpu family {} model {}",
-                get("cpu family")?,
-                get("model\t")?
-            ))
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
+    let cpu = common::cpu();
     let json = std::env::args().any(|a| a == "--json");
     let mut rows = Vec::new();
     let mut show = |what: &str, (m, lo, hi): (f64, f64, f64)| {

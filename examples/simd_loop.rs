@@ -9,6 +9,8 @@
 //! Prints each way's median time per vector and its ratio to `wide`'s own `/` (and, for
 //! the token loop, to the same loop with `_mm256_div_ps`). `--rounds N` sets the rounds.
 
+mod common;
+
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -161,22 +163,7 @@ fn main() {
         sorted.sort_by(f64::total_cmp);
         (median(&mut r), sorted[0], sorted[sorted.len() - 1])
     };
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            let get = |key: &str| {
-                s.lines()
-                    .find(|l| l.starts_with(key))
-                    .and_then(|l| l.split(':').nth(1))
-                    .map(|v| v.trim().to_string())
-            };
-            Some(format!(
-                "cpu family {} model {}",
-                get("cpu family")?,
-                get("model\t")?
-            ))
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
+    let cpu = common::cpu();
     let build = if cfg!(target_feature = "avx2") {
         "AVX2 at compile time"
     } else {
