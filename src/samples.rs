@@ -123,3 +123,47 @@ pub fn restore(dst: &mut [f32], src: &[f32]) {
     #[cfg(not(fmadiv_x86))]
     dst.copy_from_slice(src);
 }
+
+/// Floats per 64-byte cache line.
+const CACHE_LINE_FLOATS: usize = 16;
+/// Gaps between the arrays, in floats: cache-line aligned, and different modulo 4 KiB (1024
+/// floats), so that the loads and stores of the three arrays meet at different offsets of
+/// their pages from layout to layout (4K aliasing changes these loops' speed by 10–30%).
+const LAYOUT_GAPS: [(usize, usize); 4] = [(16, 16), (272, 528), (528, 784), (784, 272)];
+
+/// One buffer holding three arrays of `len` floats (dividends, divisors, output) at
+/// several relative layouts, for measurements that layout must not decide: the plan's
+/// calibration and the floors benchmark rotate `k` from round to round.
+pub struct Layouts {
+    buffer: Vec<f32>,
+    len: usize,
+    /// Offset of the first cache line in `buffer`.
+    skip: usize,
+}
+
+impl Layouts {
+    /// Room for every layout of three arrays of `len`, filled with `fill` (every layout's
+    /// arrays overlap the others' regions, so whatever fills the buffer is every array's
+    /// content until written).
+    pub fn new(len: usize, mut fill: impl FnMut() -> f32) -> Layouts {
+        let widest = LAYOUT_GAPS.iter().map(|(g, h)| g + h).max().unwrap_or(0);
+        let buffer: Vec<f32> = (0..3 * len + widest + CACHE_LINE_FLOATS)
+            .map(|_| fill())
+            .collect();
+        let skip = buffer
+            .as_ptr()
+            .align_offset(CACHE_LINE_FLOATS * 4)
+            .min(CACHE_LINE_FLOATS);
+        Layouts { buffer, len, skip }
+    }
+
+    /// The three arrays of layout `k` (any `k`: the layouts repeat).
+    pub fn arrays(&mut self, k: usize) -> (&mut [f32], &mut [f32], &mut [f32]) {
+        let (gap_b, gap_out) = LAYOUT_GAPS[k % LAYOUT_GAPS.len()];
+        let len = self.len;
+        let rest = &mut self.buffer[self.skip..];
+        let (a, rest) = rest.split_at_mut(len + gap_b);
+        let (b, rest) = rest.split_at_mut(len + gap_out);
+        (&mut a[..len], &mut b[..len], &mut rest[..len])
+    }
+}

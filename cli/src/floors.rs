@@ -87,39 +87,24 @@ impl Plan {
     }
 }
 
-/// Floats between the arrays of the layouts (cache-line aligned, different modulo 4 KiB),
-/// as in the plan's calibration.
-const LAYOUT_GAPS: [(usize, usize); 4] = [(16, 16), (272, 528), (528, 784), (784, 272)];
-const CACHE_LINE_FLOATS: usize = 16;
-
 /// The floor every entry point must keep against the divider loop doing the same job.
 pub const FLOOR: f64 = 0.97;
 
-/// One buffer holding dividends, divisors and output at several layouts.
-struct Arena {
-    buffer: Vec<f32>,
-    len: usize,
-    skip: usize,
-}
+/// Dividends, divisors and output at the plan's rotating layouts
+/// ([`fmadiv::samples::Layouts`]).
+struct Arena(fmadiv::samples::Layouts);
 
 impl Arena {
     fn new(len: usize) -> Arena {
-        let widest = LAYOUT_GAPS.iter().map(|(g, h)| g + h).max().unwrap_or(0);
-        let buffer = vec![0.0f32; 3 * len + widest + CACHE_LINE_FLOATS];
-        let skip = buffer.as_ptr().align_offset(64).min(CACHE_LINE_FLOATS);
-        Arena { buffer, len, skip }
+        Arena(fmadiv::samples::Layouts::new(len, || 0.0))
     }
 
     /// The arrays of layout `k`, filled with `a` and `b`.
     fn arrays(&mut self, k: usize, a: &[f32], b: &[f32]) -> (&[f32], &[f32], &mut [f32]) {
-        let (gap_b, gap_out) = LAYOUT_GAPS[k % LAYOUT_GAPS.len()];
-        let len = self.len;
-        let rest = &mut self.buffer[self.skip..];
-        let (x, rest) = rest.split_at_mut(len + gap_b);
-        let (y, rest) = rest.split_at_mut(len + gap_out);
-        x[..len].copy_from_slice(a);
-        y[..len].copy_from_slice(b);
-        (&x[..len], &y[..len], &mut rest[..len])
+        let (x, y, out) = self.0.arrays(k);
+        x.copy_from_slice(a);
+        y.copy_from_slice(b);
+        (x, y, out)
     }
 }
 

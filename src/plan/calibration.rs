@@ -27,12 +27,6 @@ const CLOSE_CALL: f64 = 0.03;
 const CONFIDENCE_Z: f64 = 2.326;
 /// Target time of one timed sample: many calls at small sizes, few at large ones.
 const SAMPLE_NANOS: f64 = 1_500.0;
-/// Floats per 64-byte cache line.
-const CACHE_LINE_FLOATS: usize = 16;
-/// Gaps between the arrays, in floats: cache-line aligned, and different modulo 4 KiB (1024
-/// floats), so that the loads and stores of the three arrays meet at different offsets of
-/// their pages from round to round (4K aliasing changes these loops' speed by 10–30%).
-const LAYOUT_GAPS: [(usize, usize); 4] = [(16, 16), (272, 528), (528, 784), (784, 272)];
 
 /// Times the candidates and picks a schedule per operation and class.
 pub(super) fn calibrate() -> Plan {
@@ -77,41 +71,23 @@ pub(super) fn calibrate() -> Plan {
     }
 }
 
-/// One buffer holding the three arrays of a calibration at several layouts.
-struct Arena {
-    buffer: Vec<f32>,
-    len: usize,
-    /// Offset of the first cache line in `buffer`.
-    skip: usize,
-}
+/// The three arrays of a calibration at several layouts ([`crate::samples::Layouts`]),
+/// normal values throughout.
+struct Arena(crate::samples::Layouts);
 
 impl Arena {
     fn new(len: usize) -> Arena {
-        let widest = LAYOUT_GAPS.iter().map(|(g, h)| g + h).max().unwrap_or(0);
-        let buffer = vec![1.0f32; 3 * len + widest + CACHE_LINE_FLOATS];
-        let skip = buffer
-            .as_ptr()
-            .align_offset(CACHE_LINE_FLOATS * 4)
-            .min(CACHE_LINE_FLOATS);
-        let mut arena = Arena { buffer, len, skip };
-        // Every layout's arrays overlap the others' regions: fill the whole buffer with
-        // normal values, so that any window is normal inputs.
         let mut rng = crate::samples::SplitMix64(0xca1b_4a7e);
-        for x in arena.buffer.iter_mut() {
+        Arena(crate::samples::Layouts::new(len, || {
             let r = rng.next_u64();
-            *x = f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23);
-        }
-        arena
+            f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23)
+        }))
     }
 
     /// The three arrays of layout `k`: dividends, divisors, output.
     fn arrays(&mut self, k: usize) -> (&[f32], &[f32], &mut [f32]) {
-        let (gap_b, gap_out) = LAYOUT_GAPS[k % LAYOUT_GAPS.len()];
-        let len = self.len;
-        let rest = &mut self.buffer[self.skip..];
-        let (a, rest) = rest.split_at_mut(len + gap_b);
-        let (b, rest) = rest.split_at_mut(len + gap_out);
-        (&a[..len], &b[..len], &mut rest[..len])
+        let (a, b, out) = self.0.arrays(k);
+        (a, b, out)
     }
 }
 
