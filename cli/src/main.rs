@@ -215,21 +215,9 @@ fn run_bench(quick: bool, json: bool) -> Result<ExitCode, String> {
         }
     })?;
     if json {
-        let doc = serde_json::json!({
-            "cpu": cpu_model(),
-            "cpu_signature": fmadiv::fingerprint::cpu().signature,
-            "backend": fmadiv::backend().to_string(),
-            "plan": fmadiv::plan().to_string(),
-            "divisor_new_ns": bench::divisor_new_ns(),
-            "build": {
-                "version": fmadiv::build_info::VERSION,
-                "target": fmadiv::build_info::TARGET,
-                "features": fmadiv::build_info::FEATURES,
-                "profile": fmadiv::build_info::PROFILE,
-                "rustc": fmadiv::build_info::RUSTC,
-            },
-            "rows": rows,
-        });
+        let mut doc = machine_json();
+        doc["divisor_new_ns"] = bench::divisor_new_ns().into();
+        doc["rows"] = serde_json::to_value(&rows).map_err(|e| e.to_string())?;
         println!(
             "{}",
             serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
