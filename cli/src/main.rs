@@ -277,6 +277,7 @@ fn show_plan(json: bool, check: bool) -> Result<ExitCode, String> {
             "recip": { "small": plan.recip(0).name(), "large": plan.recip(large).name() },
             "in_register": if plan.in_register_kernel() { "kernel" } else { "divider" },
             "divisor": divisor_lens,
+            "threshold": fmadiv::plan::THRESHOLD,
             "calibration_us": plan.calibration_micros(),
             "ignored_setting": plan.ignored_setting(),
             "measurements": plan.measurements().iter().map(|(op, len, s, phase, r)| {

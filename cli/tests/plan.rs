@@ -8,7 +8,11 @@
 //! (their hyperthread neighbours load the divider or the FMA units differently; measured
 //! on the 2-vCPU VMs this project runs on: up to 0.3x apart), so that a choice that is
 //! right on one is wrong on the other. What the plan controls, and this test checks, is
-//! that fresh processes in the same conditions choose the same.
+//! that fresh processes in the same conditions choose the same wherever the best candidate
+//! is clearly above or below the threshold, and that a choice other than the divider does
+//! not lose to it when measured again. Where a candidate measures at the threshold (a near
+//! tie) the side a process lands on is noise, and either choice costs little: the test
+//! prints such slots rather than requiring them to agree.
 
 use std::process::{Command, Output};
 
@@ -43,12 +47,51 @@ fn plan_of(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// The schedules of a plan, every operation and size class, as one comparable value.
+/// The four slots of a plan: every operation and size class.
+const SLOTS: [(&str, &str); 4] = [
+    ("div", "small"),
+    ("div", "large"),
+    ("recip", "small"),
+    ("recip", "large"),
+];
+
+/// The schedules of a plan, one per slot, as one comparable value.
 fn schedules(v: &serde_json::Value) -> Vec<String> {
-    ["div", "recip"]
+    SLOTS
         .iter()
-        .flat_map(|op| ["small", "large"].map(|class| v[op][class].as_str().unwrap().to_string()))
+        .map(|(op, class)| v[op][class].as_str().unwrap().to_string())
         .collect()
+}
+
+/// The half-width of the band around the threshold, as a fraction of it, inside which a
+/// slot's best candidate counts as a near tie: on these VMs the same loop measures ±10–30%
+/// apart from one minute to the next (neighbours load the core), so where a candidate
+/// lands in this band in some fresh processes and not in others, which side of the
+/// threshold a process chooses is the machine's state, not the plan's; and either choice
+/// costs less than the band against the other.
+const NEAR_TIE: f64 = 0.10;
+
+/// The best candidate's ratio to the divider in one slot of one process: the confirmed
+/// median where a candidate was confirmed, else the best screened one.
+fn best_ratio(v: &serde_json::Value, op: &str, class: &str) -> f64 {
+    let rows = v["measurements"].as_array().unwrap();
+    let timed = rows.iter().map(|m| m["len"].as_u64().unwrap());
+    let len = match class {
+        "small" => timed.min(),
+        _ => timed.max(),
+    };
+    let slot = || {
+        rows.iter()
+            .filter(move |m| m["op"] == op && m["len"].as_u64() == len)
+    };
+    let ratio = |m: &serde_json::Value| m["vs_divider"].as_f64().unwrap();
+    match slot().find(|m| m["phase"] == "confirmation") {
+        Some(m) => ratio(m),
+        None => slot()
+            .filter(|m| m["schedule"] != "divider")
+            .map(ratio)
+            .fold(0.0, f64::max),
+    }
 }
 
 /// The logical CPU this process runs on now (field 39 of /proc/self/stat), if known.
@@ -60,7 +103,7 @@ fn this_cpu() -> Option<usize> {
 }
 
 #[test]
-fn the_plan_is_the_same_in_nine_of_ten_fresh_processes() {
+fn fresh_processes_make_the_same_plan_save_near_ties_and_no_false_choice() {
     let taskset = Command::new("taskset").arg("--version").output().is_ok();
     let cpu = if taskset { this_cpu() } else { None };
     match cpu {
@@ -73,23 +116,75 @@ fn the_plan_is_the_same_in_nine_of_ten_fresh_processes() {
             );
         }
     }
-    let plans: Vec<Vec<String>> = (0..10)
+    let docs: Vec<serde_json::Value> = (0..10)
         .map(|_| {
-            let v = plan_of(&fmadiv_on(cpu, &["plan", "--json"], None));
+            let v = plan_of(&fmadiv_on(cpu, &["plan", "--json", "--check"], None));
             eprintln!("{}", v["why"].as_str().unwrap());
             // The calibration's cost, printed: the goal is at most 2 ms.
             if let Some(us) = v["calibration_us"].as_u64() {
                 assert!(us < 20_000, "calibration took {us} us");
             }
-            schedules(&v)
+            v
         })
         .collect();
-    let most = plans
+    if docs[0]["measurements"].as_array().unwrap().is_empty() {
+        eprintln!("note: no calibration on this CPU (no AVX2+FMA): no plan to compare");
+        the_environment_forces_a_schedule();
+        return;
+    }
+    let threshold = docs[0]["threshold"].as_f64().unwrap();
+    let plans: Vec<Vec<String>> = docs.iter().map(schedules).collect();
+    for (k, &(op, class)) in SLOTS.iter().enumerate() {
+        let choices: Vec<&str> = plans.iter().map(|p| p[k].as_str()).collect();
+        let most = choices
+            .iter()
+            .map(|c| choices.iter().filter(|d| *d == c).count())
+            .max()
+            .unwrap();
+        if most >= 9 {
+            continue;
+        }
+        // The choices differ: only where the best candidate's ratios over the processes
+        // reach into the band around the threshold, from both sides.
+        let best: Vec<f64> = docs.iter().map(|v| best_ratio(v, op, class)).collect();
+        let (low, high) = best
+            .iter()
+            .fold((f64::MAX, 0.0f64), |(l, h), &r| (l.min(r), h.max(r)));
+        let band = (threshold * (1.0 - NEAR_TIE), threshold * (1.0 + NEAR_TIE));
+        let ratios: Vec<String> = best.iter().map(|r| format!("{r:.2}")).collect();
+        assert!(
+            low <= band.1 && high >= band.0,
+            "{op} {class}: the choices differ, {choices:?}, yet the best candidate measured \
+             [{}]x the divider, never within {NEAR_TIE} of the threshold {threshold:.2}",
+            ratios.join(", ")
+        );
+        eprintln!(
+            "note: {op} {class} is a near tie (best candidate [{}]x the divider, threshold \
+             {threshold:.2}): the choices differ, {choices:?}",
+            ratios.join(", ")
+        );
+    }
+    // Every choice other than the divider, measured again in its process on fresh buffers
+    // (`--check`): losing to the divider there is a false choice. The goal is a rate of at
+    // most one in ten (one is allowed among fewer than twenty): the machine's state can
+    // change between calibration and check.
+    let checked: Vec<&serde_json::Value> = docs
         .iter()
-        .map(|p| plans.iter().filter(|q| *q == p).count())
-        .max()
-        .unwrap();
-    assert!(most >= 9, "plans of 10 processes: {plans:?}");
+        .flat_map(|v| v["checked"].as_array().unwrap())
+        .collect();
+    let false_choices: Vec<_> = checked
+        .iter()
+        .filter(|c| c["false_choice"] == true)
+        .collect();
+    eprintln!(
+        "{} choices other than the divider measured again, {} false",
+        checked.len(),
+        false_choices.len()
+    );
+    assert!(
+        false_choices.len() * 10 <= checked.len().max(10),
+        "false choices: {false_choices:?}"
+    );
     // Afterwards, not beside it: a second test would load the CPU while these calibrate.
     the_environment_forces_a_schedule();
 }
