@@ -17,7 +17,9 @@ const ROUNDS: usize = 41;
 fn main() {
     let mut args = std::env::args().skip(1);
     let name = args.next().unwrap_or_else(|| "mix-16".into());
-    let len: usize = args.next().map_or(1024, |l| l.parse().expect("LEN is a number"));
+    let len: usize = args
+        .next()
+        .map_or(1024, |l| l.parse().expect("LEN is a number"));
     let s = fmadiv::Schedule::from_name(&name).unwrap_or_else(|e| panic!("{e}"));
     println!(
         "{name} vs the divider, a / b at {len} elements, {}; {MEASUREMENTS} medians of \
