@@ -183,8 +183,11 @@ def methods(family):
 
 
 def plan_choice(p):
-    return (f"div {p['div']['small']}/{p['div']['large']}, "
-            f"recip {p['recip']['small']}/{p['recip']['large']}, in-register {p['in_register']}")
+    def op(name):
+        o = p[name]
+        short = f" (divider below {o['short_below']})" if o.get("short_below") else ""
+        return f"{name} {o['small']}/{o['large']}{short}"
+    return f"{op('div')}, {op('recip')}, in-register {p['in_register']}"
 
 
 def plans_summary(family):

@@ -76,6 +76,19 @@ impl Schedule {
     /// The schedules a calibration chooses from on a CPU with AVX2+FMA.
     pub const CANDIDATES: [Schedule; 7] = CANDIDATES;
 
+    /// Elements of one step of the schedule's loop: a kernel block and the divider vectors
+    /// after it (one vector for the divider alone). A slice shorter than a step runs on the
+    /// divider whatever the schedule.
+    #[cfg(fmadiv_x86)]
+    pub(crate) fn step_len(self) -> usize {
+        use crate::arch::x86_64::avx2::{BLOCK_VECTORS, LANES};
+        match self {
+            Schedule::Portable | Schedule::Divider => LANES,
+            Schedule::Mixed(m) => (BLOCK_VECTORS + usize::from(m.0)) * LANES,
+            Schedule::Kernel => BLOCK_VECTORS * LANES,
+        }
+    }
+
     /// The name `FMADIV_SCHEDULE` takes: `portable`, `divider`, `kernel` or `mix-D`.
     pub fn name(self) -> String {
         match self {

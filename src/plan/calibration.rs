@@ -38,14 +38,18 @@ pub(super) fn calibrate() -> Plan {
     let mut trials = Vec::new();
     let mut div = [Schedule::Divider; 2];
     let mut recip = [Schedule::Divider; 2];
+    let mut short_below = [0; 2];
     for (class, &len) in lens.iter().enumerate() {
         let mut arena = Arena::new(len);
-        for op in [Op::Div, Op::Recip] {
-            let t = calibrate_one(&mut arena, op, class);
+        for (k, op) in [Op::Div, Op::Recip].into_iter().enumerate() {
+            let mut t = calibrate_one(&mut arena, op, class);
             let chosen = match t.confirmation {
                 Some((s, _, lower_bound, _)) if lower_bound >= THRESHOLD => s,
                 _ => Schedule::Divider,
             };
+            if class == 0 && chosen != Schedule::Divider {
+                (t.short, short_below[k]) = short_slices(op, chosen, len);
+            }
             match op {
                 Op::Div => div[class] = chosen,
                 Op::Recip => recip[class] = chosen,
@@ -57,10 +61,11 @@ pub(super) fn calibrate() -> Plan {
         small_below,
         div,
         recip,
+        short_below,
         divisor: DivisorBreakEven::never(),
         made_in_micros: 0,
         divisor_micros: 0,
-        runs: super::Runs::of(div, recip),
+        runs: super::Runs::of(div, recip, short_below),
         reason: Reason::Calibrated(Calibration {
             lens,
             trials,
@@ -132,7 +137,44 @@ fn calibrate_one(arena: &mut Arena, op: Op, class: usize) -> Trials {
         class,
         screening,
         confirmation,
+        short: Vec::new(),
     }
+}
+
+/// Steps of a schedule's loop at which the small class's choice is timed again: one step
+/// (its kernel block and divider vectors, once) and four.
+const SHORT_STEPS: [usize; 2] = [1, 4];
+/// Alternating rounds of each short-slice measurement.
+const SHORT_ROUNDS: usize = 24;
+
+/// The small class's choice `s` (confirmed at `class_len` elements) timed against the
+/// divider on slices of [`SHORT_STEPS`] steps of its loop, where a few steps cannot overlap
+/// the kernel and the divider as a long slice does. Returns the measurements, (length,
+/// median ratio), and the length below which the divider runs instead: 0 where `s` keeps
+/// up with the divider at one step (shorter slices are on the divider in every schedule),
+/// four steps where only there, else `class_len`.
+fn short_slices(op: Op, s: Schedule, class_len: usize) -> (Vec<(usize, f64)>, usize) {
+    let mut rows = Vec::new();
+    let mut below = class_len;
+    for steps in SHORT_STEPS.into_iter().rev() {
+        let len = steps * s.step_len();
+        if len >= class_len {
+            continue;
+        }
+        let mut arena = Arena::new(len);
+        let calls = calls_per_sample(&mut arena, op);
+        let ratio = median(&mut confirm(&mut arena, op, s, calls, SHORT_ROUNDS));
+        rows.push((len, ratio));
+        if ratio < 1.0 {
+            break;
+        }
+        below = len;
+    }
+    rows.reverse();
+    if below == SHORT_STEPS[0] * s.step_len() {
+        below = 0;
+    }
+    (rows, below)
 }
 
 /// The candidate to confirm: among those that beat the divider in screening and lie within

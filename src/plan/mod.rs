@@ -65,6 +65,11 @@ pub struct Plan {
     div: [Schedule; 2],
     /// `recip`'s schedule for the small and the large class.
     recip: [Schedule; 2],
+    /// For `div` and `recip`: slices shorter than this run the divider although the small
+    /// class's schedule is another, because that schedule measured slower than the divider
+    /// at these lengths (a few steps of its loop do not overlap the kernel and the divider
+    /// as a long slice does); 0 where the small class's schedule runs at every length.
+    short_below: [usize; 2],
     /// How the plan was chosen.
     reason: Reason,
     /// A value of `FMADIV_SCHEDULE` that names no schedule, ignored.
@@ -76,25 +81,37 @@ pub struct Plan {
     made_in_micros: u64,
     /// Of which `Divisor`'s break-even.
     divisor_micros: u64,
-    /// The loops of `div` and `recip`, small and large class: a call is one load and one
+    /// The loops of `div` and `recip`, per length class: a call is one load and one
     /// indirect call.
     runs: Runs,
 }
 
-/// The loops of the chosen schedules, small and large class: `div` in place, `div` into a
-/// separate output, and `recip` (always into a separate output).
+/// Length classes of the loops: below the operation's `short_below`, the small class, the
+/// large class.
+const LEN_CLASSES: usize = 3;
+
+/// The loops of the chosen schedules per length class ([`LEN_CLASSES`]): `div` in place,
+/// `div` into a separate output, and `recip` (always into a separate output).
 #[derive(Clone, Copy)]
-struct Runs([RawFn; 6]);
+struct Runs([RawFn; 3 * LEN_CLASSES]);
 
 impl Runs {
-    fn of(div: [Schedule; 2], recip: [Schedule; 2]) -> Runs {
+    fn of(div: [Schedule; 2], recip: [Schedule; 2], short_below: [usize; 2]) -> Runs {
+        // The schedules of the three length classes of one operation.
+        let classes = |s: [Schedule; 2], short: usize| {
+            [if short > 0 { Schedule::Divider } else { s[0] }, s[0], s[1]]
+        };
+        let (d, r) = (classes(div, short_below[0]), classes(recip, short_below[1]));
         Runs([
-            raw_fn::<false>(div[0]),
-            raw_fn::<false>(div[1]),
-            raw_fn_disjoint::<false>(div[0]),
-            raw_fn_disjoint::<false>(div[1]),
-            raw_fn_disjoint::<true>(recip[0]),
-            raw_fn_disjoint::<true>(recip[1]),
+            raw_fn::<false>(d[0]),
+            raw_fn::<false>(d[1]),
+            raw_fn::<false>(d[2]),
+            raw_fn_disjoint::<false>(d[0]),
+            raw_fn_disjoint::<false>(d[1]),
+            raw_fn_disjoint::<false>(d[2]),
+            raw_fn_disjoint::<true>(r[0]),
+            raw_fn_disjoint::<true>(r[1]),
+            raw_fn_disjoint::<true>(r[2]),
         ])
     }
 }
@@ -201,6 +218,9 @@ struct Trials {
     /// The best screened candidate, if any beat the divider: its median ratio in the
     /// confirmation rounds, its 99% lower confidence bound, and the rounds.
     confirmation: Option<(Schedule, f64, f64, usize)>,
+    /// For the small class's choice other than the divider: its median ratio to the
+    /// divider at one step of its loop and at four, (length, ratio).
+    short: Vec<(usize, f64)>,
 }
 
 impl Plan {
@@ -208,31 +228,52 @@ impl Plan {
     /// of `len` elements.
     #[inline]
     pub fn div(&self, len: usize) -> Schedule {
+        if len < self.short_below[0] {
+            return Schedule::Divider;
+        }
         self.div[usize::from(len >= self.small_below)]
     }
 
     /// The schedule `recip` runs for a slice of `len` elements.
     #[inline]
     pub fn recip(&self, len: usize) -> Schedule {
+        if len < self.short_below[1] {
+            return Schedule::Divider;
+        }
         self.recip[usize::from(len >= self.small_below)]
+    }
+
+    /// Slices shorter than this run the divider, for `div` (`recip`: false) or `recip`,
+    /// although the small class's schedule is another: that schedule measured slower than
+    /// the divider at these lengths. 0 where the small class's schedule runs at every
+    /// length.
+    pub fn short_below(&self, recip: bool) -> usize {
+        self.short_below[usize::from(recip)]
+    }
+
+    /// The length class of `len` elements for operation `op` (0: `div`, 1: `recip`): the
+    /// index of its loop among the operation's [`LEN_CLASSES`].
+    #[inline]
+    fn len_class(&self, op: usize, len: usize) -> usize {
+        usize::from(len >= self.short_below[op]) + usize::from(len >= self.small_below)
     }
 
     /// The loop of [`Plan::div`] for `len` elements, whose output may be its dividends.
     #[inline]
     pub(crate) fn div_run(&self, len: usize) -> RawFn {
-        self.runs.0[usize::from(len >= self.small_below)]
+        self.runs.0[self.len_class(0, len)]
     }
 
     /// The loop of [`Plan::div`] for `len` elements, whose output overlaps no input.
     #[inline]
     pub(crate) fn div_run_disjoint(&self, len: usize) -> RawFn {
-        self.runs.0[2 + usize::from(len >= self.small_below)]
+        self.runs.0[LEN_CLASSES + self.len_class(0, len)]
     }
 
     /// The loop of [`Plan::recip`] for `len` elements (output separate from the input).
     #[inline]
     pub(crate) fn recip_run(&self, len: usize) -> RawFn {
-        self.runs.0[4 + usize::from(len >= self.small_below)]
+        self.runs.0[2 * LEN_CLASSES + self.len_class(1, len)]
     }
 
     /// Whether one vector at a time (`div_f32x8`, the in-register API) runs the kernel
@@ -346,6 +387,9 @@ impl Plan {
             }
             if let Some((s, r, _, _)) = t.confirmation {
                 rows.push((op, c.lens[t.class], s.name(), "confirmation", r));
+                for &(len, r) in &t.short {
+                    rows.push((op, len, s.name(), "short", r));
+                }
             }
         }
         rows
@@ -365,24 +409,29 @@ impl Plan {
             small_below: small_class_limit(l1_data_bytes().0),
             div: [s; 2],
             recip: [s; 2],
+            short_below: [0; 2],
             reason,
             ignored,
             divisor: DivisorBreakEven::never(),
             made_in_micros: 0,
             divisor_micros: 0,
-            runs: Runs::of([s; 2], [s; 2]),
+            runs: Runs::of([s; 2], [s; 2], [0; 2]),
         }
     }
 }
 
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let per_class = |s: &[Schedule; 2]| {
+        let per_class = |s: &[Schedule; 2], short: usize| {
+            let short = match short {
+                0 => String::new(),
+                n => format!("divider below {n} elements, "),
+            };
             if s[0] == s[1] {
-                s[0].name()
+                format!("{short}{}", s[0].name())
             } else {
                 format!(
-                    "{} below {} elements, {} from there",
+                    "{short}{} below {} elements, {} from there",
                     s[0].name(),
                     self.small_below,
                     s[1].name()
@@ -392,8 +441,8 @@ impl fmt::Display for Plan {
         write!(
             f,
             "div: {}; recip: {}",
-            per_class(&self.div),
-            per_class(&self.recip)
+            per_class(&self.div, self.short_below[0]),
+            per_class(&self.recip, self.short_below[1])
         )?;
         match &self.reason {
             Reason::NoKernel => f.write_str(" (no AVX2+FMA kernel here, or forced portable)")?,
@@ -435,6 +484,11 @@ impl fmt::Display for Plan {
                             ", confirmed {} {r:.2} (99% lower bound {lb:.2}, {n} rounds)",
                             s.name()
                         )?;
+                    }
+                    if !t.short.is_empty() {
+                        let short: Vec<String> =
+                            t.short.iter().map(|(n, r)| format!("{n} {r:.2}")).collect();
+                        write!(f, ", short slices: [{}]", short.join(", "))?;
                     }
                 }
                 f.write_str(")")?;
@@ -550,7 +604,7 @@ fn choose(setting: Option<&str>, seeds: impl FnOnce() -> Option<Result<(), OutOf
         plan.divisor = divisor_break_even();
         plan.divisor_micros = divisor_start.elapsed().as_micros() as u64;
     }
-    plan.runs = Runs::of(plan.div, plan.recip);
+    plan.runs = Runs::of(plan.div, plan.recip, plan.short_below);
     plan.made_in_micros = start.elapsed().as_micros() as u64;
     plan
 }
@@ -629,6 +683,31 @@ fn calibrate() -> Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slices_shorter_than_short_below_run_the_divider() {
+        let mix = Schedule::Mixed(crate::schedule::Mix::new(4).unwrap());
+        let mut plan = Plan::uniform(mix, Reason::Forced, None);
+        plan.short_below = [256, 0];
+        plan.runs = Runs::of(plan.div, plan.recip, plan.short_below);
+        let large = plan.small_below();
+        assert!(large > 256);
+        assert_eq!(plan.div(255), Schedule::Divider);
+        assert_eq!(plan.div(256), mix);
+        assert_eq!(plan.div(large), mix);
+        assert_eq!(plan.recip(16), mix);
+        // The loops follow: the divider's class below 256 for `div`, none for `recip`.
+        assert_eq!([255, 256, large].map(|n| plan.len_class(0, n)), [0, 1, 2]);
+        assert_eq!([16, 256, large].map(|n| plan.len_class(1, n)), [1, 1, 2]);
+        assert!(
+            plan.to_string()
+                .starts_with("div: divider below 256 elements, mix-4;")
+        );
+        // With no short length every class runs the small class's schedule from 0.
+        plan.short_below = [0, 0];
+        assert_eq!(plan.div(0), mix);
+        assert_eq!(plan.len_class(0, 0), 1);
+    }
 
     #[test]
     fn a_cpu_whose_rcp_breaks_the_bound_keeps_the_divider() {
