@@ -156,6 +156,7 @@ const SHORT_ROUNDS: usize = 24;
 fn short_slices(op: Op, s: Schedule, class_len: usize) -> (Vec<(usize, f64)>, usize) {
     let mut rows = Vec::new();
     let mut below = class_len;
+    // From the longest down: stop at the first length where `s` loses.
     for steps in SHORT_STEPS.into_iter().rev() {
         let len = steps * s.step_len();
         if len >= class_len {
@@ -168,12 +169,10 @@ fn short_slices(op: Op, s: Schedule, class_len: usize) -> (Vec<(usize, f64)>, us
         if ratio < 1.0 {
             break;
         }
-        below = len;
+        // Keeping up at one step covers every length: shorter slices are all divider.
+        below = if steps == SHORT_STEPS[0] { 0 } else { len };
     }
     rows.reverse();
-    if below == SHORT_STEPS[0] * s.step_len() {
-        below = 0;
-    }
     (rows, below)
 }
 

@@ -95,13 +95,21 @@ const LEN_CLASSES: usize = 3;
 #[derive(Clone, Copy)]
 struct Runs([RawFn; 3 * LEN_CLASSES]);
 
+/// The schedules of one operation's [`LEN_CLASSES`], from its small and large class's
+/// schedules and its `short_below` (the divider below it, where it is not 0).
+fn len_class_schedules(classes: [Schedule; 2], short_below: usize) -> [Schedule; LEN_CLASSES] {
+    let short = if short_below > 0 {
+        Schedule::Divider
+    } else {
+        classes[0]
+    };
+    [short, classes[0], classes[1]]
+}
+
 impl Runs {
     fn of(div: [Schedule; 2], recip: [Schedule; 2], short_below: [usize; 2]) -> Runs {
-        // The schedules of the three length classes of one operation.
-        let classes = |s: [Schedule; 2], short: usize| {
-            [if short > 0 { Schedule::Divider } else { s[0] }, s[0], s[1]]
-        };
-        let (d, r) = (classes(div, short_below[0]), classes(recip, short_below[1]));
+        let d = len_class_schedules(div, short_below[0]);
+        let r = len_class_schedules(recip, short_below[1]);
         Runs([
             raw_fn::<false>(d[0]),
             raw_fn::<false>(d[1]),
@@ -228,19 +236,13 @@ impl Plan {
     /// of `len` elements.
     #[inline]
     pub fn div(&self, len: usize) -> Schedule {
-        if len < self.short_below[0] {
-            return Schedule::Divider;
-        }
-        self.div[usize::from(len >= self.small_below)]
+        len_class_schedules(self.div, self.short_below[0])[self.len_class(0, len)]
     }
 
     /// The schedule `recip` runs for a slice of `len` elements.
     #[inline]
     pub fn recip(&self, len: usize) -> Schedule {
-        if len < self.short_below[1] {
-            return Schedule::Divider;
-        }
-        self.recip[usize::from(len >= self.small_below)]
+        len_class_schedules(self.recip, self.short_below[1])[self.len_class(1, len)]
     }
 
     /// Slices shorter than this run the divider, for `div` (`recip`: false) or `recip`,
