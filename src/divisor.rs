@@ -31,10 +31,12 @@
 //! **Markstein**: with `y = RN(1/b)` and `|1 - b·y| < 2^-25`, `q = RN(a·y)` is within one
 //! ulp of `a/b` for every `a`, and Markstein's lemma makes `q + r·y` correctly rounded.
 //!
-//! Cost: `new` takes about 35 ns (a few candidate checks); BENCHMARKS.md has the speed of
-//! `divide_slice` and the length from which `div_scalar` (construct + divide) pays.
+//! Cost: the proof takes about 35 ns (a few candidate checks), made on first need;
+//! BENCHMARKS.md has the speed of `divide_slice` and what `div_scalar` (construct + divide)
+//! and a `Divisor` per row cost.
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use crate::arch::portable;
 use crate::bits::{ABS_MASK, MANTISSA_MASK, ONE_BITS, QUOTIENT_MAX_BITS};
@@ -88,13 +90,26 @@ pub enum Check {
 /// d.divide_slice(&[1.0, 2.0, -0.0, f32::INFINITY], &mut out);
 /// assert_eq!(out[1], 2.0 / 3.0);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Divisor {
     b: f32,
     /// The proof and the constants of the sequence it allows, made on first need: by a
-    /// slice long enough to pay for it ([`crate::Plan::divisor_proof_min_len`]), or by
-    /// [`Divisor::divide`], [`Divisor::strategy`], [`Divisor::divide_f32x8`].
+    /// slice that pays for it (see [`Divisor::divide_slice`]), or by [`Divisor::divide`],
+    /// [`Divisor::strategy`], [`Divisor::divide_f32x8`].
     proven: OnceLock<Proven>,
+    /// Whether a slice was divided by this divisor before: a divisor used again is being
+    /// reused, and its proof pays over its calls.
+    used: AtomicBool,
+}
+
+impl Clone for Divisor {
+    fn clone(&self) -> Divisor {
+        Divisor {
+            b: self.b,
+            proven: self.proven.clone(),
+            used: AtomicBool::new(self.used.load(Relaxed)),
+        }
+    }
 }
 
 /// A divisor's proven sequence and its constants.
@@ -139,10 +154,41 @@ pub(crate) fn repair_class(zh: f32, zl: f32) -> usize {
 }
 
 /// The repair class `b` would have as a two-products divisor: two divisions, no proof.
+#[inline]
 pub(crate) fn repair_class_of(b: f32) -> usize {
+    #[cfg(fmadiv_x86)]
+    if crate::dispatch::avx2_fma().is_some() {
+        // SAFETY: AVX2+FMA are in use, so this CPU has FMA.
+        return unsafe { fused::repair_class_of(b) };
+    }
+    repair_class_of_here(b)
+}
+
+#[inline(always)]
+fn repair_class_of_here(b: f32) -> usize {
     let zh = 1.0 / b;
     let zl = (-b).mul_add(zh, 1.0) / b;
     repair_class(zh, zl)
+}
+
+/// The proof and the class prediction compiled with the FMA instructions, for CPUs that
+/// have them: their `mul_add`s are then one instruction each, not calls into the C
+/// library's `fmaf` (about 7 ns each on family 0x19; a proof makes several). Both are
+/// correctly rounded, so the bits are the same either way. Everything these call that
+/// computes in floating point is `#[inline(always)]`, so it is compiled here too.
+#[cfg(fmadiv_x86)]
+mod fused {
+    use super::Proven;
+
+    #[target_feature(enable = "fma")]
+    pub(super) fn repair_class_of(b: f32) -> usize {
+        super::repair_class_of_here(b)
+    }
+
+    #[target_feature(enable = "fma")]
+    pub(super) fn prove(b: f32) -> Proven {
+        Proven::prove_here(b)
+    }
 }
 
 /// Smallest normal, as the bits of |x|.
@@ -150,13 +196,16 @@ const MIN_NORMAL_BITS: u32 = 0x0080_0000;
 
 impl Divisor {
     /// Takes `b`. Nothing is computed yet: the proof of which sequence is exact for `b`
-    /// (tens of nanoseconds) is made on first need and kept, so a `Divisor` made per row
-    /// of a few hundred elements costs no more than dividing them on the divider.
+    /// (tens of nanoseconds) is made on first need and kept. A first slice makes it only
+    /// where it is small beside the slice's division, so a `Divisor` made per row costs
+    /// no more than dividing the row on the divider; a divisor used again makes it
+    /// wherever its sequence runs (see [`Divisor::divide_slice`]).
     #[inline]
     pub fn new(b: f32) -> Divisor {
         Divisor {
             b,
             proven: OnceLock::new(),
+            used: AtomicBool::new(false),
         }
     }
 
@@ -260,10 +309,15 @@ impl Divisor {
     }
 
     /// What a slice of `len` dividends runs: the proven sequence where it is faster than
-    /// the divider at that length and the proof is made or the slice pays for it (then it
-    /// is made); `None`: the divider.
-    /// In place (`in_place`), the sequence runs only on the lengths where it also wins in
-    /// place.
+    /// the divider at that length and the proof is made or pays (then it is made); `None`:
+    /// the divider. In place (`in_place`), the sequence runs only on the lengths where it
+    /// also wins in place.
+    ///
+    /// When the proof pays: a divisor's first slice makes it only where that slice alone
+    /// pays for it even streaming from memory ([`crate::Plan::divisor_proof_lens`]): a
+    /// `Divisor` made per row of a large matrix is used once, on data the divider is as
+    /// fast on. A divisor used again is being reused: its next slice makes the proof
+    /// wherever the sequence runs, and the proof is paid once over its calls.
     #[cfg(fmadiv_x86)]
     #[inline]
     fn for_slice(&self, len: usize, in_place: bool) -> Option<&Proven> {
@@ -282,11 +336,20 @@ impl Divisor {
         let p = match self.proven.get() {
             Some(p) => p,
             None => {
-                // Not proven: the proof is made only for a slice long enough to pay for
-                // it that will run the sequence, as its repair class (two divisions)
-                // predicts.
+                // Plain load and store, no read-modify-write: racing first calls may both
+                // count as first, which only delays the proof.
+                let reused = self.used.load(Relaxed);
+                if !reused {
+                    self.used.store(true, Relaxed);
+                    if len < plan.divisor_first_proof_min() {
+                        return None;
+                    }
+                }
+                // Whether the proof will pay, from the repair class it would have (two
+                // divisions, no proof).
                 let class = repair_class_of(self.b);
-                if !(plan.divisor_proof_lens_of_class(class).contains(&len) && runs(class)) {
+                let pays = reused || plan.divisor_proof_lens_of_class(class).contains(&len);
+                if !(pays && runs(class)) {
                     return None;
                 }
                 self.proven()
@@ -299,10 +362,22 @@ impl Divisor {
 impl Proven {
     /// Decides which sequence is proven exact for `b`.
     fn new(b: f32) -> Proven {
+        #[cfg(fmadiv_x86)]
+        if crate::dispatch::avx2_fma().is_some() {
+            // SAFETY: AVX2+FMA are in use, so this CPU has FMA.
+            return unsafe { fused::prove(b) };
+        }
+        Self::prove_here(b)
+    }
+
+    /// [`Proven::new`] in the caller's instruction set.
+    #[inline(always)]
+    fn prove_here(b: f32) -> Proven {
         Self::with_strategy(b, choose(b))
     }
 
     /// `b` with a given strategy (see [`Divisor::with_strategy`]).
+    #[inline(always)]
     fn with_strategy(b: f32, strategy: Strategy) -> Proven {
         let zh = 1.0 / b;
         let rho = (-b).mul_add(zh, 1.0);
@@ -373,7 +448,9 @@ impl Divisor {
     ///
     /// Runs the proven sequence where it is faster than the divider on this CPU for a
     /// slice of this length (see [`crate::Plan::divisor_sequence_lens`]), making the proof
-    /// if it was not made and the slice pays for it; the divider otherwise.
+    /// if it was not made and it pays: on the divisor's first slice, only where the proof
+    /// is small beside the slice ([`crate::Plan::divisor_proof_lens`]); on a later one,
+    /// wherever the sequence runs. The divider otherwise.
     ///
     /// # Panics
     /// If the lengths differ (nothing is written then).
@@ -606,6 +683,7 @@ fn length_mismatch(function: &str, dividends: usize, out: usize) -> ! {
 }
 
 /// The proof-carrying choice of [`Divisor::new`].
+#[inline(always)]
 fn choose(b: f32) -> Strategy {
     let zh = 1.0 / b;
     // 1/b exact: a single rounding of a·(1/b) is the rounding of a/b, for every a.
@@ -645,6 +723,7 @@ fn inverse_mod_2_32(x: u32) -> u32 {
 
 /// Candidate dividend significands `A` with `2^s·A - B·X = n` for odd `X` (see the module
 /// docs), in `range`: calls `found` for each (at most two).
+#[inline(always)]
 fn candidates(b: u32, s: u32, n: i64, range: core::ops::Range<u32>, mut found: impl FnMut(u32)) {
     let v = b.trailing_zeros();
     // X odd means B·X has exactly v trailing zeros, and so must n.
@@ -653,14 +732,18 @@ fn candidates(b: u32, s: u32, n: i64, range: core::ops::Range<u32>, mut found: i
     }
     let modulus_bits = s - v;
     let odd_b = b >> v;
-    let rhs = (-(n >> v)).rem_euclid(1i64 << modulus_bits) as u64;
+    // The remainder modulo 2^modulus_bits, as a mask (two's complement makes it the
+    // Euclidean one for negative values too).
+    let rhs = ((-(n >> v)) & ((1i64 << modulus_bits) - 1)) as u64;
     let x0 = (rhs * u64::from(inverse_mod_2_32(odd_b))) & ((1u64 << modulus_bits) - 1);
     for k in 0..(1u64 << v) {
         let x = x0 + (k << modulus_bits);
-        let numerator = i128::from(b) * i128::from(x) + i128::from(n);
-        if numerator > 0 && numerator % (1i128 << s) == 0 {
+        // B < 2^24 and X < 2^25: B·X + n fits easily in 64 bits.
+        let numerator = i64::from(b) * x as i64 + n;
+        // A multiple of 2^s (a mask, not a remainder: no 128-bit division).
+        if numerator > 0 && numerator & ((1i64 << s) - 1) == 0 {
             let a = numerator >> s;
-            if a >= i128::from(range.start) && a < i128::from(range.end) {
+            if a >= i64::from(range.start) && a < i64::from(range.end) {
                 found(a as u32);
             }
         }
@@ -669,23 +752,31 @@ fn candidates(b: u32, s: u32, n: i64, range: core::ops::Range<u32>, mut found: i
 
 /// Whether `fma(a, zh, RN(a·zl))` is exact for every dividend, for the divisor with
 /// integer significand `b` (and value `unit` in [1,2)).
+#[inline(always)]
 fn two_products_exact(b: u32, unit: f32) -> bool {
-    let d = Proven::with_strategy(unit, Strategy::TwoProducts);
-    let lowest = MANTISSA_MASK + 1;
-    let mut exact = true;
-    let mut check = |a: u32| {
-        let a = f32::from_bits(ONE_BITS | (a & MANTISSA_MASK));
-        exact &= a.mul_add(d.zh, a * d.zl).to_bits() == (a / unit).to_bits();
+    // At most two candidates for each of the eight residues.
+    let mut found = [0u32; 16];
+    let mut count = 0;
+    let mut push = |a: u32| {
+        found[count] = a;
+        count += 1;
     };
+    let lowest = MANTISSA_MASK + 1;
     // Quotients below 1: midpoints X/2^25, |N| <= 3.
     for n in [-3, -2, -1, 1, 2, 3] {
-        candidates(b, 25, n, lowest..b, &mut check);
+        candidates(b, 25, n, lowest..b, &mut push);
     }
     // Quotients in [1, 2): midpoints X/2^24, |N| = 1.
     for n in [-1, 1] {
-        candidates(b, 24, n, b..2 * lowest, &mut check);
+        candidates(b, 24, n, b..2 * lowest, &mut push);
     }
-    exact
+    // The floating-point checks here, not in the closure: this function is inlined into
+    // the proof's FMA context, a closure need not be.
+    let d = Proven::with_strategy(unit, Strategy::TwoProducts);
+    found[..count].iter().all(|&a| {
+        let a = f32::from_bits(ONE_BITS | (a & MANTISSA_MASK));
+        a.mul_add(d.zh, a * d.zl).to_bits() == (a / unit).to_bits()
+    })
 }
 
 /// `out[i] = 1 / b[i]`, bit-identical to `1.0 / b` on x86.

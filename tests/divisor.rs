@@ -304,66 +304,102 @@ fn in_place_and_operators_match_the_divider() {
     assert_eq!(strategies.len(), 4, "{strategies:?}");
 }
 
-/// A `Divisor` proves itself only for a slice long enough to pay for the proof (the
-/// plan's break-even for its repair class); shorter slices run the divider. Both give the
+/// A `Divisor`'s first slice makes the proof only inside the plan's first-slice window
+/// (where the proof is small beside the job itself: a `Divisor` made per row must not pay
+/// it); a divisor used again makes it wherever its sequence runs. Every path gives the
 /// bits of `/`, in place too, for every edge divisor and random bit patterns; and the
 /// proof, once made, is kept.
 #[test]
 fn the_proof_is_made_when_it_pays_and_both_paths_are_exact() {
     let plan = fmadiv::plan();
     let mut rng = common::SplitMix64(common::seed());
-    let mut proven_somewhere = false;
+    let (mut proven_first, mut proven_reused) = (false, false);
     for b in edge_values().into_iter().chain([3.0, -3.0, 3.7, 1.1, 0.1]) {
-        let lens = plan.divisor_proof_lens(b);
-        let min = lens.start;
-        // A length inside the proof's window (its middle, or past its start).
-        let long = if lens.is_empty() {
-            1 << 14
-        } else {
-            lens.start.saturating_add(lens.end.min(1 << 20)) / 2
+        let first = plan.divisor_proof_lens(b);
+        let runs = plan.divisor_sequence_lens(b);
+        // A length inside a window (its middle, or past its start), if it is not empty.
+        let inside = |w: &core::ops::Range<usize>| {
+            (!w.is_empty()).then(|| w.start.saturating_add(w.end.min(1 << 15)) / 2)
         };
+        // A first slice the sequence would run on but too short to make the proof:
+        // the longest such, or any length below the first-slice window.
+        let short = if runs.is_empty() {
+            1000
+        } else {
+            first
+                .start
+                .min(runs.end)
+                .min(1 << 15)
+                .saturating_sub(1)
+                .max(runs.start)
+        };
+        let long = inside(&first).unwrap_or(1 << 14).max(short);
         let a: Vec<f32> = (0..long).map(|_| rng.next_f32_bits()).collect();
         let bs = vec![b; long];
         let mut out = vec![0.0f32; long];
+        let check = |what: &str, n: usize, out: &[f32]| {
+            assert_quotients(
+                &format!("{what}, {n} by {b:e}"),
+                &a[..n],
+                &bs[..n],
+                &out[..n],
+            )
+        };
+
+        // A first slice below the first-slice window: the divider, no proof.
         let d = Divisor::new(b);
-        let short = min.saturating_sub(1).min(long);
-        d.divide_slice(&a[..short], &mut out[..short]);
-        assert_quotients(
-            &format!("unproven, {short} by {b:e}"),
-            &a[..short],
-            &bs[..short],
-            &out[..short],
-        );
-        let mut x = a[..short].to_vec();
-        d.divide_in_place(&mut x);
-        assert_quotients(
-            &format!("unproven in place by {b:e}"),
-            &a[..short],
-            &bs[..short],
-            &x,
-        );
-        assert!(
-            !d.is_proven(),
-            "a slice shorter than the break-even made the proof ({b:e})"
-        );
-        if lens.is_empty() {
-            continue;
+        if !first.contains(&short) {
+            d.divide_slice(&a[..short], &mut out[..short]);
+            check("unproven", short, &out);
+            assert!(
+                !d.is_proven(),
+                "a first slice of {short} (first-slice window {first:?}) made the proof \
+                 ({b:e})"
+            );
+            let mut x = a[..short].to_vec();
+            Divisor::new(b).divide_in_place(&mut x);
+            check("unproven in place", short, &x);
+            // Used again, where its sequence runs: the proof is made now.
+            if let Some(n) = inside(&runs) {
+                let n = n.min(long);
+                d.divide_slice(&a[..n], &mut out[..n]);
+                check("reused", n, &out);
+                if runs.contains(&n) {
+                    assert!(
+                        d.is_proven(),
+                        "a reused divisor did not make the proof ({b:e})"
+                    );
+                    proven_reused = true;
+                }
+            }
         }
-        d.divide_slice(&a, &mut out);
-        assert!(d.is_proven(), "a long slice did not make the proof ({b:e})");
-        proven_somewhere = true;
-        assert_quotients(&format!("proven, {long} by {b:e}"), &a, &bs, &out);
-        let mut x = a.clone();
-        Divisor::new(b).divide_in_place(&mut x);
-        assert_quotients(&format!("proven in place, {long} by {b:e}"), &a, &bs, &x);
-        // Once made, the proof serves short slices too (they may still take the divider).
-        d.divide_slice(&a[..7], &mut out[..7]);
-        assert_quotients(&format!("proven, 7 by {b:e}"), &a[..7], &bs[..7], &out[..7]);
+
+        // A first slice inside the first-slice window makes the proof.
+        if first.contains(&long) {
+            let d = Divisor::new(b);
+            d.divide_slice(&a, &mut out);
+            assert!(
+                d.is_proven(),
+                "a first slice of {long} did not make the proof ({b:e})"
+            );
+            proven_first = true;
+            check("proven", long, &out);
+            let mut x = a.clone();
+            Divisor::new(b).divide_in_place(&mut x);
+            check("proven in place", long, &x);
+            // Once made, the proof serves short slices too (they may still take the
+            // divider).
+            d.divide_slice(&a[..7], &mut out[..7]);
+            check("proven", 7, &out);
+        }
     }
-    if !proven_somewhere {
+    if !proven_first {
         common::skipped_once(
-            "the proven Divisor path by slices (the plan never makes the proof here)",
+            "a Divisor proven by its first slice (the plan's first-slice window is empty here)",
         );
+    }
+    if !proven_reused {
+        common::skipped_once("a Divisor proven when reused (no sequence window on this CPU)");
     }
     // Both paths, whatever the plan says.
     let a: Vec<f32> = (0..20_000).map(|_| rng.next_f32_bits()).collect();

@@ -67,6 +67,17 @@ impl Plan {
         }
     }
 
+    /// Keeps only the methods whose name contains `text`; an error if none does.
+    pub fn keep_methods(&mut self, text: &str) -> Result<(), String> {
+        let keep = |pairs: &mut Vec<(Method, Method)>| pairs.retain(|(m, _)| m.name.contains(text));
+        keep(&mut self.pairs);
+        keep(&mut self.row_pairs);
+        if self.pairs.is_empty() && self.row_pairs.is_empty() {
+            return Err(format!("--only {text:?}: no method's name contains it"));
+        }
+        Ok(())
+    }
+
     /// Every schedule the plan chooses from against the divider loop, `a / b` and `1 / b`,
     /// from operands in L1 to operands in memory: whether the best schedule depends on
     /// the size.

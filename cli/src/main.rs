@@ -62,6 +62,10 @@ enum Command {
         /// four input kinds, and per-row division), over rotating buffer layouts.
         #[arg(long, conflicts_with = "schedules")]
         floors: bool,
+        /// With --floors or --schedules: only the methods whose name contains this text
+        /// (e.g. "div_in_place"), to measure a few cells again.
+        #[arg(long, value_name = "TEXT")]
+        only: Option<String>,
     },
 }
 
@@ -78,9 +82,12 @@ fn main() -> ExitCode {
             json,
             schedules,
             floors,
+            only,
         }) => {
             if floors || schedules {
-                run_floors(quick, json, schedules)
+                run_floors(quick, json, schedules, only.as_deref())
+            } else if only.is_some() {
+                Err("--only selects among the methods of --floors or --schedules".into())
             } else {
                 run_bench(quick, json)
             }
@@ -165,14 +172,22 @@ fn machine_json() -> serde_json::Value {
     })
 }
 
-fn run_floors(quick: bool, json: bool, schedules: bool) -> Result<ExitCode, String> {
-    let plan = if schedules {
+fn run_floors(
+    quick: bool,
+    json: bool,
+    schedules: bool,
+    only: Option<&str>,
+) -> Result<ExitCode, String> {
+    let mut plan = if schedules {
         floors::Plan::schedules()
     } else if quick {
         floors::Plan::quick()
     } else {
         floors::Plan::full()
     };
+    if let Some(text) = only {
+        plan.keep_methods(text)?;
+    }
     if !json {
         print_header();
     }
@@ -183,10 +198,14 @@ fn run_floors(quick: bool, json: bool, schedules: bool) -> Result<ExitCode, Stri
     })?;
     if json {
         let mut doc = machine_json();
-        doc["command"] = if schedules {
+        let command = if schedules {
             "fmadiv bench --schedules --json"
         } else {
             "fmadiv bench --floors --json"
+        };
+        doc["command"] = match only {
+            Some(text) => format!("{command} --only {text:?}"),
+            None => command.to_string(),
         }
         .into();
         doc["rows"] = serde_json::to_value(&rows).map_err(|e| e.to_string())?;

@@ -270,9 +270,12 @@ const DIVISOR_SAMPLE: usize = 1 << 12;
 const DIVISOR_LENS: [usize; 6] = [128, 512, 1024, 2048, 4096, 8192];
 /// Divisors tried for the cost of a proof and for the two measured ones.
 const PROOF_DIVISORS: usize = 32;
-/// A slice must save this many proofs' time to make the proof: at exactly one the proven
-/// path merely ties with the divider, and a close call should not pay for a proof.
-const DIVISOR_MARGIN: f64 = 1.5;
+/// A divisor's first slice makes the proof only if the proof costs at most this share of
+/// the divider's time for it: a `Divisor` made per row of a matrix in memory divides
+/// data the divider is as fast on (the sequence's gain there measured 0.94-1.05x on
+/// family 0x19, rows of 1024 and 4096 over 2 and 8 MiB), so the proof must be small
+/// beside the job itself, not just beside the gain measured in L1.
+const FIRST_PROOF_SHARE: f64 = 0.02;
 /// The proven sequence starts where it is at least this much faster than the divider (the
 /// schedules' threshold: a median of five rounds that merely ties is noise, and the floors
 /// benchmark measured slices at 0.85x the divider where a 1.05 median had chosen the
@@ -378,15 +381,20 @@ pub(super) fn divisor_break_even() -> DivisorBreakEven {
         let hold = |d: f64, s: f64| d >= SEQUENCE_HOLD * s;
         let wins = |d: f64, s: f64| d >= SEQUENCE_WIN * s;
         let sequence = window(&DIVISOR_LENS, &slices, &wins, &hold);
-        let proven = window(
-            &DIVISOR_LENS,
-            &slices,
-            &|d, s| d - s >= DIVISOR_MARGIN * proof && wins(d, s),
-            &hold,
-        );
         result.sequence[side] = sequence;
-        // The proof only where the sequence then runs.
-        result.proof[side] = (proven.0.max(sequence.0), proven.1.min(sequence.1));
+        // A first slice makes the proof where the sequence then runs and the proof is at
+        // most FIRST_PROOF_SHARE of the divider's time: from the length where the
+        // divider's time per element at the longest length measured (the cheapest per
+        // element: fixed costs spread widest) makes it so.
+        let longest = DIVISOR_LENS.len() - 1;
+        let per_element = slices[longest].0 / DIVISOR_LENS[longest] as f64;
+        let first = (proof / (FIRST_PROOF_SHARE * per_element)).ceil() as usize;
+        let from = sequence.0.max(first);
+        result.proof[side] = if from < sequence.1 {
+            (from, sequence.1)
+        } else {
+            (usize::MAX, usize::MAX)
+        };
         result.ratios[side] = ratios(&DIVISOR_LENS, &slices);
         // In place (the lane-checked loop, whatever the class), only where the sequence
         // wins on slices, and only if it wins in place too: measured once, at one length.
@@ -402,6 +410,12 @@ pub(super) fn divisor_break_even() -> DivisorBreakEven {
     }
     result.shortest_sequence = result
         .sequence
+        .iter()
+        .map(|&(from, _)| from)
+        .min()
+        .unwrap_or(usize::MAX);
+    result.first_proof_min = result
+        .proof
         .iter()
         .map(|&(from, _)| from)
         .min()

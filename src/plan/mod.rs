@@ -140,9 +140,9 @@ impl fmt::Debug for Runs {
 /// When a [`crate::Divisor`]'s proof pays: measured here once, like the schedules.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct DivisorBreakEven {
-    /// Per repair class of the flag-checked loop (`divisor::NO_REPAIR` …): slices with a
-    /// length in `[from, to)` make the proof; others take the divider (`usize::MAX`:
-    /// never, or no end).
+    /// Per repair class of the flag-checked loop (`divisor::NO_REPAIR` …): a divisor's
+    /// first slice makes the proof if its length is in `[from, to)`; others take the
+    /// divider (`usize::MAX`: never, or no end).
     pub(crate) proof: [(usize, usize); 3],
     /// Per repair class: slices with a length in `[from, to)` run a proven sequence;
     /// others take the divider even when the proof is made (shorter ones do not win back
@@ -155,6 +155,8 @@ pub(crate) struct DivisorBreakEven {
     /// The shortest start of the `sequence` windows: shorter slices take the divider
     /// after one comparison.
     pub(crate) shortest_sequence: usize,
+    /// The shortest start of the `proof` windows.
+    pub(crate) first_proof_min: usize,
     /// Nanoseconds of one proof, where measured.
     pub(crate) measured: Option<f64>,
     /// Per repair class: the divider's time over the proven sequence's, per call, at each
@@ -178,6 +180,7 @@ impl DivisorBreakEven {
             sequence: [(usize::MAX, usize::MAX); 3],
             in_place: [(usize::MAX, usize::MAX); 3],
             shortest_sequence: usize::MAX,
+            first_proof_min: usize::MAX,
             measured: None,
             ratios: [Vec::new(), Vec::new(), Vec::new()],
             in_place_ratio: None,
@@ -298,11 +301,14 @@ impl Plan {
         self.small_below
     }
 
-    /// The lengths of slice that make the proof of a [`crate::Divisor`] of `b` (and take its
-    /// proven sequence; by the cost of its zero-sign repair, two products assumed):
-    /// outside them the divider is faster than proof and sequence together on this CPU, so
-    /// `Divisor::new` + `divide_slice` per row costs no more than the divider. Measured once
-    /// per process; empty where the sequence never pays.
+    /// The lengths of a [`crate::Divisor`]'s first slice that make the proof of a divisor
+    /// of `b` (and take its proven sequence; by the cost of its zero-sign repair, two
+    /// products assumed): where the sequence wins and the proof costs at most
+    /// 2% of the divider's time for the slice, so that `Divisor::new` + `divide_slice` per
+    /// row costs no more than the divider even on rows streaming from memory (where the
+    /// sequence gains little). A divisor used again makes the proof wherever its sequence
+    /// runs ([`Plan::divisor_sequence_lens`]). Measured once per process; empty where the
+    /// sequence never pays.
     pub fn divisor_proof_lens(&self, b: f32) -> core::ops::Range<usize> {
         self.divisor_proof_lens_of_class(crate::divisor::repair_class_of(b))
     }
@@ -313,6 +319,13 @@ impl Plan {
     #[inline]
     pub(crate) fn divisor_shortest_sequence(&self) -> usize {
         self.divisor.shortest_sequence
+    }
+
+    /// The shortest first slice that makes a proof, whatever the class.
+    #[cfg(fmadiv_x86)]
+    #[inline]
+    pub(crate) fn divisor_first_proof_min(&self) -> usize {
+        self.divisor.first_proof_min
     }
 
     #[inline]
