@@ -408,18 +408,10 @@ pub(super) fn divisor_break_even() -> DivisorBreakEven {
             }
         }
     }
-    result.shortest_sequence = result
-        .sequence
-        .iter()
-        .map(|&(from, _)| from)
-        .min()
-        .unwrap_or(usize::MAX);
-    result.first_proof_min = result
-        .proof
-        .iter()
-        .map(|&(from, _)| from)
-        .min()
-        .unwrap_or(usize::MAX);
+    // The earliest start among the classes' windows (`usize::MAX`: none has one).
+    let earliest = |windows: &[(usize, usize); 3]| windows.iter().map(|w| w.0).min();
+    result.shortest_sequence = earliest(&result.sequence).unwrap_or(usize::MAX);
+    result.first_proof_min = earliest(&result.proof).unwrap_or(usize::MAX);
     // How the flag-checked loop redoes voided chunks matters only where it runs.
     if result.shortest_sequence != usize::MAX {
         result.lanes_ratio = lanes_ratio(&divisors, &mut arena);
