@@ -31,7 +31,8 @@ fn main() {
             if k > 0 {
                 std::thread::sleep(PAUSE);
             }
-            let mut r = fmadiv::plan::measure_against_divider(false, len, s, ROUNDS);
+            let mut r =
+                fmadiv::plan::measure_against_divider(fmadiv::plan::Op::Div, len, s, ROUNDS);
             if r.is_empty() {
                 eprintln!("no AVX2+FMA here: nothing to measure");
                 std::process::exit(0);

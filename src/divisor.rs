@@ -814,6 +814,7 @@ mod x86 {
 
     use super::{Check, Proven, Strategy, flagged};
     use crate::arch::x86_64::avx2::{Avx2Fma, LANES};
+    use crate::backoff::Backoff;
     use crate::bits::{ABS_MASK, QUOTIENT_MAX_BITS};
 
     /// Strategies as const parameters, so each gets its own tight loop.
@@ -1043,14 +1044,14 @@ mod x86 {
         }
     }
 
-    /// The lane-checked loop's longest run of blocks sent to the divider.
-    const MAX_SKIP: usize = 64;
+    /// The lane-checked loop's back-off, in blocks: after a block with flagged lanes in two
+    /// or more of its vectors, 1, 2, 4 … 64 blocks go straight to the divider.
+    type LanesBackoff = Backoff<1, 64>;
 
     std::thread_local! {
-        /// The lane-checked loop's back-off, as (blocks left to skip, next skip), kept
-        /// between calls on this thread.
-        static LANES_BACKOFF: core::cell::Cell<(usize, usize)> =
-            const { core::cell::Cell::new((0, 1)) };
+        /// The lane-checked loop's back-off, kept between calls on this thread.
+        static LANES_BACKOFF: core::cell::Cell<LanesBackoff> =
+            const { core::cell::Cell::new(LanesBackoff::CLEAR) };
     }
 
     /// # Safety
@@ -1072,19 +1073,18 @@ mod x86 {
         let mut i = 0;
         // Special-rich data (random bit patterns) would pay the sequence, the check and the
         // divider for every block (and microcode assists for subnormal intermediates):
-        // after a block with flagged lanes in two or more of its vectors, the next 1, 2,
-        // 4 … MAX_SKIP blocks go straight to the divider; a clean block resets the
-        // back-off. A lone special (sparse data) only sends its own vector to the divider.
-        // The state is kept between calls on this thread, so a stream of short slices of
-        // such data does not restart at one skipped block per call.
-        let (mut skip, mut backoff) = LANES_BACKOFF.get();
+        // after a block with flagged lanes in two or more of its vectors, the following
+        // blocks go straight to the divider ([`LanesBackoff`]). A lone special (sparse
+        // data) only sends its own vector to the divider.
+        let mut backoff = LanesBackoff::load(&LANES_BACKOFF);
         while i < blocks_end {
-            if skip > 0 {
-                let n = skip.min((blocks_end - i) / (UNROLL * LANES));
+            if backoff.skip() > 0 {
+                let n = (backoff.skip() as usize).min((blocks_end - i) / (UNROLL * LANES));
                 // SAFETY: n whole blocks from i, inside both slices.
                 unsafe { divider_blocks(consts.b, a, out, i, n * UNROLL) };
                 i += n * UNROLL * LANES;
-                skip -= n;
+                // n <= skip, a u32.
+                backoff.skipped(n as u32);
                 continue;
             }
             // SAFETY: i + 4·LANES <= len: inside both slices; unaligned access is allowed.
@@ -1095,18 +1095,17 @@ mod x86 {
                     core::array::from_fn(|k| fast8::<S>(&consts, x[k]));
                 let any = _mm256_or_ps(_mm256_or_ps(r[0].1, r[1].1), _mm256_or_ps(r[2].1, r[3].1));
                 if _mm256_movemask_ps(any) == 0 {
-                    backoff = 1;
+                    backoff.passed();
                     for (k, (q, _)) in r.iter().enumerate() {
                         _mm256_storeu_ps(out.add(i + k * LANES), *q);
                     }
                 } else if fix_block(consts.b, x, r, out.add(i)) >= 2 {
-                    skip = backoff;
-                    backoff = (backoff * 2).min(MAX_SKIP);
+                    backoff.failed();
                 }
             }
             i += UNROLL * LANES;
         }
-        LANES_BACKOFF.set((skip, backoff));
+        backoff.store(&LANES_BACKOFF);
         let full = len - len % LANES;
         while i < full {
             // SAFETY: i + LANES <= len: inside both slices; unaligned access is allowed.

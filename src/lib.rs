@@ -28,6 +28,8 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod arch;
+#[cfg(fmadiv_x86)]
+mod backoff;
 mod bits;
 #[doc(hidden)]
 pub mod digest;

@@ -5,11 +5,16 @@ mod common;
 use common::{SplitMix64, assert_quotients};
 
 fn random_inputs(n: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {
+    inputs_with_specials(n, seed, 7)
+}
+
+/// Ordinary values with one lane in `one_in` (on average) an arbitrary bit pattern
+/// (`u64::MAX`: none), so both paths run.
+fn inputs_with_specials(n: usize, seed: u64, one_in: u64) -> (Vec<f32>, Vec<f32>) {
     let mut rng = SplitMix64(seed);
-    // Mostly ordinary values with a sprinkling of specials, so both paths run.
     let mut draw = || {
         let r = rng.next_u64();
-        if r.is_multiple_of(7) {
+        if r.is_multiple_of(one_in) {
             f32::from_bits((r >> 32) as u32)
         } else {
             ((r >> 11) as f32) * 1e-9 - 3.0
@@ -57,12 +62,20 @@ fn every_length_and_offset() {
 }
 
 /// Every schedule, at every length up to two of its longest steps (kernel block plus 16
-/// divider vectors) and several offsets, out of place and in place, with guards.
+/// divider vectors) and several offsets, out of place and in place, with guards; over
+/// inputs with specials in most kernel blocks (the divider's paths and the back-off after
+/// a failed block, which calls then start in) and over inputs with none (the kernel's
+/// stores).
 #[test]
 fn every_schedule_every_length() {
+    for one_in in [7, u64::MAX] {
+        every_schedule_every_length_of(inputs_with_specials(400, 3, one_in));
+    }
+}
+
+fn every_schedule_every_length_of((a, b): (Vec<f32>, Vec<f32>)) {
     use fmadiv::internal::{run_schedule, run_schedule_in_place};
     const GUARD: u32 = 0x7fc0_dead;
-    let (a, b) = random_inputs(400, 3);
     for s in fmadiv::Schedule::CANDIDATES
         .into_iter()
         .chain([fmadiv::Schedule::Portable])

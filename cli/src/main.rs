@@ -257,19 +257,25 @@ fn check_plan(plan: &fmadiv::Plan) -> Vec<(&'static str, usize, String, f64, f64
         return Vec::new();
     };
     let mut rows = Vec::new();
-    for (op, recip) in [("div", false), ("recip", true)] {
+    for op in fmadiv::plan::Op::ALL {
         for len in lens {
-            let s = if recip {
-                plan.recip(len)
-            } else {
-                plan.div(len)
+            let s = match op {
+                fmadiv::plan::Op::Div => plan.div(len),
+                fmadiv::plan::Op::Recip => plan.recip(len),
             };
             if s == fmadiv::Schedule::Divider || s == fmadiv::Schedule::Portable {
                 continue;
             }
-            let mut r = fmadiv::plan::measure_against_divider(recip, len, s, CHECK_ROUNDS);
+            let mut r = fmadiv::plan::measure_against_divider(op, len, s, CHECK_ROUNDS);
             r.sort_by(f64::total_cmp);
-            rows.push((op, len, s.name(), r[r.len() / 2], r[0], r[r.len() - 1]));
+            rows.push((
+                op.name(),
+                len,
+                s.name(),
+                r[r.len() / 2],
+                r[0],
+                r[r.len() - 1],
+            ));
         }
     }
     rows
@@ -293,9 +299,9 @@ fn show_plan(json: bool, check: bool) -> Result<ExitCode, String> {
             "cpu_signature": fmadiv::fingerprint::cpu().signature,
             "small_below": large,
             "div": { "small": plan.div(large - 1).name(), "large": plan.div(large).name(),
-                "short_below": plan.short_below(false) },
+                "short_below": plan.short_below(fmadiv::plan::Op::Div) },
             "recip": { "small": plan.recip(large - 1).name(), "large": plan.recip(large).name(),
-                "short_below": plan.short_below(true) },
+                "short_below": plan.short_below(fmadiv::plan::Op::Recip) },
             "in_register": if plan.in_register_kernel() { "kernel" } else { "divider" },
             "divisor": divisor_lens,
             "threshold": fmadiv::plan::THRESHOLD,

@@ -39,6 +39,7 @@ use core::arch::x86_64::*;
 use super::Proven;
 use super::x86::{TWO_PRODUCTS, divide_by_divider, divide_loop};
 use crate::arch::x86_64::avx2::{Avx2Fma, LANES};
+use crate::backoff::Backoff;
 use crate::bits::SIGN_MASK;
 
 /// MXCSR's invalid-operation flag.
@@ -60,19 +61,19 @@ const CHUNK: usize = 4096;
 /// operation in flight) cost about as much as checking a few hundred dividends.
 pub(super) const MIN_LEN: usize = CHUNK / 8;
 
-/// After a voided chunk, the redo loop runs 1, 2, 4, ... up to this many chunks
-/// (or partial chunks: calls) before the bare sequence is tried again: data full of
-/// specials costs one extra chunk in this many, clean data loses nothing.
-const MAX_BACKOFF: u32 = 64;
+/// After a voided chunk, the redo loop runs 1, 2, 4, ... up to 64 chunks (or partial
+/// chunks: calls) before the bare sequence is tried again: data full of specials costs one
+/// extra chunk in 64, clean data loses nothing.
+type ChunkBackoff = Backoff<1, 64>;
 
 /// Blocks of the probe that starts a chunk after a voided one (32 dividends).
 const PROBE_BLOCKS: usize = 1;
 
 std::thread_local! {
-    /// The back-off, as (next length, chunks left to skip), kept between calls on this
-    /// thread: a stream of short slices full of specials does not pay a voided chunk
-    /// per call.
-    static BACKOFF: core::cell::Cell<(u32, u32)> = const { core::cell::Cell::new((1, 0)) };
+    /// The back-off, kept between calls on this thread: a stream of short slices full of
+    /// specials does not pay a voided chunk per call.
+    static BACKOFF: core::cell::Cell<ChunkBackoff> =
+        const { core::cell::Cell::new(ChunkBackoff::CLEAR) };
 }
 
 /// How zero dividends get the quotient's sign (see the module docs).
@@ -249,11 +250,13 @@ pub(super) unsafe fn two_products(
     // can only set flags, never clear them, so a clear reading stays a valid start.
     let mut clean = false;
     let mut cleared = false;
-    let (mut backoff, mut skip) = BACKOFF.get();
+    let mut backoff = ChunkBackoff::load(&BACKOFF);
     let chunks = len.div_ceil(CHUNK);
-    if !lanes && skip as usize >= chunks {
+    if !lanes && backoff.skip() as usize >= chunks {
         // The whole call is in the back-off: one divider loop, nothing else.
-        BACKOFF.set((backoff, skip - chunks as u32));
+        // chunks <= skip, a u32.
+        backoff.skipped(chunks as u32);
+        backoff.store(&BACKOFF);
         // SAFETY: the caller's guarantees.
         return unsafe { divide_by_divider(k, d.b, a, out, len) };
     }
@@ -264,7 +267,7 @@ pub(super) unsafe fn two_products(
         // SAFETY: [i, i + n) is inside both slices (the caller's guarantee).
         let (x, o) = unsafe { (a.add(i), out.add(i)) };
         i += n;
-        if skip == 0 && blocks > 0 {
+        if backoff.skip() == 0 && blocks > 0 {
             if callers.is_none() {
                 let flags = read_mxcsr() & ALL_FLAGS;
                 callers = Some(flags);
@@ -277,7 +280,7 @@ pub(super) unsafe fn two_products(
             // After a voided chunk, a short probe first: the bare sequence over special-rich
             // data is slow (subnormal operands and results take microcode assists), so a
             // failing attempt should cost a fraction of a chunk.
-            let first = if backoff > 1 {
+            let first = if backoff.after_failure() {
                 blocks.min(PROBE_BLOCKS)
             } else {
                 blocks
@@ -291,7 +294,7 @@ pub(super) unsafe fn two_products(
             }
             clean = after & VOIDING == 0;
             if clean {
-                backoff = 1;
+                backoff.passed();
                 let done = blocks * BLOCK;
                 if done < n {
                     // SAFETY: the chunk's last n - done floats, inside both slices.
@@ -301,17 +304,16 @@ pub(super) unsafe fn two_products(
                 continue;
             }
             // Voided: the redo loop redoes this chunk and runs a while.
-            skip = backoff;
-            backoff = (backoff * 2).min(MAX_BACKOFF);
+            backoff.failed();
         } else {
-            skip = skip.saturating_sub(1);
+            backoff.skipped(1);
         }
         // SAFETY: the chunk, inside both slices.
         unsafe { redo(k, d, lanes, x, o, n) };
         // The divider may raise flags of its own.
         clean = false;
     }
-    BACKOFF.set((backoff, skip));
+    backoff.store(&BACKOFF);
     if let (true, Some(callers)) = (cleared, callers) {
         write_flags(read_mxcsr() | callers);
     }

@@ -41,7 +41,7 @@ pub(super) fn calibrate() -> Plan {
     let mut short_below = [0; 2];
     for (class, &len) in lens.iter().enumerate() {
         let mut arena = Arena::new(len);
-        for (k, op) in [Op::Div, Op::Recip].into_iter().enumerate() {
+        for (k, op) in Op::ALL.into_iter().enumerate() {
             let mut t = calibrate_one(&mut arena, op, class);
             let chosen = match t.confirmation {
                 Some((s, _, lower_bound, _)) if lower_bound >= THRESHOLD => s,

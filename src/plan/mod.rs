@@ -48,12 +48,36 @@ pub const THRESHOLD: f64 = 1.10;
 /// enough.
 const LANES_WIN: f64 = 1.5;
 
-/// The two operations a plan chooses for.
-#[cfg_attr(not(fmadiv_x86), allow(dead_code))]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
+/// The two operations a plan chooses schedules for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// `a / b`: [`crate::div`], [`crate::try_div`], [`crate::div_in_place`],
+    /// [`crate::par_div`].
     Div,
+    /// `1 / b`: [`crate::recip`].
     Recip,
+}
+
+impl Op {
+    /// Both operations.
+    pub const ALL: [Op; 2] = [Op::Div, Op::Recip];
+
+    /// The operation's index in the plan's per-operation arrays.
+    #[inline]
+    const fn index(self) -> usize {
+        match self {
+            Op::Div => 0,
+            Op::Recip => 1,
+        }
+    }
+
+    /// `"div"` or `"recip"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Op::Div => "div",
+            Op::Recip => "recip",
+        }
+    }
 }
 
 /// The schedules this process runs, and why.
@@ -239,46 +263,45 @@ impl Plan {
     /// of `len` elements.
     #[inline]
     pub fn div(&self, len: usize) -> Schedule {
-        len_class_schedules(self.div, self.short_below[0])[self.len_class(0, len)]
+        len_class_schedules(self.div, self.short_below[0])[self.len_class(Op::Div, len)]
     }
 
     /// The schedule `recip` runs for a slice of `len` elements.
     #[inline]
     pub fn recip(&self, len: usize) -> Schedule {
-        len_class_schedules(self.recip, self.short_below[1])[self.len_class(1, len)]
+        len_class_schedules(self.recip, self.short_below[1])[self.len_class(Op::Recip, len)]
     }
 
-    /// Slices shorter than this run the divider, for `div` (`recip`: false) or `recip`,
-    /// although the small class's schedule is another: that schedule measured slower than
-    /// the divider at these lengths. 0 where the small class's schedule runs at every
-    /// length.
-    pub fn short_below(&self, recip: bool) -> usize {
-        self.short_below[usize::from(recip)]
+    /// Slices shorter than this run the divider for `op`, although the small class's
+    /// schedule is another: that schedule measured slower than the divider at these
+    /// lengths. 0 where the small class's schedule runs at every length.
+    pub fn short_below(&self, op: Op) -> usize {
+        self.short_below[op.index()]
     }
 
-    /// The length class of `len` elements for operation `op` (0: `div`, 1: `recip`): the
-    /// index of its loop among the operation's [`LEN_CLASSES`].
+    /// The length class of `len` elements for `op`: the index of its loop among the
+    /// operation's [`LEN_CLASSES`].
     #[inline]
-    fn len_class(&self, op: usize, len: usize) -> usize {
-        usize::from(len >= self.short_below[op]) + usize::from(len >= self.small_below)
+    fn len_class(&self, op: Op, len: usize) -> usize {
+        usize::from(len >= self.short_below[op.index()]) + usize::from(len >= self.small_below)
     }
 
     /// The loop of [`Plan::div`] for `len` elements, whose output may be its dividends.
     #[inline]
     pub(crate) fn div_run(&self, len: usize) -> RawFn {
-        self.runs.0[self.len_class(0, len)]
+        self.runs.0[self.len_class(Op::Div, len)]
     }
 
     /// The loop of [`Plan::div`] for `len` elements, whose output overlaps no input.
     #[inline]
     pub(crate) fn div_run_disjoint(&self, len: usize) -> RawFn {
-        self.runs.0[LEN_CLASSES + self.len_class(0, len)]
+        self.runs.0[LEN_CLASSES + self.len_class(Op::Div, len)]
     }
 
     /// The loop of [`Plan::recip`] for `len` elements (output separate from the input).
     #[inline]
     pub(crate) fn recip_run(&self, len: usize) -> RawFn {
-        self.runs.0[2 * LEN_CLASSES + self.len_class(1, len)]
+        self.runs.0[2 * LEN_CLASSES + self.len_class(Op::Recip, len)]
     }
 
     /// Whether one vector at a time (`div_f32x8`, the in-register API) runs the kernel
@@ -393,10 +416,7 @@ impl Plan {
         };
         let mut rows = Vec::new();
         for t in &c.trials {
-            let op = match t.op {
-                Op::Div => "div",
-                Op::Recip => "recip",
-            };
+            let op = t.op.name();
             for &(s, r) in &t.screening {
                 rows.push((op, c.lens[t.class], s.name(), "screening", r));
             }
@@ -478,10 +498,7 @@ impl fmt::Display for Plan {
                     if c.l1_bytes.1 { "" } else { " assumed" }
                 )?;
                 for t in &c.trials {
-                    let op = match t.op {
-                        Op::Div => "div",
-                        Op::Recip => "recip",
-                    };
+                    let op = t.op.name();
                     let screened: Vec<String> = t
                         .screening
                         .iter()
@@ -594,18 +611,17 @@ pub fn plan() -> &'static Plan {
     })
 }
 
-/// `rounds` ratios of the divider's time to schedule `s`'s for `a / b` (or `1 / b` with
-/// `recip`) at `len` normal elements, measured now on buffers of their own, alternating,
+/// `rounds` ratios of the divider's time to schedule `s`'s for `op` at `len` normal
+/// elements, measured now on buffers of their own, alternating,
 /// over rotating layouts: how `fmadiv plan --check` tests a choice independently of the
 /// calibration that made it. Empty without the x86 kernels.
 #[doc(hidden)]
-pub fn measure_against_divider(recip: bool, len: usize, s: Schedule, rounds: usize) -> Vec<f64> {
+pub fn measure_against_divider(op: Op, len: usize, s: Schedule, rounds: usize) -> Vec<f64> {
     #[cfg(fmadiv_x86)]
     if crate::backend() == crate::Backend::Avx2Fma && s != Schedule::Portable {
-        let op = if recip { Op::Recip } else { Op::Div };
         return calibration::measure_against_divider(op, len, s, rounds);
     }
-    let _ = (recip, len, s, rounds);
+    let _ = (op, len, s, rounds);
     Vec::new()
 }
 
@@ -712,8 +728,8 @@ mod tests {
         assert_eq!(plan.div(large), mix);
         assert_eq!(plan.recip(16), mix);
         // The loops follow: the divider's class below 256 for `div`, none for `recip`.
-        assert_eq!([255, 256, large].map(|n| plan.len_class(0, n)), [0, 1, 2]);
-        assert_eq!([16, 256, large].map(|n| plan.len_class(1, n)), [1, 1, 2]);
+        assert_eq!([255, 256, large].map(|n| plan.len_class(Op::Div, n)), [0, 1, 2]);
+        assert_eq!([16, 256, large].map(|n| plan.len_class(Op::Recip, n)), [1, 1, 2]);
         assert!(
             plan.to_string()
                 .starts_with("div: divider below 256 elements, mix-4;")
@@ -721,7 +737,7 @@ mod tests {
         // With no short length every class runs the small class's schedule from 0.
         plan.short_below = [0, 0];
         assert_eq!(plan.div(0), mix);
-        assert_eq!(plan.len_class(0, 0), 1);
+        assert_eq!(plan.len_class(Op::Div, 0), 1);
     }
 
     #[test]

@@ -15,6 +15,9 @@
 
 use core::arch::x86_64::*;
 
+use core::cell::Cell;
+
+use crate::backoff::Backoff;
 use crate::bits::{INPUT_WINDOW_LO, INPUT_WINDOW_SPAN, NEAR_ALL_ONES_FIELD};
 use crate::variant::Variant;
 
@@ -22,10 +25,23 @@ use crate::variant::Variant;
 pub const LANES: usize = 8;
 /// Kernel vectors per block: the check is reduced and branched on once per block.
 pub const BLOCK_VECTORS: usize = 4;
-/// After a block needed the slow path, this many blocks run on the divider alone: data full
-/// of special values (random bit patterns) would otherwise pay a mispredicted branch and a
-/// wasted kernel block each time.
-const BLOCKS_AFTER_SLOW: u32 = 8;
+/// After a kernel block failed its check, this many steps run on the divider alone: data
+/// full of special values (random bit patterns) would otherwise pay a mispredicted branch
+/// and a wasted kernel block each time. Each further failure with no pass between doubles
+/// it (see [`crate::backoff`]) ...
+const STEPS_AFTER_SLOW: u32 = 8;
+/// ... up to this many: random bit patterns then waste one kernel block per this many
+/// steps, and data that turns clean runs at most this many steps without the kernel.
+const MAX_STEPS_AFTER_SLOW: u32 = 128;
+
+/// The mixed loop's back-off.
+type MixBackoff = Backoff<STEPS_AFTER_SLOW, MAX_STEPS_AFTER_SLOW>;
+
+std::thread_local! {
+    /// The mixed loop's back-off, kept between calls on this thread (`div` and `recip`, every
+    /// schedule: a step of any of them is a kernel block and its divider vectors).
+    static MIX_BACKOFF: Cell<MixBackoff> = const { Cell::new(MixBackoff::CLEAR) };
+}
 
 /// Divider vectors loaded and divided together before their stores (see
 /// `divider_vectors`).
@@ -586,8 +602,9 @@ unsafe fn load_a<const RECIP: bool>(a: *const f32, i: usize) -> __m256 {
 /// further vectors through the hardware divider: the divider and the FMA pipes are separate
 /// resources, so on CPUs that overlap them the two run side by side (`D = 0`: the kernel
 /// alone). The kernel block's quotients are stored only when its input check passes;
-/// otherwise the block is recomputed by the divider and the next `BLOCKS_AFTER_SLOW`
-/// steps use the divider alone. What does not fill a step goes to the divider.
+/// otherwise the block is recomputed by the divider and the following steps use the
+/// divider alone (a back-off kept between calls on this thread: [`MIX_BACKOFF`]). What
+/// does not fill a step goes to the divider.
 ///
 /// # Safety
 /// - The CPU must support AVX2 and FMA.
@@ -605,31 +622,37 @@ pub unsafe fn div_raw<const V: u8, const D: usize, const RECIP: bool>(
     let kernel_len = BLOCK_VECTORS * LANES;
     let step = kernel_len + D * LANES;
     let mut i = 0;
-    let mut divider_only = 0u32;
-    while i + step <= len {
-        if divider_only > 0 {
-            // SAFETY: i + step <= len; the caller's guarantees otherwise.
-            i = unsafe { divider_stretch::<RECIP>(a, b, out, i, step, len, divider_only) };
-            divider_only = 0;
-            continue;
-        }
-        mca_region!(begin, "mix-{d} recip={r}", d = D, r = RECIP as usize);
-        // SAFETY: every access below is to an element < i + step <= len; unaligned loads
-        // and stores accept any address; the kernel block is loaded before anything in it
-        // is stored, and each divider vector is loaded before its store, so `out == a` is
-        // fine.
-        unsafe {
-            let (quotients, check) = kernel_block::<V, RECIP>(a, b, i);
-            divider_step::<RECIP, D>(a, b, out, i + kernel_len);
-            if check.all_accepted() {
-                store_block(out, i, &quotients);
-            } else {
-                divider_only = BLOCKS_AFTER_SLOW;
-                divider_block::<RECIP>(a, b, out, i);
+    if len >= step {
+        let mut backoff = MixBackoff::load(&MIX_BACKOFF);
+        while i + step <= len {
+            if backoff.skip() > 0 {
+                // SAFETY: i + step <= len; the caller's guarantees otherwise.
+                let (end, steps) =
+                    unsafe { divider_stretch::<RECIP>(a, b, out, i, step, len, backoff.skip()) };
+                backoff.skipped(steps);
+                i = end;
+                continue;
             }
+            mca_region!(begin, "mix-{d} recip={r}", d = D, r = RECIP as usize);
+            // SAFETY: every access below is to an element < i + step <= len; unaligned loads
+            // and stores accept any address; the kernel block is loaded before anything in
+            // it is stored, and each divider vector is loaded before its store, so
+            // `out == a` is fine.
+            unsafe {
+                let (quotients, check) = kernel_block::<V, RECIP>(a, b, i);
+                divider_step::<RECIP, D>(a, b, out, i + kernel_len);
+                if check.all_accepted() {
+                    store_block(out, i, &quotients);
+                    backoff.passed();
+                } else {
+                    backoff.failed();
+                    divider_block::<RECIP>(a, b, out, i);
+                }
+            }
+            mca_region!(end);
+            i += step;
         }
-        mca_region!(end);
-        i += step;
+        backoff.store(&MIX_BACKOFF);
     }
     // Less than a step remains: the divider takes it.
     // SAFETY: i <= len; the caller's guarantees.
@@ -649,7 +672,8 @@ unsafe fn divider_block<const RECIP: bool>(a: *const f32, b: *const f32, out: *m
 }
 
 /// After a failed block: up to `steps` steps from element `i` on the divider alone (fewer
-/// if less than a step remains); returns where the next step starts.
+/// if less than a step remains); returns where the next step starts and how many steps
+/// ran.
 ///
 /// # Safety
 /// As [`div_raw`], with `i + step <= len`.
@@ -664,12 +688,13 @@ unsafe fn divider_stretch<const RECIP: bool>(
     step: usize,
     len: usize,
     steps: u32,
-) -> usize {
+) -> (usize, u32) {
     let whole = ((len - i) / step).min(steps as usize);
     let end = i + whole * step;
     // SAFETY: end <= len; the caller's guarantees otherwise.
     unsafe { divider_vectors::<RECIP>(a, b, out, i, end) };
-    end
+    // `whole <= steps`, a u32.
+    (end, whole as u32)
 }
 
 /// The kernel on one block of [`BLOCK_VECTORS`] vectors from element `i`: the quotients
