@@ -728,8 +728,14 @@ mod tests {
         assert_eq!(plan.div(large), mix);
         assert_eq!(plan.recip(16), mix);
         // The loops follow: the divider's class below 256 for `div`, none for `recip`.
-        assert_eq!([255, 256, large].map(|n| plan.len_class(Op::Div, n)), [0, 1, 2]);
-        assert_eq!([16, 256, large].map(|n| plan.len_class(Op::Recip, n)), [1, 1, 2]);
+        assert_eq!(
+            [255, 256, large].map(|n| plan.len_class(Op::Div, n)),
+            [0, 1, 2]
+        );
+        assert_eq!(
+            [16, 256, large].map(|n| plan.len_class(Op::Recip, n)),
+            [1, 1, 2]
+        );
         assert!(
             plan.to_string()
                 .starts_with("div: divider below 256 elements, mix-4;")
