@@ -603,7 +603,7 @@ unsafe fn load_a<const RECIP: bool>(a: *const f32, i: usize) -> __m256 {
 /// resources, so on CPUs that overlap them the two run side by side (`D = 0`: the kernel
 /// alone). The kernel block's quotients are stored only when its input check passes;
 /// otherwise the block is recomputed by the divider and the following steps use the
-/// divider alone (a back-off kept between calls on this thread: [`MIX_BACKOFF`]). What
+/// divider alone (a back-off kept between calls on this thread: `MIX_BACKOFF`). What
 /// does not fill a step goes to the divider.
 ///
 /// # Safety
