@@ -48,6 +48,17 @@ mod cache {
         }
     }
 
+    /// The backend if it is detected already (no detection): for hot paths that have a
+    /// slower correct way when it is not.
+    #[inline]
+    pub fn known() -> Option<Backend> {
+        match BACKEND.load(Ordering::Relaxed) {
+            AVX2_FMA => Some(Backend::Avx2Fma),
+            PORTABLE => Some(Backend::Portable),
+            _ => None,
+        }
+    }
+
     #[cold]
     fn detect() -> Backend {
         let forced = std::env::var_os(FORCE_PORTABLE_ENV).is_some_and(|v| v == "1");
@@ -76,6 +87,23 @@ pub fn backend() -> Backend {
     #[cfg(not(fmadiv_x86))]
     {
         Backend::Portable
+    }
+}
+
+/// The AVX2+FMA proof if that kernel is the one in use and already detected (`None` before
+/// the first detection): one load, with no detection call on the caller's path.
+#[cfg(fmadiv_x86)]
+#[inline]
+pub(crate) fn avx2_fma_known() -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
+    #[cfg(fmadiv_static_avx2_fma)]
+    let known = Some(Backend::Avx2Fma);
+    #[cfg(not(fmadiv_static_avx2_fma))]
+    let known = cache::known();
+    match known? {
+        // SAFETY: the backend is Avx2Fma only when the features were detected or enabled
+        // at compile time.
+        Backend::Avx2Fma => Some(unsafe { crate::arch::x86_64::avx2::Avx2Fma::new_unchecked() }),
+        Backend::Portable => None,
     }
 }
 

@@ -477,7 +477,9 @@ impl Divisor {
         self.divide_vectors(a, out);
     }
 
-    /// [`Divisor::divide_slice`] past the short slices, out of line.
+    /// [`Divisor::divide_slice`] past the short slices, out of line (the short path keeps
+    /// no frame).
+    #[inline(never)]
     fn divide_vectors(&self, a: &[f32], out: &mut [f32]) {
         #[cfg(fmadiv_x86)]
         if let Some(k) = crate::dispatch::avx2_fma() {
@@ -660,18 +662,28 @@ pub fn div_scalar(a: &[f32], b: f32, out: &mut [f32]) {
         unsafe { x86::divide_by_divider(k, b, x, o, n) };
         return;
     }
+    div_scalar_vectors(a, b, out);
+}
+
+/// [`div_scalar`] past the short slices, out of line (the short path keeps no frame).
+#[inline(never)]
+fn div_scalar_vectors(a: &[f32], b: f32, out: &mut [f32]) {
     Divisor::new(b).divide_vectors(a, out);
 }
 
 /// The AVX2+FMA proof when a slice of `len` dividends is too short for any proven sequence
 /// on this CPU (the plan made, AVX2+FMA in use): such a slice goes straight to the divider
-/// loop from the caller, one call as for the divider's own loop.
+/// loop from the caller, one call as for the divider's own loop. Two loads and no call
+/// (nothing detected or calibrated here: `None` sends the first calls the long way), so
+/// that the caller's short path keeps no frame.
 #[cfg(fmadiv_x86)]
 #[inline(always)]
 fn divider_only(len: usize) -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
-    let k = crate::dispatch::avx2_fma()?;
     let plan = crate::plan::made()?;
-    (len < plan.divisor_shortest_sequence()).then_some(k)
+    if len >= plan.divisor_shortest_sequence() {
+        return None;
+    }
+    crate::dispatch::avx2_fma_known()
 }
 
 /// The panic of a slice function given slices of different lengths (nothing written).

@@ -2,6 +2,8 @@
 
 use core::fmt;
 
+use crate::plan::Plan;
+
 /// What went wrong with the arguments of a `try_` function. Nothing was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -46,6 +48,20 @@ fn check_lengths(a: usize, b: usize, out: usize) -> Result<(), Error> {
     }
 }
 
+/// The panic of a slice function given slices of different lengths, out of line: the
+/// callers' hot path keeps a small frame.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn mismatch(function: &str, dividends: usize, divisors: usize, out: usize) -> ! {
+    let e = Error::LengthMismatch {
+        dividends,
+        divisors,
+        out,
+    };
+    panic!("fmadiv::{function}: {e}")
+}
+
 /// `out[i] = a[i] / b[i]`, bit-identical to `/` on x86.
 ///
 /// # Panics
@@ -59,9 +75,12 @@ fn check_lengths(a: usize, b: usize, out: usize) -> Result<(), Error> {
 /// ```
 #[inline]
 pub fn div(a: &[f32], b: &[f32], out: &mut [f32]) {
-    if let Err(e) = try_div(a, b, out) {
-        panic!("fmadiv::div: {e}");
+    if check_lengths(a.len(), b.len(), out.len()).is_err() {
+        mismatch("div", a.len(), b.len(), out.len());
     }
+    // SAFETY: a and b are readable and out writable for out.len() elements, and out (a
+    // unique borrow) cannot overlap them.
+    unsafe { div_disjoint(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
 }
 
 /// `out[i] = a[i] / b[i]`, or an error (and nothing written) if the lengths differ.
@@ -96,7 +115,7 @@ pub(crate) unsafe fn div_disjoint(a: *const f32, b: *const f32, out: *mut f32, l
     }
     // SAFETY: the caller's guarantees, as the disjoint loop requires; the plan chooses a
     // kernel schedule only where AVX2+FMA are in use.
-    unsafe { plan().div_run_disjoint(len)(a, b, out, len) };
+    unsafe { run_planned(Plan::div_run_disjoint, a, b, out, len) };
 }
 
 /// `a[i] = a[i] / b[i]`, bit-identical to `/` on x86.
@@ -105,8 +124,8 @@ pub(crate) unsafe fn div_disjoint(a: *const f32, b: *const f32, out: *mut f32, l
 /// If the slices do not have the same length (nothing is written then).
 #[inline]
 pub fn div_in_place(a: &mut [f32], b: &[f32]) {
-    if let Err(e) = check_lengths(a.len(), b.len(), a.len()) {
-        panic!("fmadiv::div_in_place: {e}");
+    if check_lengths(a.len(), b.len(), a.len()).is_err() {
+        mismatch("div_in_place", a.len(), b.len(), a.len());
     }
     #[cfg(fmadiv_x86)]
     if a.len() < crate::arch::x86_64::short::SHORT {
@@ -120,7 +139,7 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
     // SAFETY: `out` is exactly `a`, which every schedule allows (each vector is loaded
     // before it is stored); b is readable for a.len() elements; the plan chooses a kernel
     // schedule only where AVX2+FMA are in use.
-    unsafe { plan().div_run(a.len())(ptr, b.as_ptr(), ptr, a.len()) };
+    unsafe { run_planned(Plan::div_run, ptr, b.as_ptr(), ptr, a.len()) };
 }
 
 /// `out[i] = 1 / b[i]` by the recip schedule of the plan. Lengths must be equal.
@@ -139,14 +158,47 @@ pub(crate) fn recip_slices(b: &[f32], out: &mut [f32]) {
     // `a` is never read for reciprocals; the plan chooses a kernel schedule only where
     // AVX2+FMA are in use.
     unsafe {
-        plan().recip_run(out.len())(core::ptr::null(), b.as_ptr(), out.as_mut_ptr(), out.len())
+        run_planned(
+            Plan::recip_run,
+            core::ptr::null(),
+            b.as_ptr(),
+            out.as_mut_ptr(),
+            out.len(),
+        )
     };
 }
 
-/// The plan, cached after the first call.
-#[inline]
-fn plan() -> &'static crate::plan::Plan {
-    crate::plan::plan()
+/// The loop `pick` of the plan for `len` elements, run on the operands. The first call
+/// in a process makes the plan out of line, by a tail call: the hot path keeps no frame
+/// (no registers to save across a call), which is measurable on slices of 64 elements.
+///
+/// # Safety
+/// The loop's own requirements: the operands valid for `len` floats as `pick`'s loop
+/// needs them.
+#[inline(always)]
+unsafe fn run_planned(pick: Pick, a: *const f32, b: *const f32, out: *mut f32, len: usize) {
+    match crate::plan::made() {
+        // SAFETY: the caller's guarantees; the plan chooses a kernel schedule only where
+        // AVX2+FMA are in use.
+        Some(plan) => unsafe { pick(plan, len)(a, b, out, len) },
+        // SAFETY: the caller's guarantees.
+        None => unsafe { run_first(pick, a, b, out, len) },
+    }
+}
+
+/// Which of the plan's loops to run for a length.
+type Pick = fn(&Plan, usize) -> crate::schedule::RawFn;
+
+/// [`run_planned`] in the first call of a process: makes the plan, then runs the loop.
+///
+/// # Safety
+/// As [`run_planned`].
+#[cold]
+#[inline(never)]
+unsafe fn run_first(pick: Pick, a: *const f32, b: *const f32, out: *mut f32, len: usize) {
+    // SAFETY: the caller's guarantees; the plan chooses a kernel schedule only where
+    // AVX2+FMA are in use.
+    unsafe { pick(crate::plan::plan(), len)(a, b, out, len) }
 }
 
 /// Below this many elements [`par_div`] stays on the calling thread: waking workers costs
@@ -164,12 +216,20 @@ pub(crate) const PAR_CHUNK: usize = 1 << 15;
 /// If the three slices do not have the same length (nothing is written then).
 #[cfg(feature = "rayon")]
 pub fn par_div(a: &[f32], b: &[f32], out: &mut [f32]) {
-    if let Err(e) = check_lengths(a.len(), b.len(), out.len()) {
-        panic!("fmadiv::par_div: {e}");
+    if check_lengths(a.len(), b.len(), out.len()).is_err() {
+        mismatch("par_div", a.len(), b.len(), out.len());
     }
     if out.len() < PAR_MIN_LEN {
         return div(a, b, out);
     }
+    par_div_chunks(a, b, out);
+}
+
+/// [`par_div`]'s chunks over the thread pool (lengths checked): a function of its own, so
+/// that a short slice does not pay for setting up rayon's frame on its way to [`div`].
+#[cfg(feature = "rayon")]
+#[inline(never)]
+fn par_div_chunks(a: &[f32], b: &[f32], out: &mut [f32]) {
     use rayon::prelude::*;
     out.par_chunks_mut(PAR_CHUNK)
         .zip(a.par_chunks(PAR_CHUNK))

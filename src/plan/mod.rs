@@ -586,7 +586,6 @@ impl fmt::Display for Plan {
 static PLAN: OnceLock<Plan> = OnceLock::new();
 
 /// The plan if it is made already (no calibration, inline: for the short slices' check).
-#[cfg(fmadiv_x86)]
 #[inline]
 pub(crate) fn made() -> Option<&'static Plan> {
     PLAN.get()
@@ -595,6 +594,16 @@ pub(crate) fn made() -> Option<&'static Plan> {
 /// The plan of this process: detected and calibrated at the first call, then cached.
 #[inline]
 pub fn plan() -> &'static Plan {
+    match PLAN.get() {
+        Some(plan) => plan,
+        None => make_plan(),
+    }
+}
+
+/// [`plan`]'s first call, out of line: callers on the hot path keep a small frame.
+#[cold]
+#[inline(never)]
+fn make_plan() -> &'static Plan {
     PLAN.get_or_init(|| {
         let setting = std::env::var(SCHEDULE_ENV).ok();
         let plan = choose(setting.as_deref(), crate::seeds::this_cpu);
