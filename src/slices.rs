@@ -170,7 +170,7 @@ pub(crate) fn recip_slices(b: &[f32], out: &mut [f32]) {
 
 /// The loop `pick` of the plan for `len` elements, run on the operands. The first call
 /// in a process makes the plan out of line, by a tail call: the hot path keeps no frame
-/// (no registers to save across a call), which is measurable on slices of 64 elements.
+/// (no registers to save across a call).
 ///
 /// # Safety
 /// The loop's own requirements: the operands valid for `len` floats as `pick`'s loop
