@@ -1,8 +1,8 @@
 //! Where a loop's machine code sits changes its speed: the plain divider loop, compiled as
 //! several copies that differ only in one constant that never binds (so the compiler
-//! cannot merge them), in two shapes (one vector per iteration; unrolled by the compiler),
+//! cannot merge them; each is the same one-vector-per-iteration loop at its own address),
 //! timed alternately in one process over the floors benchmark's rotating buffer layouts,
-//! beside `fmadiv::div` and the floors' own baseline.
+//! beside `fmadiv::div` and the floors' own baseline (the same loop, unrolled by four).
 //!
 //! ```sh
 //! cargo run --release --example code_placement
@@ -62,57 +62,15 @@ fn plain<const K: usize>(a: &[f32], b: &[f32], out: &mut [f32]) {
     unsafe { run::<K>(a, b, out) }
 }
 
-/// The same loop as the floors' baseline (which the compiler unrolls by four), `K` as in
-/// [`plain`].
-#[cfg(target_arch = "x86_64")]
-#[inline(never)]
-fn unrolled<const K: usize>(a: &[f32], b: &[f32], out: &mut [f32]) {
-    use core::arch::x86_64::*;
-    #[target_feature(enable = "avx")]
-    fn run<const K: usize>(a: &[f32], b: &[f32], out: &mut [f32]) {
-        let n = out.len().min(a.len()).min(b.len());
-        let full = (n - n % 8).min((usize::MAX >> 8) - K);
-        let mut i = 0;
-        while i < full {
-            // SAFETY: i + 8 <= full <= n, inside all three slices; unaligned access is
-            // allowed.
-            unsafe {
-                let q = _mm256_div_ps(
-                    _mm256_loadu_ps(a.as_ptr().add(i)),
-                    _mm256_loadu_ps(b.as_ptr().add(i)),
-                );
-                _mm256_storeu_ps(out.as_mut_ptr().add(i), q);
-            }
-            i += 8;
-        }
-        for j in i..n {
-            out[j] = a[j] / b[j];
-        }
-    }
-    assert!(is_x86_feature_detected!("avx"), "the plain loop needs AVX");
-    // SAFETY: AVX is present (checked above).
-    unsafe { run::<K>(a, b, out) }
-}
-
 #[cfg(target_arch = "x86_64")]
 fn copies() -> [(String, Run); COPIES] {
     let runs: [Run; COPIES] = [
-        plain::<1>,
-        plain::<2>,
-        plain::<3>,
-        unrolled::<4>,
-        unrolled::<5>,
-        unrolled::<6>,
+        plain::<1>, plain::<2>, plain::<3>, plain::<4>, plain::<5>, plain::<6>,
     ];
     let mut k = 0;
     runs.map(|r| {
         k += 1;
-        let shape = if k <= COPIES / 2 {
-            "one vector per iteration"
-        } else {
-            "unrolled"
-        };
-        (format!("plain loop, {shape}, copy {k}"), r)
+        (format!("plain loop, copy {k}"), r)
     })
 }
 
@@ -168,7 +126,7 @@ fn main() {
             .collect();
         println!("\n{n} elements:");
         for ((name, _), m) in methods.iter().zip(&medians) {
-            println!("  {name:<52} {m:8.2}");
+            println!("  {name:<48} {m:8.2}");
         }
         let copies = &medians[2..];
         if !copies.is_empty() {
