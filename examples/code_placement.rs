@@ -10,7 +10,14 @@
 //!
 //! Prints the median nanoseconds per call of each, per size, and the spread of the copies:
 //! the range a plain loop written by a user can land in on this CPU, against which the
-//! floors' cells at 64 and 256 elements are read (see BENCHMARKS.md, "Code placement").
+//! floors' cells at 64 and 256 elements are read (see BENCHMARKS.md, "Where the floor is
+//! missed").
+//!
+//! Beside them, the one-vector loop written in assembly and placed at a fixed offset from a
+//! 64-byte boundary (0, 16, 32, 48), to tell loop alignment from other placement: its
+//! bytes and alignment are the same in every build. The clock is estimated with a chain
+//! of dependent additions (one per cycle), so the times are also printed as cycles per
+//! vector.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -24,6 +31,10 @@ const COPIES: usize = 6;
 const ROUNDS: usize = 21;
 /// Buffer layouts rotated through (as the floors benchmark does).
 const LAYOUTS: usize = 4;
+/// Lanes of one vector.
+const LANES: usize = 8;
+/// Dependent additions timed to estimate the clock.
+const CLOCK_ADDS: u64 = 400_000_000;
 
 type Run = fn(&[f32], &[f32], &mut [f32]);
 
@@ -74,9 +85,115 @@ fn copies() -> [(String, Run); COPIES] {
     })
 }
 
+/// The one-vector divider loop in assembly, its first instruction `OFFSET` bytes past a
+/// 64-byte boundary; a scalar tail as in [`plain`].
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+fn aligned<const OFFSET: usize>(a: &[f32], b: &[f32], out: &mut [f32]) {
+    assert!(is_x86_feature_detected!("avx"), "the loop needs AVX");
+    let n = out.len().min(a.len()).min(b.len());
+    let bytes = n / LANES * LANES * 4;
+    if bytes > 0 {
+        // SAFETY: AVX is present (checked above); the loop reads `a` and `b` and writes
+        // `out` at byte offsets below `bytes`, inside all three slices; unaligned access
+        // is allowed; it touches no stack and clobbers only the declared registers.
+        unsafe {
+            core::arch::asm!(
+                "xor {i}, {i}",
+                "jmp 3f",
+                // The loop's first instruction OFFSET bytes past a 64-byte boundary; the
+                // padding (single-byte NOPs) is jumped over.
+                ".p2align 6",
+                ".fill {offset}, 1, 0x90",
+                "3:",
+                "vmovups ymm0, [{a} + {i}]",
+                "vdivps ymm0, ymm0, [{b} + {i}]",
+                "vmovups [{out} + {i}], ymm0",
+                "add {i}, 32",
+                "cmp {i}, {end}",
+                "jb 3b",
+                a = in(reg) a.as_ptr(),
+                b = in(reg) b.as_ptr(),
+                out = in(reg) out.as_mut_ptr(),
+                end = in(reg) bytes,
+                i = out(reg) _,
+                out("ymm0") _,
+                offset = const OFFSET,
+                options(nostack),
+            );
+        }
+    }
+    for j in n / LANES * LANES..n {
+        out[j] = a[j] / b[j];
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn aligned_copies() -> [(String, Run); 4] {
+    [
+        ("assembly loop at 64-byte boundary + 0".into(), aligned::<0>),
+        (
+            "assembly loop at 64-byte boundary + 16".into(),
+            aligned::<16>,
+        ),
+        (
+            "assembly loop at 64-byte boundary + 32".into(),
+            aligned::<32>,
+        ),
+        (
+            "assembly loop at 64-byte boundary + 48".into(),
+            aligned::<48>,
+        ),
+    ]
+}
+
+/// Cycles per nanosecond, from a chain of dependent additions (one cycle each); the best
+/// of three.
+#[cfg(target_arch = "x86_64")]
+fn clock_ghz() -> Option<f64> {
+    let mut best: f64 = 0.0;
+    for _ in 0..3 {
+        let start = Instant::now();
+        // SAFETY: register arithmetic only; no memory, no stack.
+        unsafe {
+            core::arch::asm!(
+                "2:",
+                "add {x}, 1",
+                "add {x}, 1",
+                "add {x}, 1",
+                "add {x}, 1",
+                "sub {n}, 4",
+                "jnz 2b",
+                x = inout(reg) 0u64 => _,
+                n = inout(reg) CLOCK_ADDS => _,
+                options(nomem, nostack),
+            );
+        }
+        best = best.max(CLOCK_ADDS as f64 / (start.elapsed().as_secs_f64() * 1e9));
+    }
+    Some(best)
+}
+
 #[cfg(not(target_arch = "x86_64"))]
 fn copies() -> [(String, Run); 0] {
     []
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn aligned_copies() -> [(String, Run); 0] {
+    []
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn clock_ghz() -> Option<f64> {
+    None
+}
+
+/// The lowest and highest of some medians, and the spread between them in percent.
+fn span(medians: &[f64]) -> (f64, f64, f64) {
+    let lo = medians.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = medians.iter().copied().fold(0.0, f64::max);
+    (lo, hi, (hi / lo - 1.0) * 100.0)
 }
 
 fn main() {
@@ -85,7 +202,14 @@ fn main() {
         (format!("floors baseline ({})", HARDWARE.name), HARDWARE.run),
     ];
     methods.extend(copies());
+    let compiled = 2..methods.len();
+    methods.extend(aligned_copies());
+    let assembled = compiled.end..methods.len();
     let _ = fmadiv::plan();
+    let ghz = clock_ghz();
+    if let Some(ghz) = ghz {
+        println!("clock from dependent additions: {ghz:.2} GHz");
+    }
     println!(
         "median ns per call over {ROUNDS} rounds x {LAYOUTS} buffer layouts (normal inputs); \
          CPU: {}",
@@ -126,16 +250,22 @@ fn main() {
             .collect();
         println!("\n{n} elements:");
         for ((name, _), m) in methods.iter().zip(&medians) {
-            println!("  {name:<48} {m:8.2}");
+            match ghz {
+                Some(ghz) => println!(
+                    "  {name:<48} {m:8.2}  ({:.2} cycles per vector)",
+                    m * ghz / (n / LANES) as f64
+                ),
+                None => println!("  {name:<48} {m:8.2}"),
+            }
         }
-        let copies = &medians[2..];
-        if !copies.is_empty() {
-            let lo = copies.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = copies.iter().copied().fold(0.0, f64::max);
-            println!(
-                "  copies of the plain loop span {lo:.2} to {hi:.2} ({:.0}%)",
-                (hi / lo - 1.0) * 100.0
-            );
+        for (what, range) in [
+            ("copies of the plain loop", compiled.clone()),
+            ("assembly loops", assembled.clone()),
+        ] {
+            if !range.is_empty() {
+                let (lo, hi, percent) = span(&medians[range]);
+                println!("  {what} span {lo:.2} to {hi:.2} ({percent:.0}%)");
+            }
         }
     }
 }
