@@ -130,21 +130,13 @@ fn aligned<const OFFSET: usize>(a: &[f32], b: &[f32], out: &mut [f32]) {
 
 #[cfg(target_arch = "x86_64")]
 fn aligned_copies() -> [(String, Run); 4] {
-    [
-        ("assembly loop at 64-byte boundary + 0".into(), aligned::<0>),
-        (
-            "assembly loop at 64-byte boundary + 16".into(),
-            aligned::<16>,
-        ),
-        (
-            "assembly loop at 64-byte boundary + 32".into(),
-            aligned::<32>,
-        ),
-        (
-            "assembly loop at 64-byte boundary + 48".into(),
-            aligned::<48>,
-        ),
-    ]
+    let runs: [(usize, Run); 4] = [
+        (0, aligned::<0>),
+        (16, aligned::<16>),
+        (32, aligned::<32>),
+        (48, aligned::<48>),
+    ];
+    runs.map(|(offset, r)| (format!("assembly loop at 64-byte boundary + {offset}"), r))
 }
 
 /// Cycles per nanosecond, from a chain of dependent additions (one cycle each); the best
