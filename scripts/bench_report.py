@@ -217,6 +217,32 @@ def plans_summary(family):
     return [" ".join(out)]
 
 
+def plans_file_summary(family):
+    plans = bench(family, "plans-file")
+    first, later = plans[0], plans[1:]
+    assert not first["loaded"] and all(p["loaded"] for p in later), "expected one save, then loads"
+    choices = Counter(plan_choice(p) for p in plans)
+    common, n = choices.most_common(1)[0]
+    micros = [p["calibration_us"] for p in later]
+    checked = [c for p in plans for c in p["checked"]]
+    slower = [c for c in checked if c["vs_divider"] < 1.0]
+    out = [f"{len(plans)} fresh processes of `fmadiv plan --check --json` with one "
+           f"`FMADIV_PLAN_FILE`, each pinned to one CPU (family/model/stepping "
+           f"{first['cpu_signature']}): the first calibrated in "
+           f"{first['calibration_us'] / 1000:.2f} ms and saved the plan, the other "
+           f"{len(later)} read it in {min(micros) / 1000:.2f}–{max(micros) / 1000:.2f} ms "
+           f"(median {statistics.median(micros) / 1000:.2f} ms); the same choice, `{common}`, "
+           f"in {n} of {len(plans)}."]
+    if checked:
+        medians = ", ".join(f"{c['vs_divider']:.2f}" for c in checked)
+        out.append(f"Its choices other than the divider, measured again in each process: "
+                   f"{len(checked)}, slower than the divider {len(slower)} times (medians "
+                   f"{medians}).")
+    else:
+        out.append("Every choice in it is the divider: nothing to measure again.")
+    return [" ".join(out)]
+
+
 def plans(family):
     plans = bench(family, "plans")
     out = ["| process | made in (µs) | choice (small/large size class) | other choices checked afterwards |",
@@ -327,6 +353,7 @@ GENERATORS = {
     "schedules": schedules,
     "methods": methods,
     "plans-summary": plans_summary,
+    "plans-file-summary": plans_file_summary,
     "plans": plans,
     "simd": simd,
     "verification": verification,

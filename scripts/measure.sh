@@ -51,3 +51,17 @@ plans_json() {
     echo "]"
 }
 save "$out/$family-plans.json" plans_json
+
+# The same with a plan file (FMADIV_PLAN_FILE): the first process calibrates and saves the
+# plan, the others read it; each still checks its choices afterwards in its own process.
+plan_file=$(mktemp -u "${TMPDIR:-/tmp}/fmadiv-plan.XXXXXX")
+plans_file_json() {
+    echo "["
+    for i in $(seq 1 "$plans"); do
+        [ "$i" -gt 1 ] && echo ","
+        FMADIV_PLAN_FILE="$plan_file" "${fmadiv[@]}" plan --check --json
+    done
+    echo "]"
+}
+save "$out/$family-plans-file.json" plans_file_json
+rm -f "$plan_file"

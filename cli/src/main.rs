@@ -36,7 +36,8 @@ enum Command {
         json: bool,
     },
     /// The schedules `div` and `recip` run on this CPU, and why (calibrated once per
-    /// process; `FMADIV_SCHEDULE` forces one).
+    /// process; `FMADIV_SCHEDULE` forces one; `FMADIV_PLAN_FILE=PATH` keeps one
+    /// calibration for later processes).
     Plan {
         /// Print JSON.
         #[arg(long)]
@@ -307,6 +308,8 @@ fn show_plan(json: bool, check: bool) -> Result<ExitCode, String> {
             "threshold": fmadiv::plan::THRESHOLD,
             "calibration_us": plan.calibration_micros(),
             "ignored_setting": plan.ignored_setting(),
+            "plan_file": plan.plan_file(),
+            "loaded": plan.is_loaded(),
             "measurements": plan.measurements().iter().map(|(op, len, s, phase, r)| {
                 serde_json::json!({ "op": op, "len": len, "schedule": s, "phase": phase, "vs_divider": r })
             }).collect::<Vec<_>>(),

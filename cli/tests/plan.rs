@@ -22,6 +22,11 @@ fn fmadiv(args: &[&str], env: Option<(&str, &str)>) -> Output {
 
 /// The binary, pinned to logical CPU `cpu` if given (and `taskset` is installed).
 fn fmadiv_on(cpu: Option<usize>, args: &[&str], env: Option<(&str, &str)>) -> Output {
+    fmadiv_with(cpu, args, env.as_slice())
+}
+
+/// The binary, pinned to `cpu` if given, with the environment variables `env` set.
+fn fmadiv_with(cpu: Option<usize>, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = match cpu {
         Some(cpu) => {
             let mut c = Command::new("taskset");
@@ -31,9 +36,7 @@ fn fmadiv_on(cpu: Option<usize>, args: &[&str], env: Option<(&str, &str)>) -> Ou
         None => Command::new(env!("CARGO_BIN_EXE_fmadiv")),
     };
     cmd.args(args);
-    if let Some((k, v)) = env {
-        cmd.env(k, v);
-    }
+    cmd.envs(env.iter().copied());
     cmd.output().expect("the fmadiv binary runs")
 }
 
@@ -134,6 +137,7 @@ fn fresh_processes_make_the_same_plan_save_near_ties_and_no_false_choice() {
     if docs[0]["measurements"].as_array().unwrap().is_empty() {
         eprintln!("note: no calibration on this CPU (no AVX2+FMA): no plan to compare");
         the_environment_forces_a_schedule();
+        a_plan_file_gives_every_process_the_same_plan(cpu);
         return;
     }
     let threshold = docs[0]["threshold"].as_f64().unwrap();
@@ -191,6 +195,72 @@ fn fresh_processes_make_the_same_plan_save_near_ties_and_no_false_choice() {
     );
     // Afterwards, not beside it: a second test would load the CPU while these calibrate.
     the_environment_forces_a_schedule();
+    a_plan_file_gives_every_process_the_same_plan(cpu);
+}
+
+/// With `FMADIV_PLAN_FILE`, the first fresh process calibrates and saves the plan; every
+/// later one reads it (no calibration) and runs the same schedules and `Divisor` windows.
+/// A forced schedule neither reads nor writes the file; a file that is not a plan is
+/// reported once on stderr and left as it is.
+fn a_plan_file_gives_every_process_the_same_plan(cpu: Option<usize>) {
+    let dir = std::env::temp_dir().join(format!("fmadiv-plan-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("plan");
+    let file = path.to_str().unwrap();
+    let env = [("FMADIV_PLAN_FILE", file)];
+    let docs: Vec<serde_json::Value> = (0..10)
+        .map(|_| plan_of(&fmadiv_with(cpu, &["plan", "--json"], &env)))
+        .collect();
+    let note = |v: &serde_json::Value| v["plan_file"].as_str().unwrap().to_string();
+    if docs[0]["measurements"].as_array().unwrap().is_empty() {
+        // No kernel to calibrate: the file has nothing to keep.
+        assert!(note(&docs[0]).contains("not used"), "{}", docs[0]);
+        assert!(!path.exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+        return;
+    }
+    assert_eq!(docs[0]["loaded"], false, "{}", docs[0]);
+    assert!(note(&docs[0]).ends_with(": saved"), "{}", note(&docs[0]));
+    let same =
+        |v: &serde_json::Value| (schedules(v), v["divisor"].clone(), v["small_below"].clone());
+    let mut micros = Vec::new();
+    for v in &docs[1..] {
+        assert_eq!(v["loaded"], true, "{}", v["why"]);
+        assert!(note(v).ends_with(": loaded"), "{}", note(v));
+        assert!(v["measurements"].as_array().unwrap().is_empty(), "{v}");
+        assert_eq!(same(v), same(&docs[0]), "{}", v["why"]);
+        let us = v["calibration_us"].as_u64().unwrap();
+        assert!(us < 20_000, "reading the plan took {us} us");
+        micros.push(us);
+    }
+    micros.sort_unstable();
+    eprintln!(
+        "with {}: 10 of 10 fresh processes ran the first one's plan ({:?}); the plan read \
+         in {}..{} us",
+        env[0].0,
+        schedules(&docs[0]),
+        micros[0],
+        micros[micros.len() - 1]
+    );
+    let forced = plan_of(&fmadiv_with(
+        None,
+        &["plan", "--json"],
+        &[env[0], ("FMADIV_SCHEDULE", "kernel")],
+    ));
+    assert!(
+        note(&forced).contains("not used: the schedules are forced"),
+        "{forced}"
+    );
+    assert!(schedules(&forced).iter().all(|s| s == "kernel"), "{forced}");
+    let not_a_plan = "div: kernel kernel\n";
+    std::fs::write(&path, not_a_plan).unwrap();
+    let out = fmadiv_with(cpu, &["plan", "--json"], &env);
+    let v = plan_of(&out);
+    assert_eq!(v["loaded"], false, "{v}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("left as it is").count(), 1, "{stderr}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), not_a_plan);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 fn the_environment_forces_a_schedule() {

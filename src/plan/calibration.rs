@@ -73,6 +73,7 @@ pub(super) fn calibrate() -> Plan {
             l1_bytes: l1,
         }),
         ignored: None,
+        file: None,
     }
 }
 
@@ -408,10 +409,7 @@ pub(super) fn divisor_break_even() -> DivisorBreakEven {
             }
         }
     }
-    // The earliest start among the classes' windows (`usize::MAX`: none has one).
-    let earliest = |windows: &[(usize, usize); 3]| windows.iter().map(|w| w.0).min();
-    result.shortest_sequence = earliest(&result.sequence).unwrap_or(usize::MAX);
-    result.first_proof_min = earliest(&result.proof).unwrap_or(usize::MAX);
+    result.set_earliest();
     // How the flag-checked loop redoes voided chunks matters only where it runs.
     if result.shortest_sequence != usize::MAX {
         result.lanes_ratio = lanes_ratio(&divisors, &mut arena);

@@ -22,12 +22,21 @@
 //! (for benchmarks and bug reports); a value that names no schedule is reported (in the
 //! plan's `Display`, `fmadiv plan`, and once on stderr) and otherwise ignored.
 //! `FMADIV_FORCE_PORTABLE=1` forces the portable path for everything.
+//!
+//! `FMADIV_PLAN_FILE=PATH` keeps one calibration for later processes on the same CPU: the
+//! first writes the plan there, the next ones read it instead of calibrating, so that
+//! every process runs the same schedules (module `saved`).
 
 use core::fmt;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 #[cfg(fmadiv_x86)]
 mod calibration;
+mod saved;
+
+pub use saved::PLAN_FILE_ENV;
+use saved::{FileUse, NotLoaded, Saved};
 
 use crate::schedule::{RawFn, Schedule, raw_fn, raw_fn_disjoint};
 use crate::seeds::OutOfBound;
@@ -108,6 +117,8 @@ pub struct Plan {
     /// The loops of `div` and `recip`, per length class: a call is one load and one
     /// indirect call.
     runs: Runs,
+    /// What became of the plan file, where `FMADIV_PLAN_FILE` named one.
+    file: Option<FileUse>,
 }
 
 /// Length classes of the loops: below the operation's `short_below`, the small class, the
@@ -197,6 +208,14 @@ pub(crate) struct DivisorBreakEven {
 }
 
 impl DivisorBreakEven {
+    /// Sets `shortest_sequence` and `first_proof_min` from the windows: the earliest start
+    /// among the classes' (`usize::MAX`: none has one).
+    pub(crate) fn set_earliest(&mut self) {
+        let earliest = |windows: &[(usize, usize); 3]| windows.iter().map(|w| w.0).min();
+        self.shortest_sequence = earliest(&self.sequence).unwrap_or(usize::MAX);
+        self.first_proof_min = earliest(&self.proof).unwrap_or(usize::MAX);
+    }
+
     /// No proven sequence runs here (no AVX2+FMA kernel).
     pub(crate) fn never() -> DivisorBreakEven {
         DivisorBreakEven {
@@ -225,6 +244,9 @@ enum Reason {
     SeedsOutOfBound(OutOfBound),
     /// Measured here.
     Calibrated(Calibration),
+    /// Read from the plan file: measured by an earlier process on this CPU, at these
+    /// lengths of the two classes.
+    Loaded { lens: [usize; 2] },
 }
 
 /// What the calibration measured.
@@ -398,8 +420,19 @@ impl Plan {
     /// Microseconds it took to make the plan (the `rcpps` check, the calibration of the
     /// schedules, `Divisor`'s break-even), where anything was measured.
     pub fn calibration_micros(&self) -> Option<u64> {
-        (self.divisor.measured.is_some() || matches!(self.reason, Reason::Calibrated(_)))
-            .then_some(self.made_in_micros)
+        let made = matches!(self.reason, Reason::Calibrated(_) | Reason::Loaded { .. });
+        (self.divisor.measured.is_some() || made).then_some(self.made_in_micros)
+    }
+
+    /// What became of the plan file named by [`PLAN_FILE_ENV`] (loaded, saved, or why
+    /// not), as the plan's `Display` says it; `None` where none was named.
+    pub fn plan_file(&self) -> Option<String> {
+        self.file.as_ref().map(ToString::to_string)
+    }
+
+    /// Whether the plan was read from the plan file rather than calibrated here.
+    pub fn is_loaded(&self) -> bool {
+        matches!(self.reason, Reason::Loaded { .. })
     }
 
     /// The value of `FMADIV_SCHEDULE` that was ignored because it names no schedule.
@@ -435,6 +468,7 @@ impl Plan {
     pub fn timed_lens(&self) -> Option<[usize; 2]> {
         match &self.reason {
             Reason::Calibrated(c) => Some(c.lens),
+            Reason::Loaded { lens } => Some(*lens),
             _ => None,
         }
     }
@@ -451,6 +485,24 @@ impl Plan {
             made_in_micros: 0,
             divisor_micros: 0,
             runs: Runs::of([s; 2], [s; 2], [0; 2]),
+            file: None,
+        }
+    }
+
+    /// The plan a plan file holds.
+    fn loaded(saved: Saved, path: PathBuf, ignored: Option<String>) -> Plan {
+        Plan {
+            small_below: saved.small_below,
+            div: saved.div,
+            recip: saved.recip,
+            short_below: saved.short_below,
+            reason: Reason::Loaded { lens: saved.lens },
+            ignored,
+            divisor: saved.divisor,
+            made_in_micros: 0,
+            divisor_micros: 0,
+            runs: Runs::of(saved.div, saved.recip, saved.short_below),
+            file: Some(FileUse::Loaded(path)),
         }
     }
 }
@@ -525,6 +577,13 @@ impl fmt::Display for Plan {
                 }
                 f.write_str(")")?;
             }
+            Reason::Loaded { lens } => write!(
+                f,
+                " (read from the plan file: calibrated on this CPU by an earlier process, at \
+                 {} and {} elements; another schedule had to measure at least \
+                 {THRESHOLD:.2}x the divider)",
+                lens[0], lens[1]
+            )?,
         }
         if let Some(proof) = self.divisor.measured {
             let lens = |(from, to): (usize, usize)| match (from, to) {
@@ -569,7 +628,7 @@ impl fmt::Display for Plan {
         }
         if let Some(us) = self.calibration_micros() {
             write!(f, "; plan made in {us} us")?;
-            if self.divisor.measured.is_some() {
+            if self.divisor.measured.is_some() && !self.is_loaded() {
                 write!(f, " (of which Divisor {} us)", self.divisor_micros)?;
             }
         }
@@ -578,6 +637,9 @@ impl fmt::Display for Plan {
                 f,
                 "; {SCHEDULE_ENV}={value:?} ignored: it names no schedule"
             )?;
+        }
+        if let Some(file) = &self.file {
+            write!(f, "; {file}")?;
         }
         Ok(())
     }
@@ -606,7 +668,15 @@ pub fn plan() -> &'static Plan {
 fn make_plan() -> &'static Plan {
     PLAN.get_or_init(|| {
         let setting = std::env::var(SCHEDULE_ENV).ok();
-        let plan = choose(setting.as_deref(), crate::seeds::this_cpu);
+        let file = std::env::var_os(PLAN_FILE_ENV).filter(|p| !p.is_empty());
+        let plan = choose(
+            setting.as_deref(),
+            crate::seeds::this_cpu,
+            file.as_deref().map(Path::new),
+        );
+        if let Some(file) = plan.file.as_ref().filter(|f| f.is_problem()) {
+            eprintln!("fmadiv: {file}");
+        }
         if let Some(value) = &plan.ignored {
             eprintln!(
                 "fmadiv: {SCHEDULE_ENV}={value:?} names no schedule and is ignored ({})",
@@ -634,17 +704,30 @@ pub fn measure_against_divider(op: Op, len: usize, s: Schedule, rounds: usize) -
     Vec::new()
 }
 
-/// The plan for a `FMADIV_SCHEDULE` setting and a check of the seeds (injected, so that
-/// tests can simulate a CPU whose `rcpps` breaks its bound).
-fn choose(setting: Option<&str>, seeds: impl FnOnce() -> Option<Result<(), OutOfBound>>) -> Plan {
+/// The plan for a `FMADIV_SCHEDULE` setting, a check of the seeds (injected, so that
+/// tests can simulate a CPU whose `rcpps` breaks its bound) and a plan file.
+fn choose(
+    setting: Option<&str>,
+    seeds: impl FnOnce() -> Option<Result<(), OutOfBound>>,
+    file: Option<&Path>,
+) -> Plan {
     let start = std::time::Instant::now();
-    let mut plan = choose_schedules(setting, seeds);
-    if crate::backend() == crate::Backend::Avx2Fma {
+    let mut plan = choose_schedules(setting, seeds, file);
+    if crate::backend() == crate::Backend::Avx2Fma && !plan.is_loaded() {
         let divisor_start = std::time::Instant::now();
         plan.divisor = divisor_break_even();
         plan.divisor_micros = divisor_start.elapsed().as_micros() as u64;
     }
     plan.runs = Runs::of(plan.div, plan.recip, plan.short_below);
+    if let Some(FileUse::Saved { path, .. }) = &plan.file {
+        let text = Saved::of(&plan).map(|s| saved::render(&s, &saved::this_identity()));
+        if let Some(Err(why)) = text.map(|text| saved::store(path, &text)) {
+            plan.file = Some(FileUse::NotSaved {
+                path: path.clone(),
+                why,
+            });
+        }
+    }
     plan.made_in_micros = start.elapsed().as_micros() as u64;
     plan
 }
@@ -660,10 +743,33 @@ fn divisor_break_even() -> DivisorBreakEven {
     DivisorBreakEven::never()
 }
 
-/// The schedules for a setting and a check of the seeds.
+/// The schedules for a setting, a check of the seeds and a plan file; what is to become
+/// of the file (a plan that is not a calibration neither reads nor writes it).
 fn choose_schedules(
     setting: Option<&str>,
     seeds: impl FnOnce() -> Option<Result<(), OutOfBound>>,
+    file: Option<&Path>,
+) -> Plan {
+    let mut plan = choose_without_file(setting, seeds, file);
+    if let (Some(path), None) = (file, &plan.file) {
+        let why = match plan.reason {
+            Reason::Forced => "the schedules are forced",
+            Reason::SeedsOutOfBound(_) => "the kernels are not proven on this CPU",
+            _ => "there is no AVX2+FMA kernel to calibrate",
+        };
+        plan.file = Some(FileUse::Unused {
+            path: path.to_path_buf(),
+            why,
+        });
+    }
+    plan
+}
+
+/// [`choose_schedules`]; the plan file only where a calibration would run.
+fn choose_without_file(
+    setting: Option<&str>,
+    seeds: impl FnOnce() -> Option<Result<(), OutOfBound>>,
+    file: Option<&Path>,
 ) -> Plan {
     let setting = setting.map(str::trim).filter(|s| !s.is_empty());
     let (forced, ignored) = match setting.map(Schedule::from_name) {
@@ -689,8 +795,26 @@ fn choose_schedules(
     if let Some(s) = forced {
         return Plan::uniform(s, Reason::Forced, ignored);
     }
+    let file = file.map(|path| (path, saved::load(path, &saved::this_identity())));
+    let file_use = match file {
+        None => None,
+        Some((path, Ok(saved))) => return Plan::loaded(saved, path.to_path_buf(), ignored),
+        Some((path, Err(NotLoaded::Missing))) => Some(FileUse::Saved {
+            path: path.to_path_buf(),
+            replaced: None,
+        }),
+        Some((path, Err(NotLoaded::Foreign(why)))) => Some(FileUse::Saved {
+            path: path.to_path_buf(),
+            replaced: Some(why),
+        }),
+        Some((path, Err(NotLoaded::Unreadable(why)))) => Some(FileUse::Kept {
+            path: path.to_path_buf(),
+            why,
+        }),
+    };
     let mut plan = calibrate();
     plan.ignored = ignored;
+    plan.file = file_use;
     plan
 }
 
@@ -762,7 +886,7 @@ mod tests {
             seed: 0x3f30_0000,
         };
         for setting in [None, Some("kernel"), Some("mix-4"), Some("divider")] {
-            let plan = choose(setting, || Some(Err(bad)));
+            let plan = choose(setting, || Some(Err(bad)), None);
             if crate::backend() == crate::Backend::Portable {
                 assert_eq!(plan.div(4096), Schedule::Portable);
                 continue;
@@ -780,10 +904,10 @@ mod tests {
 
     #[test]
     fn a_setting_that_names_no_schedule_is_reported() {
-        let plan = choose(Some("mix-3"), || Some(Ok(())));
+        let plan = choose(Some("mix-3"), || Some(Ok(())), None);
         assert_eq!(plan.ignored_setting(), Some("mix-3"));
         assert!(plan.to_string().contains("\"mix-3\" ignored"), "{plan}");
-        let plan = choose(Some("kernel"), || Some(Ok(())));
+        let plan = choose(Some("kernel"), || Some(Ok(())), None);
         assert_eq!(plan.ignored_setting(), None);
     }
 
