@@ -911,6 +911,55 @@ mod tests {
         assert_eq!(plan.ignored_setting(), None);
     }
 
+    /// A plan file that runs the kernel for `div` and `mix-4` for `recip`, made for this
+    /// CPU and version, at a path of its own.
+    fn kernel_plan_file(name: &str) -> PathBuf {
+        let path = std::env::temp_dir().join(format!("fmadiv-{name}-{}", std::process::id()));
+        let mix = Schedule::Mixed(crate::schedule::Mix::new(4).unwrap());
+        let saved = Saved {
+            small_below: small_class_limit(l1_data_bytes().0),
+            div: [Schedule::Kernel; 2],
+            recip: [mix; 2],
+            short_below: [0, 256],
+            lens: [1024, 11008],
+            divisor: DivisorBreakEven::never(),
+        };
+        saved::store(&path, &saved::render(&saved, &saved::this_identity())).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_plan_file_is_read_only_after_the_rcpps_check() {
+        if crate::backend() == crate::Backend::Portable {
+            eprintln!("note: no AVX2+FMA here: a plan file is never read (nothing to run)");
+            return;
+        }
+        let path = kernel_plan_file("read-after-check");
+        // This CPU's table conforms: the file's schedules run, with no calibration.
+        let plan = choose(None, || Some(Ok(())), Some(&path));
+        assert!(plan.is_loaded(), "{plan}");
+        assert_eq!(plan.div(4096), Schedule::Kernel);
+        assert_eq!(plan.recip(100), Schedule::Divider, "below its short_below");
+        assert_eq!(plan.recip(4096).name(), "mix-4");
+        assert!(plan.to_string().contains(": loaded"), "{plan}");
+        // A table out of bound: the file is not read, the divider runs everything.
+        let bad = OutOfBound {
+            input: 0x3fc0_0000,
+            seed: 0x3f30_0000,
+        };
+        let plan = choose(None, || Some(Err(bad)), Some(&path));
+        assert!(!plan.is_loaded());
+        assert_eq!(plan.div(4096), Schedule::Divider);
+        let note = plan.plan_file().unwrap();
+        assert!(note.contains("not used: the kernels are not proven"), "{note}");
+        // A forced schedule neither: and the file is left as it was.
+        let before = std::fs::read_to_string(&path).unwrap();
+        let plan = choose(Some("divider"), || Some(Ok(())), Some(&path));
+        assert!(plan.plan_file().unwrap().contains("forced"), "{plan}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+        std::fs::remove_file(&path).unwrap();
+    }
+
     #[test]
     fn classes_follow_the_l1_size() {
         assert_eq!(small_class_limit(32 * 1024), 2730);

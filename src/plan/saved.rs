@@ -36,7 +36,8 @@ pub(super) enum FileUse {
     /// The plan was read from it: no calibration here.
     Loaded(PathBuf),
     /// This process calibrated and wrote it (replacing a plan made for another CPU or
-    /// version, where `replaced` says so).
+    /// version, where `replaced` says so). Set before the calibration ends, as what is
+    /// to be done; the plan's maker writes the file once the plan is whole.
     Saved {
         path: PathBuf,
         replaced: Option<String>,
