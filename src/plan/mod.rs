@@ -951,7 +951,10 @@ mod tests {
         assert!(!plan.is_loaded());
         assert_eq!(plan.div(4096), Schedule::Divider);
         let note = plan.plan_file().unwrap();
-        assert!(note.contains("not used: the kernels are not proven"), "{note}");
+        assert!(
+            note.contains("not used: the kernels are not proven"),
+            "{note}"
+        );
         // A forced schedule neither: and the file is left as it was.
         let before = std::fs::read_to_string(&path).unwrap();
         let plan = choose(Some("divider"), || Some(Ok(())), Some(&path));
