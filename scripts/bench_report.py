@@ -190,12 +190,19 @@ def plan_choice(p):
     return f"{op('div')}, {op('recip')}, in-register {p['in_register']}"
 
 
+def checked_choices(plans):
+    """Every choice other than the divider measured again (`plan --check`), those slower
+    than the divider there, and their medians as text."""
+    checked = [c for p in plans for c in p["checked"]]
+    slower = [c for c in checked if c["vs_divider"] < 1.0]
+    return checked, slower, ", ".join(f"{c['vs_divider']:.2f}" for c in checked)
+
+
 def plans_summary(family):
     plans = bench(family, "plans")
     choices = Counter(plan_choice(p) for p in plans)
     micros = [p["calibration_us"] for p in plans]
-    checked = [c for p in plans for c in p["checked"]]
-    slower = [c for c in checked if c["vs_divider"] < 1.0]
+    checked, slower, medians = checked_choices(plans)
     sig = plans[0]["cpu_signature"]
     common, n = choices.most_common(1)[0]
     out = [f"{len(plans)} fresh processes of `fmadiv plan --check --json`, each pinned to one CPU "
@@ -206,7 +213,6 @@ def plans_summary(family):
     out.append(f"Plan made (calibration and `Divisor` thresholds) in {min(micros) / 1000:.2f}–"
                f"{max(micros) / 1000:.2f} ms, median {statistics.median(micros) / 1000:.2f} ms.")
     if checked:
-        medians = ", ".join(f"{c['vs_divider']:.2f}" for c in checked)
         out.append(f"Choices other than the divider: {len(checked)}, each measured again afterwards "
                    f"on buffers of its own; slower than the divider there: {len(slower)} of "
                    f"{len(checked)} (false-choice rate {len(slower) / len(checked):.0%}; "
@@ -224,8 +230,7 @@ def plans_file_summary(family):
     choices = Counter(plan_choice(p) for p in plans)
     common, n = choices.most_common(1)[0]
     micros = [p["calibration_us"] for p in later]
-    checked = [c for p in plans for c in p["checked"]]
-    slower = [c for c in checked if c["vs_divider"] < 1.0]
+    checked, slower, medians = checked_choices(plans)
     out = [f"{len(plans)} fresh processes of `fmadiv plan --check --json` with one "
            f"`FMADIV_PLAN_FILE`, each pinned to one CPU (family/model/stepping "
            f"{first['cpu_signature']}): the first calibrated in "
@@ -234,7 +239,6 @@ def plans_file_summary(family):
            f"(median {statistics.median(micros) / 1000:.2f} ms); the same choice, `{common}`, "
            f"in {n} of {len(plans)}."]
     if checked:
-        medians = ", ".join(f"{c['vs_divider']:.2f}" for c in checked)
         out.append(f"Its choices other than the divider, measured again in each process: "
                    f"{len(checked)}, slower than the divider {len(slower)} times (medians "
                    f"{medians}).")

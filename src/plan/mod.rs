@@ -712,15 +712,29 @@ fn choose(
     file: Option<&Path>,
 ) -> Plan {
     let start = std::time::Instant::now();
-    let mut plan = choose_schedules(setting, seeds, file);
+    // What a plan file must be made for (computed once: it is read, then maybe written).
+    let file = file.map(|path| (path, saved::this_identity()));
+    let mut plan = choose_schedules(setting, seeds, file.as_ref());
+    if let (Some((path, _)), None) = (&file, &plan.file) {
+        // Not a calibration (forced, no kernel, kernels unproven): the file is not touched.
+        let why = match plan.reason {
+            Reason::Forced => "the schedules are forced",
+            Reason::SeedsOutOfBound(_) => "the kernels are not proven on this CPU",
+            _ => "there is no AVX2+FMA kernel to calibrate",
+        };
+        plan.file = Some(FileUse::Unused {
+            path: path.to_path_buf(),
+            why,
+        });
+    }
     if crate::backend() == crate::Backend::Avx2Fma && !plan.is_loaded() {
         let divisor_start = std::time::Instant::now();
         plan.divisor = divisor_break_even();
         plan.divisor_micros = divisor_start.elapsed().as_micros() as u64;
     }
     plan.runs = Runs::of(plan.div, plan.recip, plan.short_below);
-    if let Some(FileUse::Saved { path, .. }) = &plan.file {
-        let text = Saved::of(&plan).map(|s| saved::render(&s, &saved::this_identity()));
+    if let (Some(FileUse::Saved { path, .. }), Some((_, identity))) = (&plan.file, &file) {
+        let text = Saved::of(&plan).map(|s| saved::render(&s, identity));
         if let Some(Err(why)) = text.map(|text| saved::store(path, &text)) {
             plan.file = Some(FileUse::NotSaved {
                 path: path.clone(),
@@ -743,33 +757,13 @@ fn divisor_break_even() -> DivisorBreakEven {
     DivisorBreakEven::never()
 }
 
-/// The schedules for a setting, a check of the seeds and a plan file; what is to become
-/// of the file (a plan that is not a calibration neither reads nor writes it).
+/// The schedules for a setting, a check of the seeds and a plan file (with what it must
+/// be made for): the file is read, and what is to become of it set, only where a
+/// calibration would run.
 fn choose_schedules(
     setting: Option<&str>,
     seeds: impl FnOnce() -> Option<Result<(), OutOfBound>>,
-    file: Option<&Path>,
-) -> Plan {
-    let mut plan = choose_without_file(setting, seeds, file);
-    if let (Some(path), None) = (file, &plan.file) {
-        let why = match plan.reason {
-            Reason::Forced => "the schedules are forced",
-            Reason::SeedsOutOfBound(_) => "the kernels are not proven on this CPU",
-            _ => "there is no AVX2+FMA kernel to calibrate",
-        };
-        plan.file = Some(FileUse::Unused {
-            path: path.to_path_buf(),
-            why,
-        });
-    }
-    plan
-}
-
-/// [`choose_schedules`]; the plan file only where a calibration would run.
-fn choose_without_file(
-    setting: Option<&str>,
-    seeds: impl FnOnce() -> Option<Result<(), OutOfBound>>,
-    file: Option<&Path>,
+    file: Option<&(&Path, String)>,
 ) -> Plan {
     let setting = setting.map(str::trim).filter(|s| !s.is_empty());
     let (forced, ignored) = match setting.map(Schedule::from_name) {
@@ -795,7 +789,7 @@ fn choose_without_file(
     if let Some(s) = forced {
         return Plan::uniform(s, Reason::Forced, ignored);
     }
-    let file = file.map(|path| (path, saved::load(path, &saved::this_identity())));
+    let file = file.map(|&(path, ref identity)| (path, saved::load(path, identity)));
     let file_use = match file {
         None => None,
         Some((path, Ok(saved))) => return Plan::loaded(saved, path.to_path_buf(), ignored),
