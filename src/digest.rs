@@ -242,6 +242,74 @@ pub fn arithmetic_digest(kernel: Kernel, recip: bool) -> Option<String> {
     }
 }
 
+/// The digest of the directed-rounding step for `mode` on this CPU, as 16 hex digits, or
+/// `None` without AVX2+FMA: over the digest's pairs, the step's results from `div`'s kernel
+/// quotient, and the input-window mask that says which lanes the step may keep. Names what a
+/// `verify mantissa --rounding` report checked; `nearest` is the kernel's own digest.
+pub fn directed_digest(mode: crate::Rounding) -> Option<String> {
+    #[cfg(fmadiv_x86)]
+    {
+        use crate::Rounding;
+        use crate::arch::x86_64::avx2::Avx2Fma;
+        use crate::arch::x86_64::directed::{DOWN, SHIPPED, TOWARD_ZERO, UP};
+        if mode == Rounding::Nearest {
+            return kernel_digest(Kernel::Shipped);
+        }
+        let k = Avx2Fma::new()?;
+        let (a, b) = digest_pairs();
+        let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+        h.word(u32::from(mode.control()));
+        // SAFETY: `k` proves AVX2 and FMA.
+        unsafe {
+            match mode {
+                Rounding::Down => hash_directed::<DOWN, SHIPPED>(k, &a, &b, &mut h),
+                Rounding::Up => hash_directed::<UP, SHIPPED>(k, &a, &b, &mut h),
+                _ => hash_directed::<TOWARD_ZERO, SHIPPED>(k, &a, &b, &mut h),
+            }
+        }
+        Some(h.hex())
+    }
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = mode;
+        None
+    }
+}
+
+/// Hashes the directed step's results from the kernel's quotient, and the window mask.
+#[cfg(fmadiv_x86)]
+#[target_feature(enable = "avx2,fma")]
+fn hash_directed<const MODE: u8, const V: u8>(
+    _proof: crate::arch::x86_64::avx2::Avx2Fma,
+    a: &[f32],
+    b: &[f32],
+    h: &mut Fnv,
+) {
+    use crate::arch::x86_64::avx2::{InputCheck, div8};
+    use crate::arch::x86_64::directed::round_from;
+    use crate::variant::Variant;
+    use core::arch::x86_64::*;
+    for (ca, cb) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        // SAFETY: each chunk holds exactly eight floats.
+        let (va, vb) = unsafe { (_mm256_loadu_ps(ca.as_ptr()), _mm256_loadu_ps(cb.as_ptr())) };
+        let q = div8::<{ Variant::SHIPPED }>(va, vb);
+        let inside = InputCheck::window_of(va, vb).accepted();
+        let got = _mm256_and_si256(
+            _mm256_castps_si256(round_from::<MODE, V>(va, vb, q)),
+            inside,
+        );
+        let mut words = [0u32; 16];
+        // SAFETY: 16 u32 hold the two vectors.
+        unsafe {
+            _mm256_storeu_si256(words.as_mut_ptr().cast(), got);
+            _mm256_storeu_si256(words.as_mut_ptr().add(8).cast(), inside);
+        }
+        for w in words {
+            h.word(w);
+        }
+    }
+}
+
 /// Hashes lane flags and accepted quotients of the kernel started from the given seeds.
 #[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx2,fma")]

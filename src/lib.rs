@@ -44,6 +44,7 @@ pub mod methods;
 #[cfg(feature = "ndarray")]
 pub mod ndarray;
 pub mod plan;
+mod rounding;
 #[doc(hidden)]
 pub mod samples;
 mod schedule;
@@ -59,6 +60,7 @@ pub use dispatch::{Backend, FORCE_PORTABLE_ENV, backend};
 pub use divisor::Check as DivisorCheck;
 pub use divisor::{Divisor, Strategy, div_scalar, recip};
 pub use plan::{Plan, plan};
+pub use rounding::Rounding;
 pub use schedule::{Mix, Schedule, UnknownSchedule};
 pub use simd::{div_f32x8, recip_f32x8};
 #[cfg(feature = "rayon")]

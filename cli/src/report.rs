@@ -193,6 +193,9 @@ pub struct Report {
     pub sweep_mode: Option<String>,
     /// For mantissa sweeps: the dividend mantissas covered.
     pub range: Option<MantissaRange>,
+    /// Directed-rounding sweeps: down, up or toward-zero (absent: to nearest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounding: Option<String>,
     pub shard: Option<Shard>,
     /// Mode-specific parameters (seed and count, divisor, merged files).
     pub parameters: serde_json::Value,
@@ -249,6 +252,7 @@ impl Report {
             kernel_digest: kernel_digest.into(),
             sweep_mode: sweep_mode.map(|m| mode_name(m).into()),
             range,
+            rounding: None,
             shard,
             parameters,
             pairs_expected,
@@ -320,6 +324,12 @@ impl Report {
         self
     }
 
+    /// Marks the report as a directed-rounding sweep's (nothing for nearest).
+    pub fn with_rounding(mut self, rounding: fmadiv::Rounding) -> Report {
+        self.rounding = (rounding != fmadiv::Rounding::Nearest).then(|| rounding.name().into());
+        self
+    }
+
     /// Marks the report as an every-table sweep's.
     pub fn with_every_table(mut self, every_table: EveryTable) -> Report {
         self.every_table = Some(every_table);
@@ -373,7 +383,14 @@ impl Report {
             ),
             (None, _) => String::new(),
         };
-        println!("verify {} ({} kernel){scope}", self.mode, self.kernel);
+        let rounding = match &self.rounding {
+            Some(r) => format!(", rounded {r}"),
+            None => String::new(),
+        };
+        println!(
+            "verify {} ({} kernel{rounding}){scope}",
+            self.mode, self.kernel
+        );
         println!(
             "  {} pairs checked, {} mismatches: {}",
             self.pairs_checked,

@@ -18,6 +18,7 @@
 //! every table the documentation allows instead.
 
 pub mod conforming;
+pub mod directed;
 
 use crate::variant::Kernel;
 

@@ -30,6 +30,10 @@ pub struct RunKey {
     /// bound and the digest of its rows.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub rcp_tables: String,
+    /// Empty: round to nearest (the division kernel); otherwise the directed rounding the
+    /// sweep checks.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub rounding: String,
 }
 
 impl RunKey {
@@ -40,8 +44,13 @@ impl RunKey {
         } else {
             format!("rcp tables: {}", self.rcp_tables)
         };
+        let rounding = if self.rounding.is_empty() {
+            String::new()
+        } else {
+            format!(", rounding {}", self.rounding)
+        };
         format!(
-            "{} kernel, digest {}, {}, mantissas [{:#x}, {:#x}), {tables}",
+            "{} kernel, digest {}, {}, mantissas [{:#x}, {:#x}), {tables}{rounding}",
             self.kernel, self.kernel_digest, self.sweep_mode, self.from, self.to
         )
     }

@@ -100,6 +100,7 @@ pub fn division(args: &MantissaArgs, lo: u32, hi: u32) -> Result<ExitCode, Strin
         from: lo,
         to: hi,
         rcp_fingerprint: "any".into(),
+        rounding: String::new(),
         rcp_tables: format!("every table within |1 - b*r| <= {bound}, rows {rows_digest}"),
     };
     let chunk_len = rows.len().div_ceil(ROW_CHUNKS).max(1);
@@ -192,6 +193,7 @@ pub fn reciprocals(args: &ReciprocalArgs) -> Result<ExitCode, String> {
         from: lo,
         to: hi,
         rcp_fingerprint: "any".into(),
+        rounding: String::new(),
         rcp_tables: format!("every table within |1 - b*r| <= {bound}"),
     };
     let run_unit = |u: usize| -> Tally {

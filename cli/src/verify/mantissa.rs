@@ -34,6 +34,21 @@ fn unit_ranges(from: u32, to: u32, u: usize) -> (std::ops::Range<u32>, std::ops:
 
 pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
     let (lo, hi) = args.dividend_range()?;
+    let rounding = args.rounding.rounding();
+    if rounding != fmadiv::Rounding::Nearest {
+        if args.prune || args.rcp.rcp == RcpArg::Any {
+            return Err(format!(
+                "--rounding {rounding} compares every pair with this CPU's vdivps: no --prune, \
+                 no --rcp any (the step's proof needs no table)"
+            ));
+        }
+        if !matches!(args.common.kernel, super::KernelArg::Shipped) {
+            return Err(format!(
+                "--rounding {rounding} checks the step from the shipped kernel's quotient: no \
+                 --kernel"
+            ));
+        }
+    }
     if args.rcp.rcp == RcpArg::Any {
         return super::conforming::division(&args, lo, hi);
     }
@@ -56,7 +71,11 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
         ));
     }
     let machine = Machine::here()?;
-    let digest = crate::report::digest_of(kernel);
+    let digest = if rounding == fmadiv::Rounding::Nearest {
+        crate::report::digest_of(kernel)
+    } else {
+        fmadiv::digest::directed_digest(rounding).unwrap_or_else(|| "none".into())
+    };
     let key = RunKey {
         kernel: kernel.name().into(),
         kernel_digest: digest.clone(),
@@ -65,10 +84,18 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
         to: hi,
         rcp_fingerprint: machine.rcp_fingerprint.clone(),
         rcp_tables: String::new(),
+        rounding: match rounding {
+            fmadiv::Rounding::Nearest => String::new(),
+            r => r.name().into(),
+        },
     };
     let run_unit = |u: usize| {
         let (dividends, divisors) = unit_ranges(lo, hi, u);
-        mantissa_tile(kernel, mode, dividends, divisors).expect("AVX2+FMA checked above")
+        match rounding {
+            fmadiv::Rounding::Nearest => mantissa_tile(kernel, mode, dividends, divisors),
+            r => fmadiv::sweep::directed::directed_tile(r, false, dividends, divisors),
+        }
+        .expect("AVX2+FMA checked above")
     };
     let units = Units {
         key,
@@ -88,6 +115,7 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
         units.expected,
         &outcome,
         machine,
-    );
+    )
+    .with_rounding(rounding);
     finish(&report, args.common.report.as_ref())
 }

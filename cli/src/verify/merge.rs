@@ -15,6 +15,10 @@ fn identity(r: &Report) -> Vec<(&'static str, String)> {
         ("mode", r.mode.clone()),
         ("kernel", r.kernel.clone()),
         ("sweep mode", r.sweep_mode.clone().unwrap_or_default()),
+        (
+            "rounding",
+            r.rounding.clone().unwrap_or_else(|| "nearest".into()),
+        ),
     ];
     match &r.every_table {
         // One table: the kernel digest and the table must agree.
@@ -159,6 +163,7 @@ pub fn run(paths: &[PathBuf], out: Option<&PathBuf>) -> Result<ExitCode, String>
         tally.covered(),
     );
     report.pairs_per_second_per_thread = tally.covered() as f64 / thread_seconds.max(1e-9);
+    report.rounding = first.rounding.clone();
     if let Some(mut t) = first.every_table.clone() {
         // A division sweep's shards split dividends and each saw every divisor row (the
         // rows digest is equal); a reciprocal sweep's shards split divisors: add them.

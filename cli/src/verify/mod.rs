@@ -92,6 +92,30 @@ pub struct CommonArgs {
     pub report: Option<PathBuf>,
 }
 
+/// Rounding directions on the command line.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RoundingArg {
+    /// To nearest, ties to even: the division kernel itself.
+    Nearest,
+    /// Toward -infinity.
+    Down,
+    /// Toward +infinity.
+    Up,
+    /// Toward zero.
+    TowardZero,
+}
+
+impl RoundingArg {
+    pub fn rounding(self) -> fmadiv::Rounding {
+        match self {
+            RoundingArg::Nearest => fmadiv::Rounding::Nearest,
+            RoundingArg::Down => fmadiv::Rounding::Down,
+            RoundingArg::Up => fmadiv::Rounding::Up,
+            RoundingArg::TowardZero => fmadiv::Rounding::TowardZero,
+        }
+    }
+}
+
 /// Which `rcpps` tables a sweep covers.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RcpArg {
@@ -193,6 +217,11 @@ pub struct MantissaArgs {
     /// exactly) instead of comparing them; compare the other rows pair by pair.
     #[arg(long)]
     pub prune: bool,
+    /// Check the directed-rounding step instead: the quotient rounded down, up or toward
+    /// zero from the kernel's, against `vdivps` under that MXCSR rounding mode (signs by the
+    /// mantissas' parity; brute force, this CPU's table).
+    #[arg(long, value_enum, default_value = "nearest")]
+    pub rounding: RoundingArg,
     #[command(flatten)]
     pub rcp: RcpArgs,
     #[command(flatten)]

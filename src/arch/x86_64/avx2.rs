@@ -240,6 +240,19 @@ pub fn corrected_quotient(a: __m256, b: __m256, y: __m256) -> __m256 {
     _mm256_fmadd_ps(y, res, q)
 }
 
+/// How far `x` lies above the input window's lower edge, as an unsigned number that is
+/// below [`INPUT_WINDOW_SPAN`] exactly inside the window: shifting the sign out leaves the
+/// biased exponent in the top eight bits, and the subtraction wraps exponents below the
+/// window around to huge values.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn excess(x: __m256) -> __m256i {
+    _mm256_sub_epi32(
+        _mm256_slli_epi32::<1>(_mm256_castps_si256(x)),
+        splat(INPUT_WINDOW_LO),
+    )
+}
+
 /// What the fast path must know about its inputs, as two unsigned quantities per lane that
 /// can be combined over many vectors with a running maximum.
 #[derive(Clone, Copy)]
@@ -261,14 +274,6 @@ impl InputCheck {
     #[inline]
     #[target_feature(enable = "avx2,fma")]
     pub fn of<const V: u8, const RECIP: bool>(a: __m256, b: __m256) -> InputCheck {
-        // Shifting the sign out leaves the biased exponent in the top eight bits; the
-        // subtraction wraps exponents below the window around to huge values.
-        let excess = |x: __m256| {
-            _mm256_sub_epi32(
-                _mm256_slli_epi32::<1>(_mm256_castps_si256(x)),
-                splat(INPUT_WINDOW_LO),
-            )
-        };
         let window = if RECIP {
             excess(b)
         } else {
@@ -280,6 +285,20 @@ impl InputCheck {
             _mm256_setzero_si256()
         };
         InputCheck { window, all_ones }
+    }
+
+    /// The input window alone, for both inputs (no near-all-ones test): what the directed
+    /// step needs of a quotient from the divider.
+    ///
+    /// # Safety
+    /// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub fn window_of(a: __m256, b: __m256) -> InputCheck {
+        InputCheck {
+            window: _mm256_max_epu32(excess(a), excess(b)),
+            all_ones: _mm256_setzero_si256(),
+        }
     }
 
     /// Both checks of two vectors at once: a lane-wise maximum keeps every failure.

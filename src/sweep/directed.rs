@@ -1,0 +1,252 @@
+//! The directed-rounding sweep: the step from the round-to-nearest quotient to the
+//! quotient rounded down, up or toward zero, compared with `vdivps` under that rounding
+//! mode, over mantissa pairs in [1, 2) × [1, 2).
+//!
+//! Our side is the library's own step ([`round_from`]) applied to the kernel's
+//! round-to-nearest quotient (the divider's for the near-all-ones divisors, as in `div`):
+//! the quotient source the round-to-nearest sweeps prove. The reference is `vdivps` with
+//! MXCSR's rounding field set to the mode and put back inside one `asm!` block, a block of
+//! dividends at a time, written to a buffer that our side, computed afterwards in the
+//! default environment, is compared with.
+//!
+//! Signs: inside the window the step acts on signs through bit operations only, so the
+//! sweep gives each pair one of the four sign combinations, by the parity of the two
+//! mantissas (a dividend mantissa `ma` is negative when odd, a divisor `mb` likewise): over
+//! any eight consecutive divisors and two dividends every combination occurs. The input
+//! window scales every pair by powers of two, as in the round-to-nearest sweep.
+
+use crate::Rounding;
+
+use super::{MANTISSAS, Tally};
+
+/// Dividends whose references one `asm!` block computes (per eight divisors).
+#[cfg_attr(not(fmadiv_x86), allow(dead_code))]
+const REFERENCE_BLOCK: usize = 256;
+
+/// Compares the directed step for `mode` with `vdivps` under that mode on dividends `1.ma`,
+/// `ma` in `dividends`, against divisors `1.mb`, `mb` in `divisors` (bounds multiples of 8),
+/// signs by parity. `None` without AVX2+FMA. `mode` nearest compares `div`'s own kernel.
+/// With `weakened`, the step ignores the divisor's sign (wrong on purpose: the sweep must
+/// catch it).
+pub fn directed_tile(
+    mode: Rounding,
+    weakened: bool,
+    dividends: core::ops::Range<u32>,
+    divisors: core::ops::Range<u32>,
+) -> Option<Tally> {
+    assert!(dividends.end <= MANTISSAS && divisors.end <= MANTISSAS);
+    assert!(
+        divisors.start.is_multiple_of(8) && divisors.end.is_multiple_of(8),
+        "divisor bounds must be multiples of 8"
+    );
+    #[cfg(fmadiv_x86)]
+    {
+        use crate::arch::x86_64::directed::{
+            DIVISOR_SIGN_IGNORED, DOWN, NEAREST, SHIPPED, TOWARD_ZERO, UP,
+        };
+        let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
+        macro_rules! run {
+            ($mode:expr) => {
+                if weakened {
+                    x86::tile::<{ $mode }, DIVISOR_SIGN_IGNORED>(k, dividends, divisors)
+                } else {
+                    x86::tile::<{ $mode }, SHIPPED>(k, dividends, divisors)
+                }
+            };
+        }
+        // SAFETY: `k` proves AVX2 and FMA, the features `tile` is compiled for.
+        let tally = unsafe {
+            match mode {
+                Rounding::Nearest => run!(NEAREST),
+                Rounding::Down => run!(DOWN),
+                Rounding::Up => run!(UP),
+                Rounding::TowardZero => run!(TOWARD_ZERO),
+            }
+        };
+        Some(tally)
+    }
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (mode, weakened, dividends, divisors);
+        None
+    }
+}
+
+/// The sign a mantissa's pair member gets: negative for odd mantissas.
+#[cfg_attr(not(fmadiv_x86), allow(dead_code))]
+fn signed(mantissa: u32) -> u32 {
+    crate::bits::ONE_BITS | mantissa | (mantissa & 1) << 31
+}
+
+#[cfg(fmadiv_x86)]
+mod x86 {
+    use core::arch::x86_64::*;
+
+    use super::{REFERENCE_BLOCK, signed};
+    use crate::arch::x86_64::avx2::{Avx2Fma, corrected_quotient, reciprocal};
+    use crate::arch::x86_64::directed::round_from;
+    use crate::sweep::{Counterexample, Tally, flags, lanes};
+    use crate::variant::Variant;
+
+    /// `vdivps(a[j], b)` under rounding direction `MODE` for every `j`, into `out`: MXCSR
+    /// set once for the block and put back inside the same `asm!` block.
+    #[target_feature(enable = "avx2,fma")]
+    fn references<const MODE: u8>(b: __m256, a: &[f32], out: &mut [__m256]) {
+        assert!(a.len() == out.len() && !a.is_empty());
+        let mut saved = 0u32;
+        let mut set = 0u32;
+        // SAFETY: the block reads `a.len()` floats of `a` and writes as many vectors of
+        // `out` (equal lengths, checked); it sets only MXCSR's rounding field and loads the
+        // saved word back at its end, before any code of ours runs (the flags the divisions
+        // raise are dropped: the sweep does not read them). The locals are valid.
+        unsafe {
+            core::arch::asm!(
+                "vstmxcsr [{saved}]",
+                "mov {tmp:e}, [{saved}]",
+                "and {tmp:e}, {keep}",
+                "or {tmp:e}, {rc}",
+                "mov [{set}], {tmp:e}",
+                "vldmxcsr [{set}]",
+                "2:",
+                "vbroadcastss {t}, [{a}]",
+                "vdivps {t}, {t}, {b}",
+                "vmovups [{out}], {t}",
+                "add {a}, 4",
+                "add {out}, 32",
+                "dec {n}",
+                "jnz 2b",
+                "vldmxcsr [{saved}]",
+                saved = in(reg) &mut saved,
+                set = in(reg) &mut set,
+                tmp = out(reg) _,
+                keep = const !crate::arch::x86_64::directed::ROUNDING_CONTROL,
+                rc = const (MODE as u32) << crate::arch::x86_64::directed::ROUNDING_CONTROL_SHIFT,
+                a = inout(reg) a.as_ptr() => _,
+                out = inout(reg) out.as_mut_ptr() => _,
+                n = inout(reg) a.len() => _,
+                b = in(ymm_reg) b,
+                t = out(ymm_reg) _,
+                options(nostack),
+            );
+        }
+    }
+
+    /// Dividends compared per branch.
+    const GROUP: usize = 4;
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn tile<const MODE: u8, const V: u8>(
+        _proof: Avx2Fma,
+        dividends: core::ops::Range<u32>,
+        divisors: core::ops::Range<u32>,
+    ) -> Tally {
+        const SHIPPED: u8 = Variant::SHIPPED;
+        let mut tally = Tally {
+            pairs: u64::from(dividends.len() as u32) * u64::from(divisors.len() as u32),
+            ..Tally::default()
+        };
+        let lane_offsets = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let odd_lanes = _mm256_setr_epi32(0, i32::MIN, 0, i32::MIN, 0, i32::MIN, 0, i32::MIN);
+        let mut a_block = [0.0f32; REFERENCE_BLOCK];
+        let mut want = [_mm256_setzero_ps(); REFERENCE_BLOCK];
+        for mb in divisors.step_by(8) {
+            // Divisor mantissas mb..mb+8 (mb even): the odd lanes negative.
+            let b_bits = _mm256_or_si256(
+                _mm256_add_epi32(_mm256_set1_epi32(signed(mb) as i32), lane_offsets),
+                odd_lanes,
+            );
+            let b = _mm256_castsi256_ps(b_bits);
+            let y = reciprocal::<SHIPPED>(b);
+            // The near-all-ones divisors: `div` takes their quotients from the divider.
+            let flagged = flags::<SHIPPED>(b);
+            let any_flagged = _mm256_movemask_ps(flagged) != 0;
+            let mut ma = dividends.start;
+            while ma < dividends.end {
+                let n = (dividends.end - ma).min(REFERENCE_BLOCK as u32) as usize;
+                for (j, x) in a_block[..n].iter_mut().enumerate() {
+                    *x = f32::from_bits(signed(ma + j as u32));
+                }
+                references::<MODE>(b, &a_block[..n], &mut want[..n]);
+                let ours = |j: usize| {
+                    let a = _mm256_set1_ps(a_block[j]);
+                    let mut q = corrected_quotient(a, b, y);
+                    if any_flagged {
+                        q = _mm256_blendv_ps(q, _mm256_div_ps(a, b), flagged);
+                    }
+                    (a, round_from::<MODE, V>(a, b, q))
+                };
+                let equal = |got: __m256, want: __m256| {
+                    _mm256_cmpeq_epi32(_mm256_castps_si256(got), _mm256_castps_si256(want))
+                };
+                // Four dividends per test and branch; a failed group is checked one by one.
+                let groups = n - n % GROUP;
+                for j in (0..groups).step_by(GROUP) {
+                    let all = [0, 1, 2, 3].map(|k| equal(ours(j + k).1, want[j + k]));
+                    let same = _mm256_and_si256(
+                        _mm256_and_si256(all[0], all[1]),
+                        _mm256_and_si256(all[2], all[3]),
+                    );
+                    if _mm256_movemask_ps(_mm256_castsi256_ps(same)) != 0xff {
+                        for k in j..j + GROUP {
+                            let (a, got) = ours(k);
+                            if _mm256_movemask_ps(_mm256_castsi256_ps(equal(got, want[k]))) != 0xff
+                            {
+                                record(&mut tally, a, b, got, want[k]);
+                            }
+                        }
+                    }
+                }
+                for j in groups..n {
+                    let (a, got) = ours(j);
+                    if _mm256_movemask_ps(_mm256_castsi256_ps(equal(got, want[j]))) != 0xff {
+                        record(&mut tally, a, b, got, want[j]);
+                    }
+                }
+                ma += n as u32;
+            }
+        }
+        tally.trim();
+        tally
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn record(tally: &mut Tally, a: __m256, b: __m256, got: __m256, want: __m256) {
+        let (a, b, got, want) = (lanes(a), lanes(b), lanes(got), lanes(want));
+        for i in 0..8 {
+            if got[i] != want[i] {
+                tally.record(Counterexample {
+                    a: a[i],
+                    b: b[i],
+                    got: got[i],
+                    want: want[i],
+                    seed: None,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(all(test, fmadiv_x86))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_mode_passes_a_slice_and_the_weakened_step_is_caught() {
+        if crate::internal::has_kernel() {
+            for mode in Rounding::ALL {
+                let t = directed_tile(mode, false, 0..64, 0..4096).unwrap();
+                assert_eq!(t.mismatches, 0, "{mode}: {:?}", t.counterexamples.first());
+                assert_eq!(t.pairs, 64 * 4096);
+                let weak = directed_tile(mode, true, 0..64, 0..4096).unwrap();
+                if mode == Rounding::Nearest {
+                    assert_eq!(weak.mismatches, 0, "nearest takes no step");
+                } else {
+                    assert!(weak.mismatches > 0, "{mode}: the weakened step passed");
+                }
+            }
+        } else {
+            eprintln!("SKIPPED on this CPU: the directed sweep (needs AVX2+FMA)");
+        }
+    }
+}
