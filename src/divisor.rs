@@ -153,37 +153,14 @@ pub(crate) fn repair_class(zh: f32, zl: f32) -> usize {
     }
 }
 
-/// The repair class `b` would have as a two-products divisor: two divisions, no proof.
-#[inline]
-pub(crate) fn repair_class_of(b: f32) -> usize {
-    #[cfg(fmadiv_x86)]
-    if crate::dispatch::avx2_fma().is_some() {
-        // SAFETY: AVX2+FMA are in use, so this CPU has FMA.
-        return unsafe { fused::repair_class_of(b) };
-    }
-    repair_class_of_here(b)
-}
-
-#[inline(always)]
-fn repair_class_of_here(b: f32) -> usize {
-    let zh = 1.0 / b;
-    let zl = (-b).mul_add(zh, 1.0) / b;
-    repair_class(zh, zl)
-}
-
-/// The proof and the class prediction compiled with the FMA instructions, for CPUs that
-/// have them: their `mul_add`s are then one instruction each, not calls into the C
-/// library's `fmaf` (about 7 ns each on family 0x19; a proof makes several). Both are
+/// The proof compiled with the FMA instructions, for CPUs that have them: its `mul_add`s
+/// are then one instruction each, not calls into the C library's `fmaf` (about 7 ns each
+/// on family 0x19; a proof makes several). Both are
 /// correctly rounded, so the bits are the same either way. Everything these call that
 /// computes in floating point is `#[inline(always)]`, so it is compiled here too.
 #[cfg(fmadiv_x86)]
 mod fused {
     use super::Proven;
-
-    #[target_feature(enable = "fma")]
-    pub(super) fn repair_class_of(b: f32) -> usize {
-        super::repair_class_of_here(b)
-    }
 
     #[target_feature(enable = "fma")]
     pub(super) fn prove(b: f32) -> Proven {
@@ -255,8 +232,8 @@ impl Divisor {
     }
 
     /// `out[i] = a[i] / b` by the proven sequence (`true`; the proof is made if it was not)
-    /// or the divider (`false`), whatever the plan says: for the plan's own calibration,
-    /// which must not ask the plan it is making, and for tests of both paths.
+    /// or the divider (`false`), whatever the plan says: for the tests of both
+    /// paths and `fmadiv plan --measure`.
     #[doc(hidden)]
     pub fn divide_slice_by(&self, sequence: bool, a: &[f32], out: &mut [f32]) {
         assert_eq!(
@@ -308,54 +285,42 @@ impl Divisor {
         }
     }
 
-    /// What a slice of `len` dividends runs: the proven sequence where it is faster than
-    /// the divider at that length and the proof is made or pays (then it is made); `None`:
-    /// the divider. In place (`in_place`), the sequence runs only on the lengths where it
-    /// also wins in place.
+    /// What a slice of `len` dividends runs: the proven sequence where the plan runs it at
+    /// that length ([`crate::DivisorChoices`]) and the proof is made or pays (then it is
+    /// made); `None`: the divider.
     ///
-    /// When the proof pays: a divisor's first slice makes it only where that slice alone
-    /// pays for it even streaming from memory ([`crate::Plan::divisor_proof_lens`]): a
-    /// `Divisor` made per row of a large matrix is used once, on data the divider is as
-    /// fast on. A divisor used again is being reused: its next slice makes the proof
-    /// wherever the sequence runs, and the proof is paid once over its calls.
+    /// When the proof pays: a divisor's first slice makes it only from the plan's
+    /// `first_proof_from`, where the proof is small beside the slice's division: a `Divisor`
+    /// made per row of a large matrix is used once, often on data the divider is as fast
+    /// on. A divisor used again is being reused: its next slice makes the proof wherever
+    /// the sequence runs, and the proof is paid once over its calls.
     #[cfg(fmadiv_x86)]
     #[inline]
     fn for_slice(&self, len: usize, in_place: bool) -> Option<&Proven> {
-        let plan = crate::plan();
-        if len < plan.divisor_shortest_sequence() {
+        let d = crate::plan().choices().divisor;
+        let from = if in_place {
+            d.in_place_from
+        } else {
+            d.sequence_from
+        };
+        if len < from {
             return None;
         }
-        let runs = |class: usize| {
-            let lens = if in_place {
-                plan.divisor_in_place_lens_of_class(class)
-            } else {
-                plan.divisor_sequence_lens_of_class(class)
-            };
-            lens.contains(&len)
-        };
         let p = match self.proven.get() {
             Some(p) => p,
             None => {
                 // Plain load and store, no read-modify-write: racing first calls may both
                 // count as first, which only delays the proof.
-                let reused = self.used.load(Relaxed);
-                if !reused {
+                if !self.used.load(Relaxed) {
                     self.used.store(true, Relaxed);
-                    if len < plan.divisor_first_proof_min() {
+                    if len < d.first_proof_from {
                         return None;
                     }
-                }
-                // Whether the proof will pay, from the repair class it would have (two
-                // divisions, no proof).
-                let class = repair_class_of(self.b);
-                let pays = reused || plan.divisor_proof_lens_of_class(class).contains(&len);
-                if !(pays && runs(class)) {
-                    return None;
                 }
                 self.proven()
             }
         };
-        p.cost_class().filter(|&class| runs(class)).map(|_| p)
+        p.runs_sequence().then_some(p)
     }
 }
 
@@ -404,16 +369,11 @@ impl Proven {
         }
     }
 
-    /// Which of the plan's measured costs the proven sequence has: the two-products loop's
-    /// repair class (a reciprocal, one multiply, counts as no repair); `None` for the
-    /// Markstein and divider strategies, which never beat the divider's own loop.
+    /// Whether a slice runs the proven sequence: two products or one multiplication; the
+    /// Markstein and divider strategies never beat the divider's own loop.
     #[cfg(fmadiv_x86)]
-    fn cost_class(&self) -> Option<usize> {
-        match self.strategy {
-            Strategy::TwoProducts => Some(repair_class(self.zh, self.zl)),
-            Strategy::Reciprocal => Some(NO_REPAIR),
-            Strategy::Markstein | Strategy::Hardware => None,
-        }
+    fn runs_sequence(&self) -> bool {
+        matches!(self.strategy, Strategy::TwoProducts | Strategy::Reciprocal)
     }
 
     /// `a / b`, bit-identical to `/` on x86.
@@ -488,7 +448,7 @@ impl Divisor {
             // elements and cannot overlap (out is a unique borrow).
             unsafe {
                 match self.for_slice(n, false) {
-                    Some(p) => x86::divide_raw(k, p, crate::plan().divisor_check(), x, o, n),
+                    Some(p) => x86::divide_raw(k, p, redo_check(), x, o, n),
                     None => x86::divide_by_divider(k, self.b, x, o, n),
                 }
             }
@@ -671,19 +631,31 @@ fn div_scalar_vectors(a: &[f32], b: f32, out: &mut [f32]) {
     Divisor::new(b).divide_vectors(a, out);
 }
 
-/// The AVX2+FMA proof when a slice of `len` dividends is too short for any proven sequence
-/// on this CPU (the plan made, AVX2+FMA in use): such a slice goes straight to the divider
-/// loop from the caller, one call as for the divider's own loop. Two loads and no call
-/// (nothing detected or calibrated here: `None` sends the first calls the long way), so
-/// that the caller's short path keeps no frame.
+/// The AVX2+FMA proof when a slice of `len` dividends is too short for the proven
+/// sequence on this CPU (the plan made, AVX2+FMA in use): such a slice goes straight to the
+/// divider loop from the caller, one call as for the divider's own loop. Two loads and no
+/// call (nothing detected here: `None` sends the first calls the long way), so that the
+/// caller's short path keeps no frame.
 #[cfg(fmadiv_x86)]
 #[inline(always)]
 fn divider_only(len: usize) -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
     let plan = crate::plan::made()?;
-    if len >= plan.divisor_shortest_sequence() {
+    if len >= plan.choices().divisor.sequence_from {
         return None;
     }
     crate::dispatch::avx2_fma_known()
+}
+
+/// How the flag-checked loop redoes the chunks the flags void: by the lane-checked loop
+/// where the plan says it is faster than the divider, else by the divider.
+#[cfg(fmadiv_x86)]
+#[inline]
+fn redo_check() -> Check {
+    if crate::plan().choices().divisor.redo_by_lanes {
+        Check::FlagsThenLanes
+    } else {
+        Check::Flags
+    }
 }
 
 /// The panic of a slice function given slices of different lengths (nothing written).

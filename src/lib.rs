@@ -6,8 +6,10 @@
 //! a quotient with one exact FMA residual correction (Markstein), and a check on the
 //! inputs that sends the few lanes the fast path cannot guarantee to the hardware divider.
 //! Whether that kernel, the divider, or a mix of both is fastest depends on the CPU, so
-//! each process measures once and follows its [`plan()`] (the bits are the same either way).
-//! Elsewhere a portable path gives the same bits. [`backend`] and [`plan()`] say what runs.
+//! each process follows a [`plan()`] looked up from the CPU's identity in a committed table
+//! of measured and predicted choices (the bits are the same either way; `fmadiv plan
+//! --measure` measures on request). Elsewhere a portable path gives the same bits.
+//! [`backend`] and [`plan()`] say what runs.
 //!
 //! ```
 //! let a = [1.0f32, 2.0, -0.0, f32::INFINITY];
@@ -31,6 +33,7 @@ mod arch;
 #[cfg(fmadiv_x86)]
 mod backoff;
 mod bits;
+mod cpu;
 #[doc(hidden)]
 pub mod digest;
 mod dispatch;
@@ -55,6 +58,7 @@ mod slices;
 pub mod sweep;
 mod variant;
 
+pub use cpu::{Cpu, Vendor};
 pub use dispatch::{Backend, FORCE_PORTABLE_ENV, backend};
 #[doc(hidden)]
 pub use divisor::Check as DivisorCheck;

@@ -47,7 +47,17 @@ impl Mix {
     }
 }
 
-/// Every schedule a calibration may choose on a CPU with AVX2+FMA, in order of preference
+/// The mixed schedule with `divider_vectors` per kernel block, for constants (a mix not in
+/// [`Mix::ALL`] does not compile where it is used in a constant).
+pub(crate) const fn mixed(divider_vectors: u8) -> Schedule {
+    assert!(
+        matches!(divider_vectors, 1 | 2 | 4 | 8 | 16),
+        "not a mix of Mix::ALL"
+    );
+    Schedule::Mixed(Mix(divider_vectors))
+}
+
+/// Every schedule a plan may choose on a CPU with AVX2+FMA, in order of preference
 /// on ties: more divider vectors first (the divider alone is the reference every other
 /// schedule must beat).
 pub(crate) const CANDIDATES: [Schedule; 7] = [
@@ -73,21 +83,8 @@ impl Schedule {
         CANDIDATES[6],
     ];
 
-    /// The schedules a calibration chooses from on a CPU with AVX2+FMA.
+    /// The schedules a plan chooses from on a CPU with AVX2+FMA.
     pub const CANDIDATES: [Schedule; 7] = CANDIDATES;
-
-    /// Elements of one step of the schedule's loop: a kernel block and the divider vectors
-    /// after it (one vector for the divider alone). A slice shorter than a step runs on the
-    /// divider whatever the schedule.
-    #[cfg(fmadiv_x86)]
-    pub(crate) fn step_len(self) -> usize {
-        use crate::arch::x86_64::avx2::{BLOCK_VECTORS, LANES};
-        match self {
-            Schedule::Portable | Schedule::Divider => LANES,
-            Schedule::Mixed(m) => (BLOCK_VECTORS + usize::from(m.0)) * LANES,
-            Schedule::Kernel => BLOCK_VECTORS * LANES,
-        }
-    }
 
     /// The name `FMADIV_SCHEDULE` takes: `portable`, `divider`, `kernel` or `mix-D`.
     pub fn name(self) -> String {

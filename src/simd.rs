@@ -134,8 +134,8 @@ mod x86 {
     }
 
     impl Avx2Fma {
-        /// The token, if this CPU has AVX2 and FMA. Reads the plan (calibrating it on the
-        /// first call of the process, about a millisecond): make it once, outside loops.
+        /// The token, if this CPU has AVX2 and FMA. Reads the plan (made at the first call
+        /// of the process, in microseconds): make it once, outside loops.
         pub fn new() -> Option<Avx2Fma> {
             Some(Avx2Fma::following_plan(avx2::Avx2Fma::new()?))
         }

@@ -304,39 +304,24 @@ fn in_place_and_operators_match_the_divider() {
     assert_eq!(strategies.len(), 4, "{strategies:?}");
 }
 
-/// A `Divisor`'s first slice makes the proof only inside the plan's first-slice window
-/// (where the proof is small beside the job itself: a `Divisor` made per row must not pay
-/// it); a divisor used again makes it wherever its sequence runs. Every path gives the
-/// bits of `/`, in place too, for every edge divisor and random bit patterns; and the
-/// proof, once made, is kept.
+/// A `Divisor`'s first slice makes the proof only from the plan's `first_proof_from` (where
+/// the proof is small beside the job itself: a `Divisor` made per row must not pay it); a
+/// divisor used again makes it wherever its sequence runs (`sequence_from`). Every path
+/// gives the bits of `/`, in place too, for every edge divisor and random bit patterns; and
+/// the proof, once made, is kept.
 #[test]
 fn the_proof_is_made_when_it_pays_and_both_paths_are_exact() {
-    let plan = fmadiv::plan();
+    let lens = fmadiv::plan().choices().divisor;
     let mut rng = common::SplitMix64(common::seed());
     let (mut proven_first, mut proven_reused) = (false, false);
+    // The longest first slice the sequence would run on but that makes no proof, and a
+    // first slice that makes it.
+    let short = lens.first_proof_from.saturating_sub(1).min(1 << 15);
+    let long = lens.first_proof_from.max(lens.sequence_from).min(1 << 16);
+    let a: Vec<f32> = (0..long.max(short)).map(|_| rng.next_f32_bits()).collect();
     for b in edge_values().into_iter().chain([3.0, -3.0, 3.7, 1.1, 0.1]) {
-        let first = plan.divisor_proof_lens(b);
-        let runs = plan.divisor_sequence_lens(b);
-        // A length inside a window (its middle, or past its start), if it is not empty.
-        let inside = |w: &core::ops::Range<usize>| {
-            (!w.is_empty()).then(|| w.start.saturating_add(w.end.min(1 << 15)) / 2)
-        };
-        // A first slice the sequence would run on but too short to make the proof:
-        // the longest such, or any length below the first-slice window.
-        let short = if runs.is_empty() {
-            1000
-        } else {
-            first
-                .start
-                .min(runs.end)
-                .min(1 << 15)
-                .saturating_sub(1)
-                .max(runs.start)
-        };
-        let long = inside(&first).unwrap_or(1 << 14).max(short);
-        let a: Vec<f32> = (0..long).map(|_| rng.next_f32_bits()).collect();
-        let bs = vec![b; long];
-        let mut out = vec![0.0f32; long];
+        let bs = vec![b; a.len()];
+        let mut out = vec![0.0f32; a.len()];
         let check = |what: &str, n: usize, out: &[f32]| {
             assert_quotients(
                 &format!("{what}, {n} by {b:e}"),
@@ -346,45 +331,41 @@ fn the_proof_is_made_when_it_pays_and_both_paths_are_exact() {
             )
         };
 
-        // A first slice below the first-slice window: the divider, no proof.
+        // A first slice below `first_proof_from`: the divider, no proof.
         let d = Divisor::new(b);
-        if !first.contains(&short) {
+        if short >= lens.sequence_from {
             d.divide_slice(&a[..short], &mut out[..short]);
             check("unproven", short, &out);
             assert!(
                 !d.is_proven(),
-                "a first slice of {short} (first-slice window {first:?}) made the proof \
-                 ({b:e})"
+                "a first slice of {short} (first_proof_from {}) made the proof ({b:e})",
+                lens.first_proof_from
             );
             let mut x = a[..short].to_vec();
             Divisor::new(b).divide_in_place(&mut x);
             check("unproven in place", short, &x);
             // Used again, where its sequence runs: the proof is made now.
-            if let Some(n) = inside(&runs) {
-                let n = n.min(long);
-                d.divide_slice(&a[..n], &mut out[..n]);
-                check("reused", n, &out);
-                if runs.contains(&n) {
-                    assert!(
-                        d.is_proven(),
-                        "a reused divisor did not make the proof ({b:e})"
-                    );
-                    proven_reused = true;
-                }
-            }
+            let n = lens.sequence_from;
+            d.divide_slice(&a[..n], &mut out[..n]);
+            check("reused", n, &out);
+            assert!(
+                d.is_proven(),
+                "a reused divisor did not make the proof ({b:e})"
+            );
+            proven_reused = true;
         }
 
-        // A first slice inside the first-slice window makes the proof.
-        if first.contains(&long) {
+        // A first slice from `first_proof_from` makes the proof.
+        if lens.first_proof_from <= long {
             let d = Divisor::new(b);
-            d.divide_slice(&a, &mut out);
+            d.divide_slice(&a[..long], &mut out[..long]);
             assert!(
                 d.is_proven(),
                 "a first slice of {long} did not make the proof ({b:e})"
             );
             proven_first = true;
             check("proven", long, &out);
-            let mut x = a.clone();
+            let mut x = a[..long].to_vec();
             Divisor::new(b).divide_in_place(&mut x);
             check("proven in place", long, &x);
             // Once made, the proof serves short slices too (they may still take the
@@ -394,12 +375,10 @@ fn the_proof_is_made_when_it_pays_and_both_paths_are_exact() {
         }
     }
     if !proven_first {
-        common::skipped_once(
-            "a Divisor proven by its first slice (the plan's first-slice window is empty here)",
-        );
+        common::skipped_once("a Divisor proven by its first slice (the plan never proves one)");
     }
     if !proven_reused {
-        common::skipped_once("a Divisor proven when reused (no sequence window on this CPU)");
+        common::skipped_once("a Divisor proven when reused (no sequence on this CPU)");
     }
     // Both paths, whatever the plan says.
     let a: Vec<f32> = (0..20_000).map(|_| rng.next_f32_bits()).collect();

@@ -3,6 +3,7 @@
 mod bench;
 mod files;
 mod floors;
+mod plan_measure;
 mod progress;
 mod report;
 mod selfcheck;
@@ -35,17 +36,20 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// The schedules `div` and `recip` run on this CPU, and why (calibrated once per
-    /// process; `FMADIV_SCHEDULE` forces one; `FMADIV_PLAN_FILE=PATH` keeps one
-    /// calibration for later processes).
+    /// The schedules `div` and `recip` run on this CPU, and why: a row of the committed
+    /// table, looked up from the CPU's identity (`FMADIV_SCHEDULE` forces a schedule;
+    /// `FMADIV_PLAN_FILE=PATH` reads a plan measured with --measure).
     Plan {
         /// Print JSON.
         #[arg(long)]
         json: bool,
-        /// Measure every choice other than the divider again, afterwards, on buffers of
-        /// its own (many more rounds than the calibration): is it really faster?
-        #[arg(long)]
-        check: bool,
+        /// Measure every choice on this machine (schedules against the divider, the
+        /// Divisor's lengths) and write them to a plan file (--file, or FMADIV_PLAN_FILE).
+        #[arg(long, conflicts_with = "json")]
+        measure: bool,
+        /// With --measure: the plan file to write.
+        #[arg(long, requires = "measure", value_name = "PATH")]
+        file: Option<std::path::PathBuf>,
     },
     /// Throughput of fmadiv and its peers, as a table (or JSON).
     Bench {
@@ -95,7 +99,17 @@ fn main() -> ExitCode {
         }
         Some(Command::Verify(cmd)) => verify::run(cmd),
         Some(Command::Fingerprint { json }) => fingerprint(json),
-        Some(Command::Plan { json, check }) => show_plan(json, check),
+        Some(Command::Plan {
+            json,
+            measure,
+            file,
+        }) => {
+            if measure {
+                measure_plan(file)
+            } else {
+                show_plan(json)
+            }
+        }
     };
     match result {
         Ok(code) => code,
@@ -248,101 +262,74 @@ fn run_bench(quick: bool, json: bool) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Rounds of `fmadiv plan --check`'s measurement of each choice.
-const CHECK_ROUNDS: usize = 201;
-
-/// Each choice of the plan other than the divider, measured again: (operation, class
-/// length, schedule, median ratio to the divider, min, max).
-fn check_plan(plan: &fmadiv::Plan) -> Vec<(&'static str, usize, String, f64, f64, f64)> {
-    let Some(lens) = plan.timed_lens() else {
-        return Vec::new();
-    };
-    let mut rows = Vec::new();
-    for op in fmadiv::plan::Op::ALL {
-        for len in lens {
-            let s = match op {
-                fmadiv::plan::Op::Div => plan.div(len),
-                fmadiv::plan::Op::Recip => plan.recip(len),
-            };
-            if s == fmadiv::Schedule::Divider || s == fmadiv::Schedule::Portable {
-                continue;
-            }
-            let mut r = fmadiv::plan::measure_against_divider(op, len, s, CHECK_ROUNDS);
-            r.sort_by(f64::total_cmp);
-            rows.push((
-                op.name(),
-                len,
-                s.name(),
-                r[r.len() / 2],
-                r[0],
-                r[r.len() - 1],
-            ));
-        }
-    }
-    rows
+/// `fmadiv plan --measure`: the file named by --file, else by `FMADIV_PLAN_FILE`.
+fn measure_plan(file: Option<std::path::PathBuf>) -> Result<ExitCode, String> {
+    let env = std::env::var_os(fmadiv::plan::PLAN_FILE_ENV).filter(|p| !p.is_empty());
+    let path = file.or(env.map(Into::into)).ok_or_else(|| {
+        format!(
+            "--measure writes a plan file: name it with --file PATH or {}",
+            fmadiv::plan::PLAN_FILE_ENV
+        )
+    })?;
+    plan_measure::run(&path)?;
+    Ok(ExitCode::SUCCESS)
 }
 
-fn show_plan(json: bool, check: bool) -> Result<ExitCode, String> {
-    let plan = fmadiv::plan();
-    let checked = if check { check_plan(plan) } else { Vec::new() };
-    if json {
-        let large = plan.small_below();
-        let divisor_lens: Vec<serde_json::Value> = [3.0f32, 1.1, -3.0]
-            .iter()
-            .map(|&b| {
-                let (p, q) = (plan.divisor_proof_lens(b), plan.divisor_sequence_lens(b));
-                serde_json::json!({ "divisor": b, "proof_lens": [p.start, p.end],
-                    "sequence_lens": [q.start, q.end] })
-            })
-            .collect();
-        let mut doc = serde_json::json!({
-            "cpu": cpu_model(),
-            "cpu_signature": fmadiv::fingerprint::cpu().signature,
-            "small_below": large,
-            "div": { "small": plan.div(large - 1).name(), "large": plan.div(large).name(),
-                "short_below": plan.short_below(fmadiv::plan::Op::Div) },
-            "recip": { "small": plan.recip(large - 1).name(), "large": plan.recip(large).name(),
-                "short_below": plan.short_below(fmadiv::plan::Op::Recip) },
-            "in_register": if plan.in_register_kernel() { "kernel" } else { "divider" },
-            "divisor": divisor_lens,
-            "threshold": fmadiv::plan::THRESHOLD,
-            "calibration_us": plan.calibration_micros(),
-            "ignored_setting": plan.ignored_setting(),
-            "plan_file": plan.plan_file(),
-            "loaded": plan.is_loaded(),
-            "measurements": plan.measurements().iter().map(|(op, len, s, phase, r)| {
-                serde_json::json!({ "op": op, "len": len, "schedule": s, "phase": phase, "vs_divider": r })
-            }).collect::<Vec<_>>(),
-            "why": plan.to_string(),
-        });
-        if check {
-            doc["checked"] = checked
-                .iter()
-                .map(|(op, len, s, m, lo, hi)| {
-                    serde_json::json!({ "op": op, "len": len, "schedule": s,
-                        "vs_divider": m, "min": lo, "max": hi, "rounds": CHECK_ROUNDS,
-                        "false_choice": *m < 1.0 })
-                })
-                .collect();
+/// The plan as JSON: every choice, where it comes from, and what it rests on.
+fn plan_json(plan: &fmadiv::Plan) -> serde_json::Value {
+    let c = plan.choices();
+    let length = |n: usize| -> serde_json::Value {
+        if n == usize::MAX {
+            serde_json::Value::Null
+        } else {
+            n.into()
         }
+    };
+    let origin = match plan.origin() {
+        fmadiv::plan::Origin::Table { row, .. } => format!("table row {row}"),
+        fmadiv::plan::Origin::NotInTable => "not in the table".into(),
+        fmadiv::plan::Origin::File(path) => format!("plan file {}", path.display()),
+        fmadiv::plan::Origin::Forced => "forced".into(),
+        fmadiv::plan::Origin::NoKernel => "no kernel".into(),
+        fmadiv::plan::Origin::SeedsOutOfBound(_) => "rcpps out of bound".into(),
+        _ => "other".into(),
+    };
+    serde_json::json!({
+        "cpu": plan.cpu().brand(),
+        "cpu_signature": plan.cpu().signature(),
+        "origin": origin,
+        "small_below": plan.small_below(),
+        "div": { "small": c.div[0].name(), "large": c.div[1].name() },
+        "recip": { "small": c.recip[0].name(), "large": c.recip[1].name() },
+        "in_register": if plan.in_register_kernel() { "kernel" } else { "divider" },
+        "divisor": {
+            "sequence_from": length(c.divisor.sequence_from),
+            "first_proof_from": length(c.divisor.first_proof_from),
+            "in_place_from": length(c.divisor.in_place_from),
+            "redo": if c.divisor.redo_by_lanes { "lanes" } else { "divider" },
+        },
+        "made_in_us": plan.made_in_micros(),
+        "ignored_setting": plan.ignored_setting(),
+        "plan_file_unused": plan.plan_file_unused(),
+        "why": plan.to_string(),
+        "evidence": plan.evidence(),
+    })
+}
+
+fn show_plan(json: bool) -> Result<ExitCode, String> {
+    let plan = fmadiv::plan();
+    if json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
+            serde_json::to_string_pretty(&plan_json(plan)).map_err(|e| e.to_string())?
         );
     } else {
         println!("{plan}");
-        if check {
-            if checked.is_empty() {
-                println!("check: every choice is the divider (nothing to measure again)");
-            }
-            for (op, len, s, m, lo, hi) in &checked {
-                println!(
-                    "check: {op} at {len} elements, {s}: {m:.3}x the divider ({lo:.2}..{hi:.2}, \
-                     {CHECK_ROUNDS} rounds on fresh buffers){}",
-                    if *m < 1.0 { ": A FALSE CHOICE" } else { "" }
-                );
-            }
-        }
+        println!("evidence: {}", plan.evidence());
+        println!(
+            "made in {} us (the rcpps check included)",
+            plan.made_in_micros()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

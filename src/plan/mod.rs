@@ -1,160 +1,170 @@
-//! The per-CPU plan: which [`Schedule`] the slice functions run, per size class.
+//! The per-CPU plan: which [`Schedule`] the slice functions run, and when a
+//! [`crate::Divisor`] runs its proven sequence.
 //!
-//! Whether the FMA kernel beats the hardware divider, alone or beside it, depends on the
-//! CPU (on some the divider and the FMA pipes overlap, on others their times add; dividers
-//! differ in speed) and on where the operands live (in L1 or farther out). So the plan is
-//! not a table of known CPUs but a short calibration on the CPU found, at the first
-//! division: for two size classes — operands that fit in this CPU's L1 data cache and
-//! larger ones — every candidate divides the same normal inputs, alternately, over buffers
-//! whose relative offsets change from round to round (so that no one layout of the three
-//! arrays decides). The best screened candidate is then timed against the divider alone in
-//! confirmation rounds, and chosen only if it is at least [`THRESHOLD`] times as fast with
-//! 99% confidence: the lower confidence bound of the median of the per-round ratios (a
-//! sign test, whatever their distribution) must reach it. Where the machine is noisy the
-//! bound is wide and a close call stays with the divider, the same in every process.
-//! Every schedule gives identical bits, so the plan changes speed, never results.
+//! **Estimate, don't measure.** The plan is a function of the CPU's identity (vendor,
+//! family, model; the L1 data cache for the size classes): one row of a committed table
+//! (module `table`), whose choices each cite their evidence — measurements committed in
+//! the repository, or `llvm-mca`'s predictions discounted by the error measured where both
+//! exist. Every process on one CPU runs the same plan, made in microseconds, with no
+//! timing at start-up. A CPU in no row runs the divider for `div` and `recip`.
 //!
-//! Before any schedule with the kernel is allowed, this CPU's `rcpps` is checked against
-//! its documented bound (module `seeds`): the kernels are proven for every table within
-//! it, and a CPU outside it runs the divider.
+//! Why not a calibration at start-up (0.3.0 timed the schedules at the first division): on
+//! shared machines whose timings drift by 10–30% from one moment to the next, a millisecond
+//! of timing decides a close call by chance. On family 0x19, ten fresh processes chose
+//! `recip`'s schedule four different ways and `Divisor`'s windows differently in nearly
+//! every one, so the crate's largest gain (the two-product sequence, 1.3–2x) was off in
+//! some processes and on in others. Timing is still available, on request: `fmadiv plan
+//! --measure` measures every choice on the machine at hand (medians over rotating buffer
+//! layouts, as the benchmarks do) and writes a plan file, which `FMADIV_PLAN_FILE=PATH` makes
+//! later processes read (module `file`); that is FFTW's "estimate by default, measure and
+//! keep wisdom on request".
+//!
+//! Before any schedule with the kernel is allowed, this CPU's `rcpps` is checked against its
+//! documented bound (module `seeds`): the kernels are proven for every table within it,
+//! and a CPU outside it runs the divider (the `Divisor` uses no `rcpps` and is not
+//! affected).
 //!
 //! `FMADIV_SCHEDULE=divider|kernel|mix-D|portable` forces a schedule for `div` and `recip`
 //! (for benchmarks and bug reports); a value that names no schedule is reported (in the
 //! plan's `Display`, `fmadiv plan`, and once on stderr) and otherwise ignored.
 //! `FMADIV_FORCE_PORTABLE=1` forces the portable path for everything.
 //!
-//! `FMADIV_PLAN_FILE=PATH` keeps one calibration for later processes on the same CPU: the
-//! first writes the plan there, the next ones read it instead of calibrating, so that
-//! every process runs the same schedules (module `saved`).
+//! Layering: the plan sits below the slice functions, `Divisor` and the in-register API,
+//! which read it; it imports only the CPU identity, the schedules and the `rcpps` check.
 
 use core::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-#[cfg(fmadiv_x86)]
-mod calibration;
-mod saved;
+mod file;
+mod table;
 
-pub use saved::PLAN_FILE_ENV;
-use saved::{FileUse, NotLoaded, Saved};
+pub use file::PLAN_FILE_ENV;
+pub use table::{GAIN, PREDICTION_DISCOUNT};
 
+use crate::cpu::Cpu;
 use crate::schedule::{RawFn, Schedule, raw_fn, raw_fn_disjoint};
 use crate::seeds::OutOfBound;
 
 /// The environment variable that forces a [`Schedule`] (read once, at the first division).
 pub const SCHEDULE_ENV: &str = "FMADIV_SCHEDULE";
 
-/// A schedule other than the divider alone is chosen only if it is at least this many
-/// times as fast as the divider, with 99% confidence (the lower confidence bound of the
-/// median ratio of the confirmation rounds).
-pub const THRESHOLD: f64 = 1.10;
-
-/// The lane-checked loop redoes the chunks the flags void only where it measured at least
-/// this much faster than the divider. It is timed on normal dividends, but it runs on
-/// chunks that hold specials: on family 0x19, in processes where it calibrated at
-/// 1.20–1.33x, `Divisor::divide_slice` over 1%-special data measured 0.75–1.21x the
-/// divider with it (the divider redo: 0.96–1.02x), so a modest calibrated gain is not
-/// enough.
-const LANES_WIN: f64 = 1.5;
-
-/// The two operations a plan chooses schedules for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Op {
-    /// `a / b`: [`crate::div`], [`crate::try_div`], [`crate::div_in_place`],
-    /// [`crate::par_div`].
-    Div,
-    /// `1 / b`: [`crate::recip`].
-    Recip,
+/// What a plan chooses: one row of the table, or what a plan file holds.
+///
+/// ```
+/// let c = fmadiv::plan().choices();
+/// println!("div below L1: {}, beyond: {}", c.div[0].name(), c.div[1].name());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Choices {
+    /// `div`'s (and `try_div`, `div_in_place`, `par_div`'s) schedule for slices whose three
+    /// arrays fit in L1 ([`Plan::small_below`]) and for longer ones.
+    pub div: [Schedule; 2],
+    /// `recip`'s schedule for the two size classes.
+    pub recip: [Schedule; 2],
+    /// When a [`crate::Divisor`] runs its proven sequence.
+    pub divisor: DivisorChoices,
 }
 
-impl Op {
-    /// Both operations.
-    pub const ALL: [Op; 2] = [Op::Div, Op::Recip];
+/// When a [`crate::Divisor`] (and [`crate::div_scalar`]) runs its proven sequence rather
+/// than the divider.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DivisorChoices {
+    /// Slices at least this long run the sequence (the flag-checked loop from 512 on);
+    /// shorter ones do not win back its fixed costs.
+    pub sequence_from: usize,
+    /// A divisor's first slice makes the proof (tens of nanoseconds) only from this length,
+    /// where the proof is at most about 2% of the slice's division: a `Divisor` made per row
+    /// costs no more than dividing the row on the divider. A divisor used again makes it
+    /// wherever the sequence runs.
+    pub first_proof_from: usize,
+    /// In place (`divide_in_place`), the sequence runs from this length (`usize::MAX`:
+    /// never).
+    pub in_place_from: usize,
+    /// Chunks the exception flags void are redone by the lane-checked loop (`true`) or by
+    /// the divider.
+    pub redo_by_lanes: bool,
+}
 
-    /// The operation's index in the plan's per-operation arrays.
-    #[inline]
-    const fn index(self) -> usize {
-        match self {
-            Op::Div => 0,
-            Op::Recip => 1,
-        }
+impl Choices {
+    /// The text of a plan file holding these choices for `cpu` (what `fmadiv plan
+    /// --measure` writes), with `note` as comment lines; see [`PLAN_FILE_ENV`].
+    pub fn to_plan_file(&self, cpu: &Cpu, note: &str) -> String {
+        file::render(self, cpu, note)
     }
 
-    /// `"div"` or `"recip"`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Op::Div => "div",
-            Op::Recip => "recip",
+    /// Everything on one schedule, the `Divisor` as the table says.
+    fn uniform(s: Schedule, divisor: DivisorChoices) -> Choices {
+        Choices {
+            div: [s; 2],
+            recip: [s; 2],
+            divisor,
         }
     }
+}
+
+/// Where a plan's choices come from.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Origin {
+    /// A row of the committed table.
+    Table {
+        /// The microarchitecture.
+        row: &'static str,
+        /// What the row's choices rest on.
+        evidence: &'static str,
+    },
+    /// No row matches this CPU: the divider for `div` and `recip`.
+    NotInTable,
+    /// A plan file measured on this CPU (`fmadiv plan --measure`).
+    File(PathBuf),
+    /// `FMADIV_SCHEDULE`.
+    Forced,
+    /// No AVX2+FMA on this CPU, or `FMADIV_FORCE_PORTABLE=1`.
+    NoKernel,
+    /// This CPU's `rcpps` breaks its documented bound: the kernels are not proven here.
+    SeedsOutOfBound(OutOfBound),
 }
 
 /// The schedules this process runs, and why.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
+    cpu: Cpu,
     /// Slices shorter than this are the small class.
     small_below: usize,
-    /// `div`'s schedule for the small and the large class.
-    div: [Schedule; 2],
-    /// `recip`'s schedule for the small and the large class.
-    recip: [Schedule; 2],
-    /// For `div` and `recip`: slices shorter than this run the divider although the small
-    /// class's schedule is another, because that schedule measured slower than the divider
-    /// at these lengths (a few steps of its loop do not overlap the kernel and the divider
-    /// as a long slice does); 0 where the small class's schedule runs at every length.
-    short_below: [usize; 2],
-    /// How the plan was chosen.
-    reason: Reason,
+    choices: Choices,
+    origin: Origin,
     /// A value of `FMADIV_SCHEDULE` that names no schedule, ignored.
     ignored: Option<String>,
-    /// From how many dividends a `Divisor` pays for its proof, and what that came from.
-    divisor: DivisorBreakEven,
-    /// Microseconds it took to make the plan: the seeds check, the calibration of the
-    /// schedules and of `Divisor`'s break-even.
+    /// Why `FMADIV_PLAN_FILE`'s file was not used, where one was named and not loaded.
+    file_unused: Option<String>,
+    /// Microseconds it took to make the plan (the `rcpps` check included).
     made_in_micros: u64,
-    /// Of which `Divisor`'s break-even.
-    divisor_micros: u64,
-    /// The loops of `div` and `recip`, per length class: a call is one load and one
-    /// indirect call.
+    /// The loops of `div` and `recip`, per size class: a call is one load and one indirect
+    /// call.
     runs: Runs,
-    /// What became of the plan file, where `FMADIV_PLAN_FILE` named one.
-    file: Option<FileUse>,
 }
 
-/// Length classes of the loops: below the operation's `short_below`, the small class, the
-/// large class.
-const LEN_CLASSES: usize = 3;
+/// The size classes: arrays in L1, and longer.
+const CLASSES: usize = 2;
 
-/// The loops of the chosen schedules per length class ([`LEN_CLASSES`]): `div` in place,
-/// `div` into a separate output, and `recip` (always into a separate output).
+/// The loops of the chosen schedules per size class: `div` in place, `div` into a separate
+/// output, and `recip` (always into a separate output).
 #[derive(Clone, Copy)]
-struct Runs([RawFn; 3 * LEN_CLASSES]);
-
-/// The schedules of one operation's [`LEN_CLASSES`], from its small and large class's
-/// schedules and its `short_below` (the divider below it, where it is not 0).
-fn len_class_schedules(classes: [Schedule; 2], short_below: usize) -> [Schedule; LEN_CLASSES] {
-    let short = if short_below > 0 {
-        Schedule::Divider
-    } else {
-        classes[0]
-    };
-    [short, classes[0], classes[1]]
-}
+struct Runs([RawFn; 3 * CLASSES]);
 
 impl Runs {
-    fn of(div: [Schedule; 2], recip: [Schedule; 2], short_below: [usize; 2]) -> Runs {
-        let d = len_class_schedules(div, short_below[0]);
-        let r = len_class_schedules(recip, short_below[1]);
+    fn of(choices: &Choices) -> Runs {
+        let (d, r) = (choices.div, choices.recip);
         Runs([
             raw_fn::<false>(d[0]),
             raw_fn::<false>(d[1]),
-            raw_fn::<false>(d[2]),
             raw_fn_disjoint::<false>(d[0]),
             raw_fn_disjoint::<false>(d[1]),
-            raw_fn_disjoint::<false>(d[2]),
             raw_fn_disjoint::<true>(r[0]),
             raw_fn_disjoint::<true>(r[1]),
-            raw_fn_disjoint::<true>(r[2]),
         ])
     }
 }
@@ -172,267 +182,82 @@ impl fmt::Debug for Runs {
     }
 }
 
-/// When a [`crate::Divisor`]'s proof pays: measured here once, like the schedules.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct DivisorBreakEven {
-    /// Per repair class of the flag-checked loop (`divisor::NO_REPAIR` …): a divisor's
-    /// first slice makes the proof if its length is in `[from, to)`; others take the
-    /// divider (`usize::MAX`: never, or no end).
-    pub(crate) proof: [(usize, usize); 3],
-    /// Per repair class: slices with a length in `[from, to)` run a proven sequence;
-    /// others take the divider even when the proof is made (shorter ones do not win back
-    /// a call's fixed cost; longer ones stream from farther caches, where the divider is
-    /// as fast).
-    pub(crate) sequence: [(usize, usize); 3],
-    /// Per repair class: the lengths, inside `sequence`, on which the proven sequence also
-    /// runs in place (measured in place, where the sequence runs the lane-checked loop).
-    pub(crate) in_place: [(usize, usize); 3],
-    /// The shortest start of the `sequence` windows: shorter slices take the divider
-    /// after one comparison.
-    pub(crate) shortest_sequence: usize,
-    /// The shortest start of the `proof` windows.
-    pub(crate) first_proof_min: usize,
-    /// Nanoseconds of one proof, where measured.
-    pub(crate) measured: Option<f64>,
-    /// Per repair class: the divider's time over the proven sequence's, per call, at each
-    /// length measured.
-    pub(crate) ratios: [Vec<(usize, f64)>; 3],
-    /// The divider's time over the proven sequence's in place (the lane-checked loop, a
-    /// copy of the dividends included), where some `sequence` window made it worth
-    /// measuring.
-    pub(crate) in_place_ratio: Option<f64>,
-    /// The divider's time over the lane-checked loop's on normal dividends, where
-    /// measured: above `LANES_WIN` the lane-checked loop redoes the chunks the flags
-    /// void, otherwise the divider does.
-    pub(crate) lanes_ratio: Option<f64>,
-}
-
-impl DivisorBreakEven {
-    /// Sets `shortest_sequence` and `first_proof_min` from the windows: the earliest start
-    /// among the classes' (`usize::MAX`: none has one).
-    pub(crate) fn set_earliest(&mut self) {
-        let earliest = |windows: &[(usize, usize); 3]| windows.iter().map(|w| w.0).min();
-        self.shortest_sequence = earliest(&self.sequence).unwrap_or(usize::MAX);
-        self.first_proof_min = earliest(&self.proof).unwrap_or(usize::MAX);
-    }
-
-    /// No proven sequence runs here (no AVX2+FMA kernel).
-    pub(crate) fn never() -> DivisorBreakEven {
-        DivisorBreakEven {
-            proof: [(usize::MAX, usize::MAX); 3],
-            sequence: [(usize::MAX, usize::MAX); 3],
-            in_place: [(usize::MAX, usize::MAX); 3],
-            shortest_sequence: usize::MAX,
-            first_proof_min: usize::MAX,
-            measured: None,
-            ratios: [Vec::new(), Vec::new(), Vec::new()],
-            in_place_ratio: None,
-            lanes_ratio: None,
-        }
-    }
-}
-
-/// Why the plan is what it is.
-#[cfg_attr(not(fmadiv_x86), allow(dead_code))]
-#[derive(Clone, Debug, PartialEq)]
-enum Reason {
-    /// No AVX2+FMA on this CPU, or `FMADIV_FORCE_PORTABLE=1`.
-    NoKernel,
-    /// Set by `FMADIV_SCHEDULE`.
-    Forced,
-    /// This CPU's `rcpps` breaks its documented bound: the kernels are not proven here.
-    SeedsOutOfBound(OutOfBound),
-    /// Measured here.
-    Calibrated(Calibration),
-    /// Read from the plan file: measured by an earlier process on this CPU, at these
-    /// lengths of the two classes.
-    Loaded { lens: [usize; 2] },
-}
-
-/// What the calibration measured.
-#[cfg_attr(not(fmadiv_x86), allow(dead_code))]
-#[derive(Clone, Debug, PartialEq)]
-struct Calibration {
-    /// The lengths timed for the small and the large class.
-    lens: [usize; 2],
-    /// Per class and operation: each candidate's screening ratio to the divider, then the
-    /// confirmation of the best one (its median ratio and the rounds it won, of how many).
-    trials: Vec<Trials>,
-    /// Microseconds the whole calibration took.
-    micros: u64,
-    /// The L1 data cache size the classes were derived from, and whether cpuid told it.
-    l1_bytes: (usize, bool),
-}
-
-/// One class and operation of a calibration.
-#[cfg_attr(not(fmadiv_x86), allow(dead_code))]
-#[derive(Clone, Debug, PartialEq)]
-struct Trials {
-    op: Op,
-    class: usize,
-    /// Every candidate's median ratio to the divider in the screening rounds.
-    screening: Vec<(Schedule, f64)>,
-    /// The best screened candidate, if any beat the divider: its median ratio in the
-    /// confirmation rounds, its 99% lower confidence bound, and the rounds.
-    confirmation: Option<(Schedule, f64, f64, usize)>,
-    /// For the small class's choice other than the divider: its median ratio to the
-    /// divider at one step of its loop and at four, (length, ratio).
-    short: Vec<(usize, f64)>,
-}
-
 impl Plan {
     /// The schedule `div`, `try_div`, `div_in_place` and `par_div`'s chunks run for a slice
     /// of `len` elements.
     #[inline]
     pub fn div(&self, len: usize) -> Schedule {
-        len_class_schedules(self.div, self.short_below[0])[self.len_class(Op::Div, len)]
+        self.choices.div[self.class(len)]
     }
 
     /// The schedule `recip` runs for a slice of `len` elements.
     #[inline]
     pub fn recip(&self, len: usize) -> Schedule {
-        len_class_schedules(self.recip, self.short_below[1])[self.len_class(Op::Recip, len)]
+        self.choices.recip[self.class(len)]
     }
 
-    /// Slices shorter than this run the divider for `op`, although the small class's
-    /// schedule is another: that schedule measured slower than the divider at these
-    /// lengths. 0 where the small class's schedule runs at every length.
-    pub fn short_below(&self, op: Op) -> usize {
-        self.short_below[op.index()]
+    /// Everything the plan chose.
+    pub fn choices(&self) -> &Choices {
+        &self.choices
     }
 
-    /// The length class of `len` elements for `op`: the index of its loop among the
-    /// operation's [`LEN_CLASSES`].
+    /// Where the choices come from.
+    pub fn origin(&self) -> &Origin {
+        &self.origin
+    }
+
+    /// The CPU the plan was made for (this one).
+    pub fn cpu(&self) -> &Cpu {
+        &self.cpu
+    }
+
+    /// Slices shorter than this many elements are the small class (their three arrays fit
+    /// in this CPU's L1 data cache; 32 KiB assumed where `cpuid` does not say).
+    pub fn small_below(&self) -> usize {
+        self.small_below
+    }
+
+    /// The size class of `len` elements: 0 small, 1 large.
     #[inline]
-    fn len_class(&self, op: Op, len: usize) -> usize {
-        usize::from(len >= self.short_below[op.index()]) + usize::from(len >= self.small_below)
+    fn class(&self, len: usize) -> usize {
+        usize::from(len >= self.small_below)
     }
 
     /// The loop of [`Plan::div`] for `len` elements, whose output may be its dividends.
     #[inline]
     pub(crate) fn div_run(&self, len: usize) -> RawFn {
-        self.runs.0[self.len_class(Op::Div, len)]
+        self.runs.0[self.class(len)]
     }
 
     /// The loop of [`Plan::div`] for `len` elements, whose output overlaps no input.
     #[inline]
     pub(crate) fn div_run_disjoint(&self, len: usize) -> RawFn {
-        self.runs.0[LEN_CLASSES + self.len_class(Op::Div, len)]
+        self.runs.0[CLASSES + self.class(len)]
     }
 
     /// The loop of [`Plan::recip`] for `len` elements (output separate from the input).
     #[inline]
     pub(crate) fn recip_run(&self, len: usize) -> RawFn {
-        self.runs.0[2 * LEN_CLASSES + self.len_class(Op::Recip, len)]
+        self.runs.0[2 * CLASSES + self.class(len)]
     }
 
-    /// Whether one vector at a time (`div_f32x8`, the in-register API) runs the kernel
-    /// rather than the divider: only where the kernel alone is the small class's schedule.
+    /// Whether one vector at a time (the in-register token) runs the kernel rather than
+    /// the divider: only where the kernel alone is the small class's schedule.
     #[inline]
     pub fn in_register_kernel(&self) -> bool {
-        self.div[0] == Schedule::Kernel
+        self.choices.div[0] == Schedule::Kernel
     }
 
-    /// Whether one vector at a time (`recip_f32x8`, the in-register API) runs the
-    /// reciprocal kernel rather than the divider.
+    /// Whether one vector at a time runs the reciprocal kernel rather than the divider.
     #[inline]
     pub fn in_register_recip_kernel(&self) -> bool {
-        self.recip[0] == Schedule::Kernel
+        self.choices.recip[0] == Schedule::Kernel
     }
 
-    /// Slices shorter than this many elements are the small class (their operands fit in
-    /// this CPU's L1 data cache); the rest are the large class.
-    pub fn small_below(&self) -> usize {
-        self.small_below
-    }
-
-    /// The lengths of a [`crate::Divisor`]'s first slice that make the proof of a divisor
-    /// of `b` (and take its proven sequence; by the cost of its zero-sign repair, two
-    /// products assumed): where the sequence wins and the proof costs at most
-    /// 2% of the divider's time for the slice, so that `Divisor::new` + `divide_slice` per
-    /// row costs no more than the divider even on rows streaming from memory (where the
-    /// sequence gains little). A divisor used again makes the proof wherever its sequence
-    /// runs ([`Plan::divisor_sequence_lens`]). Measured once per process; empty where the
-    /// sequence never pays.
-    pub fn divisor_proof_lens(&self, b: f32) -> core::ops::Range<usize> {
-        self.divisor_proof_lens_of_class(crate::divisor::repair_class_of(b))
-    }
-
-    /// The shortest slice on which any proven `Divisor` may run its sequence: shorter ones
-    /// always take the divider (one comparison, before anything else is looked at).
-    #[cfg(fmadiv_x86)]
-    #[inline]
-    pub(crate) fn divisor_shortest_sequence(&self) -> usize {
-        self.divisor.shortest_sequence
-    }
-
-    /// The shortest first slice that makes a proof, whatever the class.
-    #[cfg(fmadiv_x86)]
-    #[inline]
-    pub(crate) fn divisor_first_proof_min(&self) -> usize {
-        self.divisor.first_proof_min
-    }
-
-    #[inline]
-    pub(crate) fn divisor_proof_lens_of_class(&self, class: usize) -> core::ops::Range<usize> {
-        let (from, to) = self.divisor.proof[class];
-        from..to
-    }
-
-    /// The lengths of slice on which a proven two-products [`crate::Divisor`] of `b` runs
-    /// its sequence rather than the divider: shorter ones do not win back the sequence's
-    /// fixed cost per call on this CPU, longer ones stream from caches where the divider is
-    /// as fast. Measured once per process; empty where the sequence never wins.
-    pub fn divisor_sequence_lens(&self, b: f32) -> core::ops::Range<usize> {
-        self.divisor_sequence_lens_of_class(crate::divisor::repair_class_of(b))
-    }
-
-    #[inline]
-    pub(crate) fn divisor_sequence_lens_of_class(&self, class: usize) -> core::ops::Range<usize> {
-        let (from, to) = self.divisor.sequence[class];
-        from..to
-    }
-
-    /// How the flag-checked `Divisor` loop redoes the chunks the flags void: by the
-    /// lane-checked loop where it measured faster than the divider, else by the divider.
-    #[cfg(fmadiv_x86)]
-    #[inline]
-    pub(crate) fn divisor_check(&self) -> crate::divisor::Check {
-        match self.divisor.lanes_ratio {
-            Some(r) if r >= LANES_WIN => crate::divisor::Check::FlagsThenLanes,
-            _ => crate::divisor::Check::Flags,
-        }
-    }
-
-    /// The lengths of slice on which [`crate::Divisor::divide_in_place`] by `b` runs the
-    /// proven sequence (inside [`Plan::divisor_sequence_lens`], measured in place); empty
-    /// where it never wins.
-    pub fn divisor_in_place_lens(&self, b: f32) -> core::ops::Range<usize> {
-        self.divisor_in_place_lens_of_class(crate::divisor::repair_class_of(b))
-    }
-
-    #[inline]
-    pub(crate) fn divisor_in_place_lens_of_class(&self, class: usize) -> core::ops::Range<usize> {
-        let (from, to) = self.divisor.in_place[class];
-        from..to
-    }
-
-    /// Microseconds it took to make the plan (the `rcpps` check, the calibration of the
-    /// schedules, `Divisor`'s break-even), where anything was measured.
-    pub fn calibration_micros(&self) -> Option<u64> {
-        let made = matches!(self.reason, Reason::Calibrated(_) | Reason::Loaded { .. });
-        (self.divisor.measured.is_some() || made).then_some(self.made_in_micros)
-    }
-
-    /// What became of the plan file named by [`PLAN_FILE_ENV`] (loaded, saved, or why
-    /// not), as the plan's `Display` says it; `None` where none was named.
-    pub fn plan_file(&self) -> Option<String> {
-        self.file.as_ref().map(ToString::to_string)
-    }
-
-    /// Whether the plan was read from the plan file rather than calibrated here.
-    pub fn is_loaded(&self) -> bool {
-        matches!(self.reason, Reason::Loaded { .. })
+    /// Microseconds it took to make the plan: the CPU's identity, the `rcpps` check, the
+    /// table (or the plan file).
+    pub fn made_in_micros(&self) -> u64 {
+        self.made_in_micros
     }
 
     /// The value of `FMADIV_SCHEDULE` that was ignored because it names no schedule.
@@ -440,197 +265,87 @@ impl Plan {
         self.ignored.as_deref()
     }
 
-    /// Every measured ratio, as (operation, class length, schedule, phase, ratio to the
-    /// divider): for `fmadiv plan --json` and the benchmarks.
-    #[doc(hidden)]
-    pub fn measurements(&self) -> Vec<(&'static str, usize, String, &'static str, f64)> {
-        let Reason::Calibrated(c) = &self.reason else {
-            return Vec::new();
-        };
-        let mut rows = Vec::new();
-        for t in &c.trials {
-            let op = t.op.name();
-            for &(s, r) in &t.screening {
-                rows.push((op, c.lens[t.class], s.name(), "screening", r));
+    /// Why the file `FMADIV_PLAN_FILE` named was not used, where it was not.
+    pub fn plan_file_unused(&self) -> Option<&str> {
+        self.file_unused.as_deref()
+    }
+
+    /// What the choices rest on, in words: the table row's evidence, the plan file, or why
+    /// the divider runs.
+    pub fn evidence(&self) -> String {
+        match &self.origin {
+            Origin::Table { row, evidence } => format!("{row}: {evidence}"),
+            Origin::NotInTable => format!(
+                "{} is in no row of the table: the divider for div and recip, the Divisor's \
+                 sequence where it is proven (two FMAs for one vdivps)",
+                self.cpu
+            ),
+            Origin::File(path) => format!(
+                "measured on this CPU by `fmadiv plan --measure`, read from {}",
+                path.display()
+            ),
+            Origin::Forced => format!("{SCHEDULE_ENV} forces div and recip"),
+            Origin::NoKernel => "no AVX2+FMA here, or forced portable".to_string(),
+            Origin::SeedsOutOfBound(e) => {
+                format!("the kernels are not proven on this CPU: {e}")
             }
-            if let Some((s, r, _, _)) = t.confirmation {
-                rows.push((op, c.lens[t.class], s.name(), "confirmation", r));
-                for &(len, r) in &t.short {
-                    rows.push((op, len, s.name(), "short", r));
-                }
-            }
-        }
-        rows
-    }
-
-    /// The lengths the calibration timed for the small and the large class.
-    #[doc(hidden)]
-    pub fn timed_lens(&self) -> Option<[usize; 2]> {
-        match &self.reason {
-            Reason::Calibrated(c) => Some(c.lens),
-            Reason::Loaded { lens } => Some(*lens),
-            _ => None,
         }
     }
 
-    fn uniform(s: Schedule, reason: Reason, ignored: Option<String>) -> Plan {
+    /// The plan for `choices`.
+    fn with(cpu: Cpu, choices: Choices, origin: Origin) -> Plan {
+        let small_below = small_class_limit(cpu.l1d_bytes().unwrap_or(ASSUMED_L1D));
         Plan {
-            small_below: small_class_limit(l1_data_bytes().0),
-            div: [s; 2],
-            recip: [s; 2],
-            short_below: [0; 2],
-            reason,
-            ignored,
-            divisor: DivisorBreakEven::never(),
+            cpu,
+            small_below,
+            runs: Runs::of(&choices),
+            choices,
+            origin,
+            ignored: None,
+            file_unused: None,
             made_in_micros: 0,
-            divisor_micros: 0,
-            runs: Runs::of([s; 2], [s; 2], [0; 2]),
-            file: None,
-        }
-    }
-
-    /// The plan a plan file holds.
-    fn loaded(saved: Saved, path: PathBuf, ignored: Option<String>) -> Plan {
-        Plan {
-            small_below: saved.small_below,
-            div: saved.div,
-            recip: saved.recip,
-            short_below: saved.short_below,
-            reason: Reason::Loaded { lens: saved.lens },
-            ignored,
-            divisor: saved.divisor,
-            made_in_micros: 0,
-            divisor_micros: 0,
-            runs: Runs::of(saved.div, saved.recip, saved.short_below),
-            file: Some(FileUse::Loaded(path)),
         }
     }
 }
 
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let per_class = |s: &[Schedule; 2], short: usize| {
-            let short = match short {
-                0 => String::new(),
-                n => format!("divider below {n} elements, "),
-            };
+        let per_class = |s: &[Schedule; 2]| {
             if s[0] == s[1] {
-                format!("{short}{}", s[0].name())
+                s[0].name()
             } else {
                 format!(
-                    "{short}{} below {} elements, {} from there",
+                    "{} below {} elements, {} from there",
                     s[0].name(),
                     self.small_below,
                     s[1].name()
                 )
             }
         };
+        let d = &self.choices.divisor;
+        let length = |n: usize| match n {
+            usize::MAX => "never".to_string(),
+            n => format!("from {n}"),
+        };
         write!(
             f,
-            "div: {}; recip: {}",
-            per_class(&self.div, self.short_below[0]),
-            per_class(&self.recip, self.short_below[1])
+            "div: {}; recip: {}; Divisor: sequence {} (first slice {}, in place {}) -- ",
+            per_class(&self.choices.div),
+            per_class(&self.choices.recip),
+            length(d.sequence_from),
+            length(d.first_proof_from),
+            length(d.in_place_from),
         )?;
-        match &self.reason {
-            Reason::NoKernel => f.write_str(" (no AVX2+FMA kernel here, or forced portable)")?,
-            Reason::Forced => write!(f, " (forced by {SCHEDULE_ENV})")?,
-            Reason::SeedsOutOfBound(e) => write!(
+        match &self.origin {
+            Origin::Table { row, .. } => write!(f, "table row {row:?}")?,
+            Origin::NotInTable => f.write_str("this CPU is in no row of the table")?,
+            Origin::File(path) => write!(f, "plan file {:?}", path.display().to_string())?,
+            Origin::Forced => write!(f, "forced by {SCHEDULE_ENV}")?,
+            Origin::NoKernel => f.write_str("no AVX2+FMA kernel here, or forced portable")?,
+            Origin::SeedsOutOfBound(e) => write!(
                 f,
-                " (the kernels are not proven on this CPU: {e}; the divider runs everything)"
+                "the kernels are not proven on this CPU ({e}): the divider runs"
             )?,
-            Reason::Calibrated(c) => {
-                write!(
-                    f,
-                    " (calibrated in {} us at {} and {} elements, L1d {} KiB{}; another \
-                     schedule must measure at least {THRESHOLD:.2}x the divider",
-                    c.micros,
-                    c.lens[0],
-                    c.lens[1],
-                    c.l1_bytes.0 / 1024,
-                    if c.l1_bytes.1 { "" } else { " assumed" }
-                )?;
-                for t in &c.trials {
-                    let op = t.op.name();
-                    let screened: Vec<String> = t
-                        .screening
-                        .iter()
-                        .map(|(s, r)| format!("{} {r:.2}", s.name()))
-                        .collect();
-                    write!(
-                        f,
-                        "; {op} at {}: [{}]",
-                        c.lens[t.class],
-                        screened.join(", ")
-                    )?;
-                    if let Some((s, r, lb, n)) = t.confirmation {
-                        write!(
-                            f,
-                            ", confirmed {} {r:.2} (99% lower bound {lb:.2}, {n} rounds)",
-                            s.name()
-                        )?;
-                    }
-                    if !t.short.is_empty() {
-                        let short: Vec<String> =
-                            t.short.iter().map(|(n, r)| format!("{n} {r:.2}")).collect();
-                        write!(f, ", short slices: [{}]", short.join(", "))?;
-                    }
-                }
-                f.write_str(")")?;
-            }
-            Reason::Loaded { lens } => write!(
-                f,
-                " (read from the plan file: calibrated on this CPU by an earlier process, at \
-                 {} and {} elements; another schedule had to measure at least \
-                 {THRESHOLD:.2}x the divider)",
-                lens[0], lens[1]
-            )?,
-        }
-        if let Some(proof) = self.divisor.measured {
-            let lens = |(from, to): (usize, usize)| match (from, to) {
-                (usize::MAX, _) => "never".to_string(),
-                (from, usize::MAX) => format!("from {from}"),
-                (from, to) => format!("{from}..{to}"),
-            };
-            write!(f, "; Divisor: proof {proof:.0} ns")?;
-            if let Some(r) = self.divisor.in_place_ratio {
-                write!(f, ", in place vs the divider {r:.2} (copy included)")?;
-            }
-            if let Some(r) = self.divisor.lanes_ratio {
-                let by = if r >= LANES_WIN {
-                    "the lane-checked loop"
-                } else {
-                    "the divider"
-                };
-                write!(
-                    f,
-                    ", voided chunks redone by {by} (lane-checked loop vs the divider {r:.2})"
-                )?;
-            }
-            for (side, sign) in ["no repair", "sign of a", "sign of a*zh"]
-                .iter()
-                .enumerate()
-            {
-                let ratios: Vec<String> = self.divisor.ratios[side]
-                    .iter()
-                    .map(|(n, r)| format!("{n} {r:.2}"))
-                    .collect();
-                write!(
-                    f,
-                    ", {sign}: sequence {}, proof {} (vs the divider per call: {})",
-                    lens(self.divisor.sequence[side]),
-                    lens(self.divisor.proof[side]),
-                    ratios.join(", ")
-                )?;
-                if self.divisor.in_place_ratio.is_some() {
-                    write!(f, ", in place {}", lens(self.divisor.in_place[side]))?;
-                }
-            }
-        }
-        if let Some(us) = self.calibration_micros() {
-            write!(f, "; plan made in {us} us")?;
-            if self.divisor.measured.is_some() && !self.is_loaded() {
-                write!(f, " (of which Divisor {} us)", self.divisor_micros)?;
-            }
         }
         if let Some(value) = &self.ignored {
             write!(
@@ -638,8 +353,8 @@ impl fmt::Display for Plan {
                 "; {SCHEDULE_ENV}={value:?} ignored: it names no schedule"
             )?;
         }
-        if let Some(file) = &self.file {
-            write!(f, "; {file}")?;
+        if let Some(why) = &self.file_unused {
+            write!(f, "; {PLAN_FILE_ENV} not used: {why}")?;
         }
         Ok(())
     }
@@ -647,13 +362,13 @@ impl fmt::Display for Plan {
 
 static PLAN: OnceLock<Plan> = OnceLock::new();
 
-/// The plan if it is made already (no calibration, inline: for the short slices' check).
+/// The plan if it is made already (inline, no call: for the short slices' check).
 #[inline]
 pub(crate) fn made() -> Option<&'static Plan> {
     PLAN.get()
 }
 
-/// The plan of this process: detected and calibrated at the first call, then cached.
+/// The plan of this process: made at the first call from the CPU's identity, then cached.
 #[inline]
 pub fn plan() -> &'static Plan {
     match PLAN.get() {
@@ -667,103 +382,41 @@ pub fn plan() -> &'static Plan {
 #[inline(never)]
 fn make_plan() -> &'static Plan {
     PLAN.get_or_init(|| {
+        let start = std::time::Instant::now();
         let setting = std::env::var(SCHEDULE_ENV).ok();
         let file = std::env::var_os(PLAN_FILE_ENV).filter(|p| !p.is_empty());
-        let plan = choose(
+        let mut plan = choose(
+            Cpu::this(),
             setting.as_deref(),
             crate::seeds::this_cpu,
             file.as_deref().map(Path::new),
         );
-        if let Some(file) = plan.file.as_ref().filter(|f| f.is_problem()) {
-            eprintln!("fmadiv: {file}");
-        }
+        plan.made_in_micros = start.elapsed().as_micros() as u64;
         if let Some(value) = &plan.ignored {
             eprintln!(
                 "fmadiv: {SCHEDULE_ENV}={value:?} names no schedule and is ignored ({})",
-                crate::schedule::Schedule::from_name(value)
+                Schedule::from_name(value)
                     .err()
                     .map(|e| e.to_string())
                     .unwrap_or_default()
             );
         }
+        if let (Some(why), Some(path)) = (&plan.file_unused, &file)
+            && Path::new(path).exists()
+        {
+            eprintln!("fmadiv: {PLAN_FILE_ENV}={path:?} not used: {why}");
+        }
         plan
     })
 }
 
-/// `rounds` ratios of the divider's time to schedule `s`'s for `op` at `len` normal
-/// elements, measured now on buffers of their own, alternating,
-/// over rotating layouts: how `fmadiv plan --check` tests a choice independently of the
-/// calibration that made it. Empty without the x86 kernels.
-#[doc(hidden)]
-pub fn measure_against_divider(op: Op, len: usize, s: Schedule, rounds: usize) -> Vec<f64> {
-    #[cfg(fmadiv_x86)]
-    if crate::backend() == crate::Backend::Avx2Fma && s != Schedule::Portable {
-        return calibration::measure_against_divider(op, len, s, rounds);
-    }
-    let _ = (op, len, s, rounds);
-    Vec::new()
-}
-
-/// The plan for a `FMADIV_SCHEDULE` setting, a check of the seeds (injected, so that
-/// tests can simulate a CPU whose `rcpps` breaks its bound) and a plan file.
+/// The plan for `cpu`, a `FMADIV_SCHEDULE` setting, a check of the seeds (injected, so
+/// that tests can simulate a CPU whose `rcpps` breaks its bound) and a plan file.
 fn choose(
+    cpu: Cpu,
     setting: Option<&str>,
     seeds: impl FnOnce() -> Option<Result<(), OutOfBound>>,
     file: Option<&Path>,
-) -> Plan {
-    let start = std::time::Instant::now();
-    // What a plan file must be made for (computed once: it is read, then maybe written).
-    let file = file.map(|path| (path, saved::this_identity()));
-    let mut plan = choose_schedules(setting, seeds, file.as_ref());
-    if let (Some((path, _)), None) = (&file, &plan.file) {
-        // Not a calibration (forced, no kernel, kernels unproven): the file is not touched.
-        let why = match plan.reason {
-            Reason::Forced => "the schedules are forced",
-            Reason::SeedsOutOfBound(_) => "the kernels are not proven on this CPU",
-            _ => "there is no AVX2+FMA kernel to calibrate",
-        };
-        plan.file = Some(FileUse::Unused {
-            path: path.to_path_buf(),
-            why,
-        });
-    }
-    if crate::backend() == crate::Backend::Avx2Fma && !plan.is_loaded() {
-        let divisor_start = std::time::Instant::now();
-        plan.divisor = divisor_break_even();
-        plan.divisor_micros = divisor_start.elapsed().as_micros() as u64;
-    }
-    plan.runs = Runs::of(plan.div, plan.recip, plan.short_below);
-    if let (Some(FileUse::Saved { path, .. }), Some((_, identity))) = (&plan.file, &file) {
-        let text = Saved::of(&plan).map(|s| saved::render(&s, identity));
-        if let Some(Err(why)) = text.map(|text| saved::store(path, &text)) {
-            plan.file = Some(FileUse::NotSaved {
-                path: path.clone(),
-                why,
-            });
-        }
-    }
-    plan.made_in_micros = start.elapsed().as_micros() as u64;
-    plan
-}
-
-/// `Divisor`'s break-even, where the x86 kernels exist.
-#[cfg(fmadiv_x86)]
-fn divisor_break_even() -> DivisorBreakEven {
-    calibration::divisor_break_even()
-}
-
-#[cfg(not(fmadiv_x86))]
-fn divisor_break_even() -> DivisorBreakEven {
-    DivisorBreakEven::never()
-}
-
-/// The schedules for a setting, a check of the seeds and a plan file (with what it must
-/// be made for): the file is read, and what is to become of it set, only where a
-/// calibration would run.
-fn choose_schedules(
-    setting: Option<&str>,
-    seeds: impl FnOnce() -> Option<Result<(), OutOfBound>>,
-    file: Option<&(&Path, String)>,
 ) -> Plan {
     let setting = setting.map(str::trim).filter(|s| !s.is_empty());
     let (forced, ignored) = match setting.map(Schedule::from_name) {
@@ -771,116 +424,98 @@ fn choose_schedules(
         Some(Ok(s)) => (Some(s), None),
         Some(Err(e)) => (None, Some(e.0)),
     };
+    let row = table::row_of(&cpu);
+    let table_choices = row.map_or(table::FALLBACK, |r| r.choices);
+    let mut plan = choose_schedules(cpu, forced, seeds, file, row, table_choices);
+    plan.ignored = ignored;
+    plan
+}
+
+/// [`choose`] past the setting's parsing.
+fn choose_schedules(
+    cpu: Cpu,
+    forced: Option<Schedule>,
+    seeds: impl FnOnce() -> Option<Result<(), OutOfBound>>,
+    file: Option<&Path>,
+    row: Option<&'static table::Row>,
+    table_choices: Choices,
+) -> Plan {
+    let divisor = table_choices.divisor;
     if crate::backend() == crate::Backend::Portable || forced == Some(Schedule::Portable) {
-        let reason = if forced == Some(Schedule::Portable) {
-            Reason::Forced
+        let origin = if forced == Some(Schedule::Portable) {
+            Origin::Forced
         } else {
-            Reason::NoKernel
+            Origin::NoKernel
         };
-        return Plan::uniform(Schedule::Portable, reason, ignored);
+        return Plan::with(cpu, Choices::uniform(Schedule::Portable, divisor), origin);
     }
     match seeds() {
         Some(Ok(())) => {}
         Some(Err(e)) => {
-            return Plan::uniform(Schedule::Divider, Reason::SeedsOutOfBound(e), ignored);
+            let choices = Choices::uniform(Schedule::Divider, divisor);
+            return Plan::with(cpu, choices, Origin::SeedsOutOfBound(e));
         }
-        None => return Plan::uniform(Schedule::Portable, Reason::NoKernel, ignored),
+        None => {
+            return Plan::with(
+                cpu,
+                Choices::uniform(Schedule::Portable, divisor),
+                Origin::NoKernel,
+            );
+        }
     }
     if let Some(s) = forced {
-        return Plan::uniform(s, Reason::Forced, ignored);
+        return Plan::with(cpu, Choices::uniform(s, divisor), Origin::Forced);
     }
-    let file = file.map(|&(path, ref identity)| (path, saved::load(path, identity)));
-    let file_use = match file {
-        None => None,
-        Some((path, Ok(saved))) => return Plan::loaded(saved, path.to_path_buf(), ignored),
-        Some((path, Err(NotLoaded::Missing))) => Some(FileUse::Saved {
-            path: path.to_path_buf(),
-            replaced: None,
-        }),
-        Some((path, Err(NotLoaded::Foreign(why)))) => Some(FileUse::Saved {
-            path: path.to_path_buf(),
-            replaced: Some(why),
-        }),
-        Some((path, Err(NotLoaded::Unreadable(why)))) => Some(FileUse::Kept {
-            path: path.to_path_buf(),
-            why,
-        }),
+    let mut file_unused = None;
+    if let Some(path) = file {
+        match file::load(path, &cpu) {
+            Ok(choices) => return Plan::with(cpu, choices, Origin::File(path.to_path_buf())),
+            Err(why) => file_unused = Some(why.to_string()),
+        }
+    }
+    let origin = match row {
+        Some(r) => Origin::Table {
+            row: r.name,
+            evidence: r.evidence,
+        },
+        None => Origin::NotInTable,
     };
-    let mut plan = calibrate();
-    plan.ignored = ignored;
-    plan.file = file_use;
+    let mut plan = Plan::with(cpu, table_choices, origin);
+    plan.file_unused = file_unused;
     plan
 }
 
-/// The L1 data cache size, and whether cpuid reported it (32 KiB assumed otherwise).
-fn l1_data_bytes() -> (usize, bool) {
-    match crate::fingerprint::l1_data_bytes() {
-        Some(bytes) => (bytes, true),
-        None => (32 * 1024, false),
-    }
-}
+/// The L1 data cache assumed where `cpuid` does not say.
+const ASSUMED_L1D: usize = 32 * 1024;
 
-/// Slices shorter than this keep their three arrays (dividends, divisors, output) in an
-/// L1 data cache of `l1` bytes.
+/// Slices shorter than this keep their three arrays (dividends, divisors, output) in an L1
+/// data cache of `l1` bytes.
 fn small_class_limit(l1: usize) -> usize {
     l1 / (3 * core::mem::size_of::<f32>())
-}
-
-/// Times the candidates and picks a schedule per operation and class.
-#[cfg(fmadiv_x86)]
-fn calibrate() -> Plan {
-    calibration::calibrate()
-}
-
-/// No kernel to calibrate without the x86 kernels.
-#[cfg(not(fmadiv_x86))]
-fn calibrate() -> Plan {
-    Plan::uniform(Schedule::Portable, Reason::NoKernel, None)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schedule::mixed;
+
+    const BAD: OutOfBound = OutOfBound {
+        input: 0x3fc0_0000,
+        seed: 0x3f30_0000,
+    };
 
     #[test]
-    fn slices_shorter_than_short_below_run_the_divider() {
-        let mix = Schedule::Mixed(crate::schedule::Mix::new(4).unwrap());
-        let mut plan = Plan::uniform(mix, Reason::Forced, None);
-        plan.short_below = [256, 0];
-        plan.runs = Runs::of(plan.div, plan.recip, plan.short_below);
-        let large = plan.small_below();
-        assert!(large > 256);
-        assert_eq!(plan.div(255), Schedule::Divider);
-        assert_eq!(plan.div(256), mix);
-        assert_eq!(plan.div(large), mix);
-        assert_eq!(plan.recip(16), mix);
-        // The loops follow: the divider's class below 256 for `div`, none for `recip`.
-        assert_eq!(
-            [255, 256, large].map(|n| plan.len_class(Op::Div, n)),
-            [0, 1, 2]
-        );
-        assert_eq!(
-            [16, 256, large].map(|n| plan.len_class(Op::Recip, n)),
-            [1, 1, 2]
-        );
-        assert!(
-            plan.to_string()
-                .starts_with("div: divider below 256 elements, mix-4;")
-        );
-        // With no short length every class runs the small class's schedule from 0.
-        plan.short_below = [0, 0];
-        assert_eq!(plan.div(0), mix);
-        assert_eq!(plan.len_class(Op::Div, 0), 1);
+    fn the_same_cpu_gets_the_same_plan() {
+        let a = choose(Cpu::this(), None, || Some(Ok(())), None);
+        let b = choose(Cpu::this(), None, || Some(Ok(())), None);
+        assert_eq!((a.choices(), a.origin()), (b.choices(), b.origin()));
+        assert_eq!(a.to_string(), b.to_string());
     }
 
     #[test]
     fn a_cpu_whose_rcp_breaks_the_bound_keeps_the_divider() {
-        let bad = OutOfBound {
-            input: 0x3fc0_0000,
-            seed: 0x3f30_0000,
-        };
         for setting in [None, Some("kernel"), Some("mix-4"), Some("divider")] {
-            let plan = choose(setting, || Some(Err(bad)), None);
+            let plan = choose(Cpu::this(), setting, || Some(Err(BAD)), None);
             if crate::backend() == crate::Backend::Portable {
                 assert_eq!(plan.div(4096), Schedule::Portable);
                 continue;
@@ -898,28 +533,11 @@ mod tests {
 
     #[test]
     fn a_setting_that_names_no_schedule_is_reported() {
-        let plan = choose(Some("mix-3"), || Some(Ok(())), None);
+        let plan = choose(Cpu::this(), Some("mix-3"), || Some(Ok(())), None);
         assert_eq!(plan.ignored_setting(), Some("mix-3"));
         assert!(plan.to_string().contains("\"mix-3\" ignored"), "{plan}");
-        let plan = choose(Some("kernel"), || Some(Ok(())), None);
+        let plan = choose(Cpu::this(), Some("kernel"), || Some(Ok(())), None);
         assert_eq!(plan.ignored_setting(), None);
-    }
-
-    /// A plan file that runs the kernel for `div` and `mix-4` for `recip`, made for this
-    /// CPU and version, at a path of its own.
-    fn kernel_plan_file(name: &str) -> PathBuf {
-        let path = std::env::temp_dir().join(format!("fmadiv-{name}-{}", std::process::id()));
-        let mix = Schedule::Mixed(crate::schedule::Mix::new(4).unwrap());
-        let saved = Saved {
-            small_below: small_class_limit(l1_data_bytes().0),
-            div: [Schedule::Kernel; 2],
-            recip: [mix; 2],
-            short_below: [0, 256],
-            lens: [1024, 11008],
-            divisor: DivisorBreakEven::never(),
-        };
-        saved::store(&path, &saved::render(&saved, &saved::this_identity())).unwrap();
-        path
     }
 
     #[test]
@@ -928,32 +546,36 @@ mod tests {
             eprintln!("note: no AVX2+FMA here: a plan file is never read (nothing to run)");
             return;
         }
-        let path = kernel_plan_file("read-after-check");
-        // This CPU's table conforms: the file's schedules run, with no calibration.
-        let plan = choose(None, || Some(Ok(())), Some(&path));
-        assert!(plan.is_loaded(), "{plan}");
-        assert_eq!(plan.div(4096), Schedule::Kernel);
-        assert_eq!(plan.recip(100), Schedule::Divider, "below its short_below");
-        assert_eq!(plan.recip(4096).name(), "mix-4");
-        assert!(plan.to_string().contains(": loaded"), "{plan}");
-        // A table out of bound: the file is not read, the divider runs everything.
-        let bad = OutOfBound {
-            input: 0x3fc0_0000,
-            seed: 0x3f30_0000,
+        let cpu = Cpu::this();
+        let path = std::env::temp_dir().join(format!("fmadiv-plan-{}", std::process::id()));
+        let kernel = Choices {
+            div: [Schedule::Kernel; 2],
+            recip: [mixed(4); 2],
+            ..table::FALLBACK
         };
-        let plan = choose(None, || Some(Err(bad)), Some(&path));
-        assert!(!plan.is_loaded());
+        std::fs::write(&path, kernel.to_plan_file(&cpu, "a test")).unwrap();
+        // This CPU's table conforms: the file's schedules run.
+        let plan = choose(cpu.clone(), None, || Some(Ok(())), Some(&path));
+        assert_eq!(plan.origin(), &Origin::File(path.clone()));
+        assert_eq!(plan.div(4096), Schedule::Kernel);
+        assert_eq!(plan.recip(100).name(), "mix-4");
+        // A table out of bound: the file is not read, the divider runs everything.
+        let plan = choose(cpu.clone(), None, || Some(Err(BAD)), Some(&path));
         assert_eq!(plan.div(4096), Schedule::Divider);
-        let note = plan.plan_file().unwrap();
-        assert!(
-            note.contains("not used: the kernels are not proven"),
-            "{note}"
+        // A forced schedule wins over the file.
+        let plan = choose(cpu.clone(), Some("divider"), || Some(Ok(())), Some(&path));
+        assert_eq!(
+            (plan.div(4096), plan.origin()),
+            (Schedule::Divider, &Origin::Forced)
         );
-        // A forced schedule neither: and the file is left as it was.
-        let before = std::fs::read_to_string(&path).unwrap();
-        let plan = choose(Some("divider"), || Some(Ok(())), Some(&path));
-        assert!(plan.plan_file().unwrap().contains("forced"), "{plan}");
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+        // A file that is not a plan: reported, the table row runs.
+        std::fs::write(&path, "not a plan\n").unwrap();
+        let plan = choose(cpu, None, || Some(Ok(())), Some(&path));
+        assert!(!matches!(plan.origin(), Origin::File(_)));
+        assert!(
+            plan.to_string().contains("not used: its first line"),
+            "{plan}"
+        );
         std::fs::remove_file(&path).unwrap();
     }
 

@@ -178,29 +178,30 @@ mod x86 {
                 let equal = |got: __m256, want: __m256| {
                     _mm256_cmpeq_epi32(_mm256_castps_si256(got), _mm256_castps_si256(want))
                 };
+                let check = |tally: &mut Tally, j: usize, want: __m256| {
+                    let (a, got) = ours(j);
+                    if _mm256_movemask_ps(_mm256_castsi256_ps(equal(got, want))) != 0xff {
+                        record(tally, a, b, got, want);
+                    }
+                };
                 // Four dividends per test and branch; a failed group is checked one by one.
                 let groups = n - n % GROUP;
-                for j in (0..groups).step_by(GROUP) {
-                    let all = [0, 1, 2, 3].map(|k| equal(ours(j + k).1, want[j + k]));
+                for (g, wants) in want[..groups].chunks_exact(GROUP).enumerate() {
+                    let j = g * GROUP;
+                    let all: [__m256i; GROUP] =
+                        core::array::from_fn(|k| equal(ours(j + k).1, wants[k]));
                     let same = _mm256_and_si256(
                         _mm256_and_si256(all[0], all[1]),
                         _mm256_and_si256(all[2], all[3]),
                     );
                     if _mm256_movemask_ps(_mm256_castsi256_ps(same)) != 0xff {
-                        for k in j..j + GROUP {
-                            let (a, got) = ours(k);
-                            if _mm256_movemask_ps(_mm256_castsi256_ps(equal(got, want[k]))) != 0xff
-                            {
-                                record(&mut tally, a, b, got, want[k]);
-                            }
+                        for (k, &w) in wants.iter().enumerate() {
+                            check(&mut tally, j + k, w);
                         }
                     }
                 }
-                for j in groups..n {
-                    let (a, got) = ours(j);
-                    if _mm256_movemask_ps(_mm256_castsi256_ps(equal(got, want[j]))) != 0xff {
-                        record(&mut tally, a, b, got, want[j]);
-                    }
+                for (k, &w) in want[groups..n].iter().enumerate() {
+                    check(&mut tally, groups + k, w);
                 }
                 ma += n as u32;
             }

@@ -1,0 +1,317 @@
+//! `fmadiv plan --measure`: every choice of the plan measured on the machine at hand, and
+//! written to a plan file that `FMADIV_PLAN_FILE` makes later processes read.
+//!
+//! Each comparison runs the candidate and the divider alternately, round after round, over
+//! buffers whose relative offsets rotate (as the floors benchmark does), and keeps the
+//! median of the per-round ratios with a 95% sign-test interval. A schedule other than the
+//! divider is chosen where its median reaches the table's bar ([`fmadiv::plan::GAIN`]) and
+//! its interval lies above 1.
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Instant;
+
+use fmadiv::plan::{Choices, GAIN};
+use fmadiv::samples::{Layouts, SplitMix64};
+use fmadiv::{Divisor, Schedule};
+
+/// Rounds of every comparison.
+const ROUNDS: usize = 41;
+/// Target time of one timed sample.
+const SAMPLE_SECONDS: f64 = 50e-6;
+/// `Divisor` lengths timed, shortest first: in L1 to streaming from L2.
+const DIVISOR_LENS: [usize; 8] = [128, 256, 512, 1024, 2048, 4096, 8192, 16384];
+/// A first slice makes the proof where it costs at most this share of the divider's time.
+const FIRST_PROOF_SHARE: f64 = 0.02;
+/// The lane-checked loop redoes voided chunks where it is at least this much faster than
+/// the divider (it runs on chunks that hold specials: a modest gain on normal data is not
+/// enough).
+const LANES_WIN: f64 = 1.5;
+/// Divisors of the three zero-sign classes of the flag-checked loop (none, the dividend's
+/// sign, the product's sign), each proven to take two products.
+const CLASS_DIVISORS: [f32; 3] = [3.0, 1.1, -3.0];
+
+/// A median and its 95% interval (sign test) of per-round ratios.
+#[derive(Clone, Copy, Debug)]
+pub struct Ratio {
+    pub median: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl Ratio {
+    fn of(mut v: Vec<f64>) -> Ratio {
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        // Ranks of the 95% interval of the median: n/2 ± 0.98·sqrt(n).
+        let half = (0.98 * (n as f64).sqrt()).ceil() as usize;
+        Ratio {
+            median: v[n / 2],
+            low: v[(n / 2).saturating_sub(half)],
+            high: v[(n / 2 + half).min(n - 1)],
+        }
+    }
+
+    /// A gain the plan takes: the median at the bar, the interval above 1.
+    fn clears(self) -> bool {
+        self.median >= GAIN && self.low > 1.0
+    }
+}
+
+impl std::fmt::Display for Ratio {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:.2} [{:.2}, {:.2}]", self.median, self.low, self.high)
+    }
+}
+
+/// Normal values over ±30 binades: every lane inside the kernel's window.
+fn normal(rng: &mut SplitMix64) -> f32 {
+    let r = rng.next_u64();
+    f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23)
+}
+
+/// `rounds` ratios of `baseline`'s time to `candidate`'s, alternating, the layout changing
+/// every round; each runs `calls` times per sample.
+fn ratios(
+    layouts: &mut Layouts,
+    calls: usize,
+    mut baseline: impl FnMut(&[f32], &[f32], &mut [f32]),
+    mut candidate: impl FnMut(&[f32], &[f32], &mut [f32]),
+) -> Ratio {
+    let mut time = |layouts: &mut Layouts, k: usize, which: bool| {
+        let (a, b, out) = layouts.arrays(k);
+        let t = Instant::now();
+        for _ in 0..calls {
+            if which {
+                candidate(black_box(a), b, black_box(&mut *out));
+            } else {
+                baseline(black_box(a), b, black_box(&mut *out));
+            }
+        }
+        t.elapsed().as_secs_f64()
+    };
+    time(layouts, 0, false);
+    time(layouts, 0, true);
+    let r = (0..ROUNDS)
+        .map(|k| {
+            let first = k % 2 == 0;
+            let t1 = time(layouts, k, !first);
+            let t2 = time(layouts, k, first);
+            let (base, cand) = if first { (t1, t2) } else { (t2, t1) };
+            base / cand.max(f64::MIN_POSITIVE)
+        })
+        .collect();
+    Ratio::of(r)
+}
+
+/// Calls per sample for a job of `len` elements.
+fn calls_for(len: usize) -> usize {
+    // About a nanosecond per element on the divider.
+    ((SAMPLE_SECONDS * 1e9 / len as f64) as usize).clamp(1, 256)
+}
+
+/// What was measured, for the table printed and the file's comment lines.
+pub struct Measured {
+    pub choices: Choices,
+    pub lines: Vec<String>,
+}
+
+/// Measures every choice of the plan on this CPU.
+pub fn measure() -> Result<Measured, String> {
+    if fmadiv::backend() != fmadiv::Backend::Avx2Fma {
+        return Err("no AVX2+FMA kernel here: every schedule is the portable path".into());
+    }
+    let plan = fmadiv::plan();
+    let mut choices = *plan.choices();
+    let mut lines = Vec::new();
+    let small = plan.small_below();
+    let half = (small / 2).max(64);
+    let lens = [
+        1usize << (usize::BITS - 1 - half.leading_zeros()),
+        (4 * small).next_multiple_of(256),
+    ];
+    let mut rng = SplitMix64(0x6d65_6173);
+    for (op, recip) in [("div", false), ("recip", true)] {
+        for (class, &len) in lens.iter().enumerate() {
+            let mut layouts = Layouts::new(len, || normal(&mut rng));
+            let run = |s: Schedule| {
+                move |a: &[f32], b: &[f32], out: &mut [f32]| {
+                    let a = if recip { None } else { Some(a) };
+                    fmadiv::internal::run_schedule(s, a, b, out).expect("AVX2+FMA checked");
+                }
+            };
+            let mut best: Option<(Schedule, Ratio)> = None;
+            let mut row = Vec::new();
+            for s in Schedule::CANDIDATES.into_iter().skip(1) {
+                let r = ratios(&mut layouts, calls_for(len), run(Schedule::Divider), run(s));
+                row.push(format!("{} {r}", s.name()));
+                // The most divider vectors among those within 5% of the best median.
+                let better = best.is_none_or(|(_, b)| r.median > b.median * 1.05);
+                if r.clears() && better {
+                    best = Some((s, r));
+                }
+            }
+            let chosen = best.map_or(Schedule::Divider, |(s, _)| s);
+            if recip {
+                choices.recip[class] = chosen;
+            } else {
+                choices.div[class] = chosen;
+            }
+            lines.push(format!(
+                "{op} at {len} elements vs the divider schedule: {}; chosen {}",
+                row.join(", "),
+                chosen.name()
+            ));
+        }
+    }
+    measure_divisor(&mut choices, &mut lines, &mut rng);
+    Ok(Measured { choices, lines })
+}
+
+/// The `Divisor`'s lengths: where its sequence beats the divider by the bar, what a proof
+/// costs, in place, and how voided chunks are redone.
+fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut SplitMix64) {
+    let longest = DIVISOR_LENS[DIVISOR_LENS.len() - 1];
+    let mut layouts = Layouts::new(longest, || normal(rng));
+    let mut sequence_from = 0;
+    let mut divider_ns_per_element = f64::MAX;
+    for b in CLASS_DIVISORS {
+        let d = Divisor::new(b);
+        let mut row = Vec::new();
+        let mut from = usize::MAX;
+        for &len in DIVISOR_LENS.iter().rev() {
+            let r = ratios(
+                &mut layouts,
+                calls_for(len),
+                |a, _, out| d.divide_slice_by(false, &a[..len], &mut out[..len]),
+                |a, _, out| d.divide_slice_by(true, &a[..len], &mut out[..len]),
+            );
+            row.push(format!("{len} {r}"));
+            // From the longest down: the sequence runs from the shortest length where it
+            // clears the bar with every longer one at least even.
+            if r.median < 1.0 {
+                break;
+            }
+            if r.clears() {
+                from = len;
+            }
+        }
+        row.reverse();
+        lines.push(format!(
+            "Divisor({b}) ({}) sequence vs divider: {}",
+            d.strategy(),
+            row.join(", ")
+        ));
+        sequence_from = sequence_from.max(from);
+        // The divider's time per element at the longest length (fixed costs spread widest).
+        let (a, _, out) = layouts.arrays(0);
+        let calls = calls_for(longest) * 4;
+        let t = Instant::now();
+        for _ in 0..calls {
+            d.divide_slice_by(
+                false,
+                black_box(&a[..longest]),
+                black_box(&mut out[..longest]),
+            );
+        }
+        let ns = t.elapsed().as_secs_f64() * 1e9 / (calls * longest) as f64;
+        divider_ns_per_element = divider_ns_per_element.min(ns);
+    }
+    choices.divisor.sequence_from = sequence_from;
+    // The cost of a proof (`strategy` makes it), median of rounds over 64 divisors.
+    let divisors: Vec<f32> = (0..64).map(|_| normal(rng)).collect();
+    let mut proofs: Vec<f64> = (0..ROUNDS)
+        .map(|_| {
+            let t = Instant::now();
+            for &b in &divisors {
+                black_box(Divisor::new(black_box(b)).strategy());
+            }
+            t.elapsed().as_secs_f64() * 1e9 / divisors.len() as f64
+        })
+        .collect();
+    proofs.sort_by(f64::total_cmp);
+    let proof_ns = proofs[proofs.len() / 2];
+    let first = (proof_ns / (FIRST_PROOF_SHARE * divider_ns_per_element)).ceil() as usize;
+    choices.divisor.first_proof_from = match first.max(sequence_from).checked_next_power_of_two() {
+        Some(n) if sequence_from != usize::MAX => n,
+        _ => usize::MAX,
+    };
+    lines.push(format!(
+        "Divisor proof {proof_ns:.0} ns, divider {divider_ns_per_element:.3} ns per element: a \
+         first slice proves from {} elements (the proof at most {:.0}% of its division)",
+        choices.divisor.first_proof_from,
+        FIRST_PROOF_SHARE * 100.0
+    ));
+    // In place, on a copy of the dividends made in the same call (both sides), at 4K.
+    let d = Divisor::new(CLASS_DIVISORS[0]);
+    let len = 4096;
+    let in_place = ratios(
+        &mut layouts,
+        calls_for(len),
+        |a, _, out| {
+            fmadiv::samples::restore(&mut out[..len], &a[..len]);
+            d.divide_in_place_by(false, &mut out[..len]);
+        },
+        |a, _, out| {
+            fmadiv::samples::restore(&mut out[..len], &a[..len]);
+            d.divide_in_place_by(true, &mut out[..len]);
+        },
+    );
+    choices.divisor.in_place_from = if in_place.clears() && sequence_from != usize::MAX {
+        sequence_from.max(len)
+    } else {
+        usize::MAX
+    };
+    // The lane-checked loop against the divider, at 2K.
+    let len = 2048;
+    let lanes = ratios(
+        &mut layouts,
+        calls_for(len),
+        |a, _, out| d.divide_slice_by(false, &a[..len], &mut out[..len]),
+        |a, _, out| {
+            d.divide_slice_checked_by(fmadiv::DivisorCheck::Lanes, &a[..len], &mut out[..len])
+        },
+    );
+    choices.divisor.redo_by_lanes = lanes.median >= LANES_WIN;
+    lines.push(format!(
+        "Divisor in place at 4096 vs the divider in place (copy included): {in_place}; the \
+         lane-checked loop at 2048 vs the divider: {lanes} (redoes voided chunks from {LANES_WIN}x)"
+    ));
+}
+
+/// Measures, prints, and writes the plan file at `path`.
+pub fn run(path: &Path) -> Result<(), String> {
+    crate::files::check_writable(path)?;
+    let plan = fmadiv::plan();
+    println!("measuring the plan's choices on {} ...", plan.cpu());
+    let measured = measure()?;
+    for line in &measured.lines {
+        println!("  {line}");
+    }
+    let note = format!(
+        "Measured by `fmadiv plan --measure` ({} rounds per comparison, medians over rotating \
+         layouts); the table's row: {}.\n{}",
+        ROUNDS,
+        plan.evidence().split(':').next().unwrap_or("none"),
+        measured.lines.join("\n")
+    );
+    let text = measured.choices.to_plan_file(plan.cpu(), &note);
+    crate::files::write_atomic(path, text.as_bytes())?;
+    let c = &measured.choices;
+    println!(
+        "wrote {}: div {}/{}, recip {}/{}, Divisor sequence from {}, first slice from {}",
+        path.display(),
+        c.div[0].name(),
+        c.div[1].name(),
+        c.recip[0].name(),
+        c.recip[1].name(),
+        c.divisor.sequence_from,
+        c.divisor.first_proof_from
+    );
+    println!(
+        "processes started with {}={} run these choices",
+        fmadiv::plan::PLAN_FILE_ENV,
+        path.display()
+    );
+    Ok(())
+}

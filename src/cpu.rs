@@ -1,0 +1,227 @@
+//! The CPU's identity, from `cpuid`: what the plan's table is keyed on.
+
+use core::fmt;
+
+/// Who made the CPU, as its `cpuid` vendor string says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Vendor {
+    /// "AuthenticAMD".
+    Amd,
+    /// "GenuineIntel".
+    Intel,
+    /// Any other vendor, or not an x86 CPU.
+    Other,
+}
+
+/// The CPU a plan is made for: vendor, family, model and stepping (`cpuid` leaf 1, display
+/// values), brand string, the L1 data cache, and the features the kernels use.
+///
+/// ```
+/// let cpu = fmadiv::plan().cpu();
+/// println!("{cpu}: family {:#x}, model {:#x}", cpu.family(), cpu.model());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cpu {
+    vendor_id: String,
+    brand: String,
+    family: u32,
+    model: u32,
+    stepping: u32,
+    l1d_bytes: Option<usize>,
+    avx2_fma: bool,
+    avx512f: bool,
+}
+
+impl Cpu {
+    /// The CPU this process runs on.
+    pub fn this() -> Cpu {
+        #[cfg(fmadiv_x86)]
+        return x86::this();
+        #[cfg(not(fmadiv_x86))]
+        Cpu {
+            vendor_id: "unknown".into(),
+            brand: "unknown".into(),
+            family: 0,
+            model: 0,
+            stepping: 0,
+            l1d_bytes: None,
+            avx2_fma: false,
+            avx512f: false,
+        }
+    }
+
+    /// The vendor.
+    pub fn vendor(&self) -> Vendor {
+        match self.vendor_id.as_str() {
+            "AuthenticAMD" => Vendor::Amd,
+            "GenuineIntel" => Vendor::Intel,
+            _ => Vendor::Other,
+        }
+    }
+
+    /// The vendor string, e.g. "AuthenticAMD".
+    pub fn vendor_id(&self) -> &str {
+        &self.vendor_id
+    }
+
+    /// The brand string, e.g. "AMD EPYC 7B13".
+    pub fn brand(&self) -> &str {
+        &self.brand
+    }
+
+    /// The family (base plus extended, as the vendors number them: 0x19 for Zen 3 and 4).
+    pub fn family(&self) -> u32 {
+        self.family
+    }
+
+    /// The model (with the extended model bits).
+    pub fn model(&self) -> u32 {
+        self.model
+    }
+
+    /// The stepping.
+    pub fn stepping(&self) -> u32 {
+        self.stepping
+    }
+
+    /// `family/model/stepping` in hex, e.g. `0x19/0x1/0x1`: how reports name the CPU.
+    pub fn signature(&self) -> String {
+        format!("{:#x}/{:#x}/{:#x}", self.family, self.model, self.stepping)
+    }
+
+    /// The size of one core's L1 data cache in bytes, where `cpuid` tells it.
+    pub fn l1d_bytes(&self) -> Option<usize> {
+        self.l1d_bytes
+    }
+
+    /// Whether the CPU has AVX2 and FMA (and the operating system saves their registers).
+    pub fn has_avx2_fma(&self) -> bool {
+        self.avx2_fma
+    }
+
+    /// Whether the CPU has AVX-512F (no backend uses it yet).
+    pub fn has_avx512f(&self) -> bool {
+        self.avx512f
+    }
+}
+
+impl fmt::Display for Cpu {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} ({}, cpuid family/model/stepping {})",
+            self.brand,
+            self.vendor_id,
+            self.signature()
+        )
+    }
+}
+
+#[cfg(fmadiv_x86)]
+mod x86 {
+    use core::arch::x86_64::{__cpuid_count, CpuidResult};
+
+    use super::Cpu;
+
+    /// `cpuid` leaf `leaf`, subleaf `sub`.
+    fn cpuid(leaf: u32, sub: u32) -> CpuidResult {
+        #[allow(unused_unsafe)]
+        // SAFETY: cpuid exists on every x86-64 CPU; leaves above the maximum return zeros or
+        // the highest leaf's values, which the callers check against the maximum leaf.
+        unsafe {
+            __cpuid_count(leaf, sub)
+        }
+    }
+
+    /// Register words as text (cpuid's vendor and brand strings), NULs and spaces trimmed.
+    fn text(words: &[u32]) -> String {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        String::from_utf8_lossy(&bytes)
+            .trim_matches(char::from(0))
+            .trim()
+            .to_string()
+    }
+
+    pub(super) fn this() -> Cpu {
+        let leaf0 = cpuid(0, 0);
+        let vendor_id = text(&[leaf0.ebx, leaf0.edx, leaf0.ecx]);
+        let max_ext = cpuid(0x8000_0000, 0).eax;
+        let brand = if max_ext >= 0x8000_0004 {
+            let words: Vec<u32> = (0x8000_0002..=0x8000_0004)
+                .map(|leaf| cpuid(leaf, 0))
+                .flat_map(|r| [r.eax, r.ebx, r.ecx, r.edx])
+                .collect();
+            text(&words)
+        } else {
+            "unknown".into()
+        };
+        let eax = cpuid(1, 0).eax;
+        let base_family = (eax >> 8) & 0xf;
+        let family = if base_family == 0xf {
+            base_family + ((eax >> 20) & 0xff)
+        } else {
+            base_family
+        };
+        let model = if base_family >= 0x6 {
+            ((eax >> 4) & 0xf) | ((eax >> 12) & 0xf0)
+        } else {
+            (eax >> 4) & 0xf
+        };
+        let l1d_bytes = l1_data_bytes(&vendor_id, leaf0.eax, max_ext);
+        Cpu {
+            vendor_id,
+            brand,
+            family,
+            model,
+            stepping: eax & 0xf,
+            l1d_bytes,
+            avx2_fma: is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
+            avx512f: is_x86_feature_detected!("avx512f"),
+        }
+    }
+
+    /// One core's L1 data cache in bytes: Intel's leaf 4, AMD's leaf 0x8000_0005.
+    fn l1_data_bytes(vendor_id: &str, max_basic: u32, max_ext: u32) -> Option<usize> {
+        let plausible = |bytes: usize| (4096..=1 << 20).contains(&bytes).then_some(bytes);
+        if vendor_id == "GenuineIntel" && max_basic >= 4 {
+            for sub in 0..16 {
+                let r = cpuid(4, sub);
+                let (kind, level) = (r.eax & 0x1f, (r.eax >> 5) & 0x7);
+                if kind == 0 {
+                    break;
+                }
+                // Type 1 is a data cache.
+                if kind == 1 && level == 1 {
+                    let ways = ((r.ebx >> 22) & 0x3ff) as usize + 1;
+                    let partitions = ((r.ebx >> 12) & 0x3ff) as usize + 1;
+                    let line = (r.ebx & 0xfff) as usize + 1;
+                    let sets = r.ecx as usize + 1;
+                    return plausible(ways * partitions * line * sets);
+                }
+            }
+        }
+        if max_ext >= 0x8000_0005 {
+            // ECX[31:24]: L1 data cache size in KiB (AMD).
+            let ecx = cpuid(0x8000_0005, 0).ecx;
+            return plausible(((ecx >> 24) as usize) * 1024);
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_cpu_names_itself() {
+        let cpu = Cpu::this();
+        let shown = cpu.to_string();
+        assert!(shown.contains(&cpu.signature()), "{shown}");
+        if cfg!(fmadiv_x86) {
+            assert_ne!(cpu.family(), 0, "{shown}");
+            assert_ne!(cpu.vendor_id(), "", "{shown}");
+        }
+    }
+}
