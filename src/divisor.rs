@@ -201,6 +201,22 @@ impl Divisor {
         self.proven.get_or_init(|| Proven::new(self.b))
     }
 
+    /// The proven sequence to divide with now, or `None` (then the divider): the proof is
+    /// made only where MXCSR rounds to nearest (its constants are rounded in the mode in
+    /// force, and are proven for round-to-nearest), and the FMA sequences run only there
+    /// (they give `vdivps`'s bits under that mode alone); one multiplication by an exact
+    /// reciprocal rounds once, as the divider does, in every mode.
+    #[inline]
+    fn proven_for_now(&self) -> Option<&Proven> {
+        let nearest = crate::rounding::nearest_in_force();
+        let p = match self.proven.get() {
+            Some(p) => p,
+            None if nearest => self.proven(),
+            None => return None,
+        };
+        (nearest || matches!(p.strategy, Strategy::Reciprocal | Strategy::Hardware)).then_some(p)
+    }
+
     /// The repair class of a two-products divisor (makes the proof); `None` for other
     /// strategies: how the plan picks the divisors it times.
     #[doc(hidden)]
@@ -220,15 +236,39 @@ impl Divisor {
         self.b
     }
 
-    /// The sequence this divisor uses (makes the proof if it was not made yet).
+    /// The sequence this divisor uses (makes the proof if it was not made yet). Under a
+    /// rounding mode other than to nearest, where no proof is made and the FMA sequences do
+    /// not run, the divider: [`Strategy::Hardware`] until a proof is made.
     pub fn strategy(&self) -> Strategy {
-        self.proven().strategy
+        match self.proven.get() {
+            Some(p) => p.strategy,
+            None => self
+                .proven_for_now()
+                .map_or(Strategy::Hardware, |p| p.strategy),
+        }
     }
 
-    /// `a / b`, bit-identical to `/` on x86.
+    /// `a / b`, bit-identical to `/` on x86 (under the MXCSR rounding mode in force).
     #[inline]
     pub fn divide(&self, a: f32) -> f32 {
-        self.proven().divide(a)
+        match self.proven_for_now() {
+            Some(p) => p.divide(a),
+            None => portable::div_one(a, self.b),
+        }
+    }
+
+    /// `a / b` rounded in direction `mode`: bit-identical to `vdivps` with MXCSR's rounding
+    /// field set to `mode` (see [`crate::div_rounded`]), whatever mode MXCSR holds.
+    ///
+    /// ```
+    /// use fmadiv::{Divisor, Rounding};
+    /// let d = Divisor::new(3.0);
+    /// let (lo, hi) = (d.divide_rounded(1.0, Rounding::Down), d.divide_rounded(1.0, Rounding::Up));
+    /// assert!(f64::from(lo) < 1.0 / 3.0 && 1.0 / 3.0 < f64::from(hi));
+    /// ```
+    #[inline]
+    pub fn divide_rounded(&self, a: f32, mode: crate::Rounding) -> f32 {
+        crate::rounding::div_rounded_one(a, self.b, mode)
     }
 
     /// `out[i] = a[i] / b` by the proven sequence (`true`; the proof is made if it was not)
@@ -306,21 +346,17 @@ impl Divisor {
         if len < from {
             return None;
         }
-        let p = match self.proven.get() {
-            Some(p) => p,
-            None => {
-                // Plain load and store, no read-modify-write: racing first calls may both
-                // count as first, which only delays the proof.
-                if !self.used.load(Relaxed) {
-                    self.used.store(true, Relaxed);
-                    if len < d.first_proof_from {
-                        return None;
-                    }
+        if self.proven.get().is_none() {
+            // Plain load and store, no read-modify-write: racing first calls may both count
+            // as first, which only delays the proof.
+            if !self.used.load(Relaxed) {
+                self.used.store(true, Relaxed);
+                if len < d.first_proof_from {
+                    return None;
                 }
-                self.proven()
             }
-        };
-        p.runs_sequence().then_some(p)
+        }
+        self.proven_for_now().filter(|p| p.runs_sequence())
     }
 }
 
@@ -541,16 +577,12 @@ impl Divisor {
     /// ```
     pub fn divide_f32x8(&self, a: wide::f32x8) -> wide::f32x8 {
         #[cfg(fmadiv_x86)]
-        if let Some(k) = crate::dispatch::avx2_fma() {
+        if let (Some(k), Some(p)) = (crate::dispatch::avx2_fma(), self.proven_for_now()) {
             use core::arch::x86_64::__m256;
             // SAFETY: f32x8 and __m256 are eight f32 lanes in memory order, 32 bytes, every
             // bit pattern valid in both; the CPU has AVX2+FMA (`k`).
             return unsafe {
-                let q = x86::divide_vector(
-                    k,
-                    self.proven(),
-                    core::mem::transmute::<wide::f32x8, __m256>(a),
-                );
+                let q = x86::divide_vector(k, p, core::mem::transmute::<wide::f32x8, __m256>(a));
                 core::mem::transmute::<__m256, wide::f32x8>(q)
             };
         }

@@ -164,7 +164,56 @@
 //!
 //! # Rounding modes and MXCSR
 //!
-//! The fast path assumes round-to-nearest-even. Under another rounding mode results may
-//! differ from `vdivps` in the last bit (see the README). Flush-to-zero and
+//! The FMA sequences (the kernel, the `Divisor`'s two products and Markstein's correction)
+//! give `vdivps`'s bits under round-to-nearest-even only: under round-toward-zero, for
+//! instance, Halley's `y` for `b = 4` rounds to just below 1/4 and `recip(4.0)` would return
+//! `0x3e7fffff`. So every entry point that can run one of them first asks whether MXCSR
+//! rounds to nearest — one SSE addition of constants hidden from the optimiser, `1 + 0.75
+//! ulp` and `-(1 + 0.75 ulp)`, which round to `(1 + ulp, -(1 + ulp))` under that mode only
+//! (no `stmxcsr`, which waits for every operation in flight) — and divides with `vdivps`,
+//! which obeys the mode, where it does not: the kernel's schedules (slices longer than one
+//! step of the loop), the `Divisor`'s sequences (whose proof is made only under
+//! round-to-nearest: its constants are rounded in the mode in force), the in-register
+//! token (once per `vectorize`). One multiplication by an exact reciprocal rounds once,
+//! as the divider does, in every mode. `par_div` divides on the calling thread where its
+//! MXCSR is not the default (rayon's threads hold the default one). Flush-to-zero and
 //! denormals-are-zero cannot change an accepted lane: its inputs, intermediates and result
-//! are all normal.
+//! are all normal. `tests/mxcsr.rs` checks every entry point and every schedule under all
+//! sixteen combinations of the four rounding modes with FTZ and DAZ.
+//!
+//! # Directed rounding without MXCSR
+//!
+//! `div_rounded` and `div_bounds` return `RD(a/b)`, `RU(a/b)` or `RZ(a/b)` — the bits of
+//! `vdivps` with MXCSR's rounding field set to that mode — without writing MXCSR where the
+//! inputs lie inside the window:
+//!
+//! 1. `q = vdivps(a, b)`: a *faithful* rounding of `a/b` (the nearest or the next one over)
+//!    under any rounding mode in force;
+//! 2. `r = a - q·b`, one FMA: exact, by the residual lemma above (Boldo–Daumas: `q` faithful
+//!    and, inside the window, `r` either zero or at least `2^-110`, normal), so also exact
+//!    under any rounding mode and under flush-to-zero;
+//! 3. `sign(a/b - q) = sign(r)·sign(b)`, and `r` is a zero exactly when `q` is exact:
+//!    `s = r ^ (b & SIGN)` as an integer is positive where the exact quotient lies above
+//!    `q`, negative and not `-0`'s bits where it lies below, `0` or `-0`'s bits where `q` is
+//!    exact (an exact cancellation gives `+0` under round-to-nearest, `-0` under
+//!    round-down: both count as exact);
+//! 4. the directed result is `q` or its neighbour on the exact quotient's side: `RD` steps
+//!    down where `a/b < q`, `RU` up where `a/b > q`, `RZ` toward zero where `|a/b| < |q|`
+//!    (`s ^ (q & SIGN)` negative). Inside the window `q` lies in `(2^-126, 2^126)` and so
+//!    do its neighbours (`a/b > 2^-126` there, so `RD` never needs a subnormal), so the
+//!    step is `±1` on `q`'s bit pattern: integer arithmetic after the one FMA.
+//!
+//! Every lane is the mantissa pair's computation scaled by a power of two (as for the
+//! kernel: `q` normal, `r` exact, the step on the bit pattern unchanged by the exponent),
+//! so the mantissa pairs cover the window. `fmadiv verify mantissa --rounding down|up|
+//! toward-zero` compares the step from the kernel's round-to-nearest quotient (the divider's
+//! for the near-all-ones divisors, as in `div`; the two are the same bits inside the window,
+//! by the sweeps above) with `vdivps` under that mode, set and restored inside one `asm!`
+//! block, pair by pair, each pair with one of the four sign combinations (by the parity of
+//! the mantissas). Lanes outside the window — zeros, infinities, NaNs, subnormals,
+//! quotients that may under- or overflow — take `vdivps` under the mode, MXCSR set and
+//! restored inside one `asm!` block (as `core::arch`'s `_mm_setcsr` documentation asks of
+//! code that runs under another mode): sound, and the hardware's bits by construction. The
+//! portable path computes the same in software (`arch::portable::div_rounded_one`: binary64
+//! quotient, then the binary32 neighbour on its side), checked against TestFloat's vectors
+//! of all four modes and against the hardware.

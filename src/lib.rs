@@ -64,7 +64,7 @@ pub use dispatch::{Backend, FORCE_PORTABLE_ENV, backend};
 pub use divisor::Check as DivisorCheck;
 pub use divisor::{Divisor, Strategy, div_scalar, recip};
 pub use plan::{Plan, plan};
-pub use rounding::Rounding;
+pub use rounding::{Rounding, div_bounds, div_rounded};
 pub use schedule::{Mix, Schedule, UnknownSchedule};
 pub use simd::{div_f32x8, recip_f32x8};
 #[cfg(feature = "rayon")]
@@ -160,6 +160,72 @@ pub mod internal {
         out: &mut [f32],
     ) -> Option<()> {
         crate::schedule::run(s, a, b, out)
+    }
+
+    /// `out[i] = a[i] / b[i]` rounded in direction `mode` by the AVX2+FMA directed loop,
+    /// with the shipped step or (`weakened`) one that ignores the divisor's sign: wrong on
+    /// purpose, for the tests. `None` (nothing written) without AVX2+FMA or for
+    /// `Nearest`. Panics if the lengths differ.
+    pub fn div_rounded_with(
+        weakened: bool,
+        a: &[f32],
+        b: &[f32],
+        out: &mut [f32],
+        mode: crate::Rounding,
+    ) -> Option<()> {
+        assert!(a.len() == b.len() && b.len() == out.len());
+        #[cfg(fmadiv_x86)]
+        {
+            use crate::Rounding;
+            use crate::arch::x86_64::directed::{
+                DIVISOR_SIGN_IGNORED, DOWN, SHIPPED, TOWARD_ZERO, UP, div_rounded_raw,
+            };
+            avx2::Avx2Fma::new()?;
+            let (x, y, o, n) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len());
+            macro_rules! run {
+                ($mode:expr) => {
+                    // SAFETY: AVX2+FMA checked; a and b readable and out writable for n
+                    // floats, out a unique borrow.
+                    unsafe {
+                        if weakened {
+                            div_rounded_raw::<{ $mode }, DIVISOR_SIGN_IGNORED>(x, y, o, n)
+                        } else {
+                            div_rounded_raw::<{ $mode }, SHIPPED>(x, y, o, n)
+                        }
+                    }
+                };
+            }
+            match mode {
+                Rounding::Nearest => return None,
+                Rounding::Down => run!(DOWN),
+                Rounding::Up => run!(UP),
+                Rounding::TowardZero => run!(TOWARD_ZERO),
+            }
+            Some(())
+        }
+        #[cfg(not(fmadiv_x86))]
+        {
+            let _ = (weakened, a, b, out, mode);
+            None
+        }
+    }
+
+    /// [`run_schedule`] without the rounding-mode guard of the kernel's schedules: for
+    /// measuring what the guard costs (wrong under a rounding mode other than to nearest).
+    pub fn run_schedule_unguarded(
+        s: crate::Schedule,
+        a: &[f32],
+        b: &[f32],
+        out: &mut [f32],
+    ) -> Option<()> {
+        assert!(a.len() == b.len() && b.len() == out.len());
+        if !crate::schedule::runs_here(s) {
+            return None;
+        }
+        let f = crate::schedule::kernel_fn::<false, false>(s);
+        // SAFETY: the lengths are checked, out is a unique borrow, the schedule runs here.
+        unsafe { f(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
+        Some(())
     }
 
     /// `a[i] = a[i] / b[i]` by the given schedule (see [`run_schedule`]).

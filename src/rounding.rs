@@ -1,4 +1,5 @@
-//! Rounding directions: the bits of `/` under each of MXCSR's rounding modes.
+//! Directed rounding: `a / b` rounded down, up, toward zero or to nearest, with the bits of
+//! `vdivps` under that MXCSR rounding mode, without writing MXCSR on the fast path.
 
 use core::fmt;
 
@@ -64,4 +65,131 @@ impl fmt::Display for Rounding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// The slices' lengths, or the panic of `function` (nothing written).
+#[inline]
+#[track_caller]
+fn check(function: &str, lens: &[usize]) {
+    if lens.iter().any(|&n| n != lens[0]) {
+        length_mismatch(function, lens);
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn length_mismatch(function: &str, lens: &[usize]) -> ! {
+    panic!("fmadiv::{function}: length mismatch: slices of {lens:?} elements")
+}
+
+/// Whether the mode in force is round-to-nearest (always, off x86).
+#[inline]
+pub(crate) fn nearest_in_force() -> bool {
+    #[cfg(fmadiv_x86)]
+    return crate::arch::x86_64::directed::rounds_to_nearest();
+    #[cfg(not(fmadiv_x86))]
+    true
+}
+
+/// `out[i] = a[i] / b[i]` rounded in direction `mode`: bit-identical to `vdivps` with MXCSR's
+/// rounding field set to `mode` (its flush-to-zero and denormals-are-zero bits as they are),
+/// whatever mode MXCSR holds, without writing MXCSR on the fast path.
+///
+/// Directed modes: the round-to-nearest quotient of the divider, its exact residual
+/// `a - q·b` (one FMA), and a step of one ulp toward the exact quotient where the residual
+/// says it lies on the other side ([`crate::kernel_notes`] has the proof; `fmadiv verify
+/// mantissa --rounding` checks it pair by pair). Lanes outside the kernel's input window
+/// (zeros, infinities, NaNs, subnormals, quotients that may under- or overflow) take
+/// `vdivps` under the mode, set and restored inside one `asm!` block. [`Rounding::Nearest`]
+/// is [`crate::div`] where MXCSR rounds to nearest.
+///
+/// # Panics
+/// If the three slices do not have the same length (nothing is written then).
+///
+/// ```
+/// use fmadiv::Rounding;
+/// let (a, b) = ([1.0f32, -1.0, 6.0], [3.0f32, 3.0, 3.0]);
+/// let (mut down, mut up) = ([0.0f32; 3], [0.0f32; 3]);
+/// fmadiv::div_rounded(&a, &b, &mut down, Rounding::Down);
+/// fmadiv::div_rounded(&a, &b, &mut up, Rounding::Up);
+/// assert!(f64::from(down[0]) < 1.0 / 3.0 && 1.0 / 3.0 < f64::from(up[0]));
+/// assert_eq!(up[0].to_bits(), down[0].to_bits() + 1);
+/// assert_eq!((down[2], up[2]), (2.0, 2.0)); // exact quotients are exact
+/// ```
+pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
+    check("div_rounded", &[a.len(), b.len(), out.len()]);
+    if mode == Rounding::Nearest && nearest_in_force() {
+        return crate::div(a, b, out);
+    }
+    #[cfg(fmadiv_x86)]
+    {
+        use crate::arch::x86_64::directed::{self as d, SHIPPED};
+        let (x, y, o, n) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len());
+        if crate::dispatch::avx2_fma().is_some() {
+            // SAFETY: AVX2+FMA are in use; a and b are readable and out writable for n
+            // floats, and out (a unique borrow) overlaps neither.
+            unsafe {
+                match mode {
+                    Rounding::Nearest => d::div_in_mode_raw::<{ d::NEAREST }>(x, y, o, n),
+                    Rounding::Down => d::div_rounded_raw::<{ d::DOWN }, SHIPPED>(x, y, o, n),
+                    Rounding::Up => d::div_rounded_raw::<{ d::UP }, SHIPPED>(x, y, o, n),
+                    Rounding::TowardZero => {
+                        d::div_rounded_raw::<{ d::TOWARD_ZERO }, SHIPPED>(x, y, o, n)
+                    }
+                }
+            }
+        } else {
+            d::div_in_mode_sse(a, b, out, mode.control());
+        }
+    }
+    #[cfg(not(fmadiv_x86))]
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        *o = crate::arch::portable::div_rounded_one(x, y, mode);
+    }
+}
+
+/// Both bounds of every quotient from one division: `lo[i] = RD(a[i] / b[i])`, `hi[i] =
+/// RU(a[i] / b[i])`, bit-identical to `vdivps` under round-down and round-up (as
+/// [`div_rounded`]): the interval `[lo[i], hi[i]]` holds the exact quotient, and is one
+/// point exactly where the quotient is exact.
+///
+/// # Panics
+/// If the four slices do not have the same length (nothing is written then).
+///
+/// ```
+/// let (a, b) = ([1.0f32, 10.0], [3.0f32, 4.0]);
+/// let (mut lo, mut hi) = ([0.0f32; 2], [0.0f32; 2]);
+/// fmadiv::div_bounds(&a, &b, &mut lo, &mut hi);
+/// assert!(f64::from(lo[0]) < 1.0 / 3.0 && 1.0 / 3.0 < f64::from(hi[0]));
+/// assert_eq!((lo[1], hi[1]), (2.5, 2.5));
+/// ```
+pub fn div_bounds(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
+    check("div_bounds", &[a.len(), b.len(), lo.len(), hi.len()]);
+    #[cfg(fmadiv_x86)]
+    {
+        use crate::arch::x86_64::directed::{self as d, SHIPPED};
+        if crate::dispatch::avx2_fma().is_some() {
+            let (x, y, n) = (a.as_ptr(), b.as_ptr(), a.len());
+            // SAFETY: AVX2+FMA are in use; a and b are readable and lo, hi writable for n
+            // floats; lo and hi are unique borrows, overlapping nothing.
+            unsafe { d::div_bounds_raw::<SHIPPED>(x, y, lo.as_mut_ptr(), hi.as_mut_ptr(), n) };
+        } else {
+            d::div_in_mode_sse(a, b, lo, Rounding::Down.control());
+            d::div_in_mode_sse(a, b, hi, Rounding::Up.control());
+        }
+    }
+    #[cfg(not(fmadiv_x86))]
+    for (((l, h), &x), &y) in lo.iter_mut().zip(hi.iter_mut()).zip(a).zip(b) {
+        *l = crate::arch::portable::div_rounded_one(x, y, Rounding::Down);
+        *h = crate::arch::portable::div_rounded_one(x, y, Rounding::Up);
+    }
+}
+
+/// `a / b` rounded in direction `mode` for one pair (as [`div_rounded`]).
+#[inline]
+pub(crate) fn div_rounded_one(a: f32, b: f32, mode: Rounding) -> f32 {
+    let mut out = [0.0f32];
+    div_rounded(&[a], &[b], &mut out, mode);
+    out[0]
 }

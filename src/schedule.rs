@@ -201,22 +201,38 @@ pub(crate) fn run_in_place(s: Schedule, a: &mut [f32], b: &[f32]) -> Option<()> 
 pub(crate) type RawFn = unsafe fn(*const f32, *const f32, *mut f32, usize);
 
 /// The loop of schedule `s` as a function pointer, chosen once (by the plan) so that a
-/// call costs one indirect call, not a match.
+/// call costs one indirect call, not a match. The kernel's schedules are guarded: under an
+/// MXCSR rounding mode other than to nearest they run the divider (see
+/// `avx2::div_raw_guarded`).
 pub(crate) fn raw_fn<const RECIP: bool>(s: Schedule) -> RawFn {
+    kernel_fn::<RECIP, true>(s)
+}
+
+/// [`raw_fn`], with the mode guard (`GUARDED`) or without (for measuring what it costs).
+pub(crate) fn kernel_fn<const RECIP: bool, const GUARDED: bool>(s: Schedule) -> RawFn {
     #[cfg(fmadiv_x86)]
     {
-        use crate::arch::x86_64::avx2::{div_raw, divider_raw};
+        use crate::arch::x86_64::avx2::{div_raw, div_raw_guarded, divider_raw};
         use crate::variant::Variant;
         const SHIPPED: u8 = Variant::SHIPPED;
+        macro_rules! mix {
+            ($d:expr) => {
+                if GUARDED {
+                    div_raw_guarded::<SHIPPED, $d, RECIP>
+                } else {
+                    div_raw::<SHIPPED, $d, RECIP>
+                }
+            };
+        }
         match s {
             Schedule::Portable => {}
             Schedule::Divider => return divider_raw::<RECIP>,
-            Schedule::Kernel => return div_raw::<SHIPPED, 0, RECIP>,
-            Schedule::Mixed(Mix(1)) => return div_raw::<SHIPPED, 1, RECIP>,
-            Schedule::Mixed(Mix(2)) => return div_raw::<SHIPPED, 2, RECIP>,
-            Schedule::Mixed(Mix(4)) => return div_raw::<SHIPPED, 4, RECIP>,
-            Schedule::Mixed(Mix(8)) => return div_raw::<SHIPPED, 8, RECIP>,
-            Schedule::Mixed(Mix(16)) => return div_raw::<SHIPPED, 16, RECIP>,
+            Schedule::Kernel => return mix!(0),
+            Schedule::Mixed(Mix(1)) => return mix!(1),
+            Schedule::Mixed(Mix(2)) => return mix!(2),
+            Schedule::Mixed(Mix(4)) => return mix!(4),
+            Schedule::Mixed(Mix(8)) => return mix!(8),
+            Schedule::Mixed(Mix(16)) => return mix!(16),
             Schedule::Mixed(Mix(other)) => {
                 unreachable!("Mix::new makes only the mixes of Mix::ALL, not {other}")
             }

@@ -61,6 +61,37 @@ pub fn recip_f32x8(b: f32x8) -> f32x8 {
     with_x86_nan_bits(one / b, one, b)
 }
 
+/// Eight quotients `a / b` rounded in direction `mode`, bit-identical to `vdivps` with
+/// MXCSR's rounding field set to `mode` (see [`crate::div_rounded`]). One call through the
+/// slice function; inside a loop of SIMD code, the token's
+/// [`Avx2Fma::div_rounded_f32x8`] inlines instead.
+///
+/// ```
+/// use fmadiv::Rounding;
+/// use wide::f32x8;
+/// let down = fmadiv::simd::div_rounded_f32x8(f32x8::splat(1.0), f32x8::splat(3.0), Rounding::Down);
+/// let up = fmadiv::simd::div_rounded_f32x8(f32x8::splat(1.0), f32x8::splat(3.0), Rounding::Up);
+/// assert_eq!(up.to_array()[0].to_bits(), down.to_array()[0].to_bits() + 1);
+/// ```
+pub fn div_rounded_f32x8(a: f32x8, b: f32x8, mode: crate::Rounding) -> f32x8 {
+    let mut q = [0.0f32; 8];
+    crate::div_rounded(&a.to_array(), &b.to_array(), &mut q, mode);
+    f32x8::from(q)
+}
+
+/// Eight pairs of bounds `(RD(a/b), RU(a/b))` from one division (see [`crate::div_bounds`]).
+///
+/// ```
+/// use wide::f32x8;
+/// let (lo, hi) = fmadiv::simd::div_bounds_f32x8(f32x8::splat(2.0), f32x8::splat(3.0));
+/// assert!(f64::from(lo.to_array()[0]) < 2.0 / 3.0 && 2.0 / 3.0 < f64::from(hi.to_array()[0]));
+/// ```
+pub fn div_bounds_f32x8(a: f32x8, b: f32x8) -> (f32x8, f32x8) {
+    let (mut lo, mut hi) = ([0.0f32; 8], [0.0f32; 8]);
+    crate::div_bounds(&a.to_array(), &b.to_array(), &mut lo, &mut hi);
+    (f32x8::from(lo), f32x8::from(hi))
+}
+
 /// `q = a / b` from `wide`, with x86's NaN bits: on x86 `divps` gives them already; elsewhere
 /// the NaN lanes (rare) are redone by the portable path.
 #[inline]
@@ -192,6 +223,10 @@ mod x86 {
         /// reference, and the compiler may then test its in-register choice at every
         /// division instead of once per loop, and the loop runs slower than one written
         /// with `_mm256_div_ps`.
+        ///
+        /// The closure's token divides by the kernel only where MXCSR rounds to nearest
+        /// when `vectorize` is called (the kernel gives `vdivps`'s bits under that mode
+        /// alone); under another mode it divides with `vdivps`, which obeys it.
         #[inline(always)]
         pub fn vectorize<R>(self, f: impl FnOnce(Avx2Fma) -> R) -> R {
             #[inline]
@@ -199,15 +234,24 @@ mod x86 {
             fn with_avx2_fma<R>(simd: Avx2Fma, f: impl FnOnce(Avx2Fma) -> R) -> R {
                 f(simd)
             }
+            let simd = if (self.div_kernel || self.recip_kernel)
+                && !crate::arch::x86_64::directed::rounds_to_nearest()
+            {
+                self.with_kernel(false)
+            } else {
+                self
+            };
             // SAFETY: the token proves that the CPU has AVX2 and FMA.
-            unsafe { with_avx2_fma(self, f) }
+            unsafe { with_avx2_fma(simd, f) }
         }
 
         /// Eight quotients `a / b` of `core::arch` vectors, bit-identical to
         /// `_mm256_div_ps(a, b)`.
         #[inline(always)]
         pub fn div_ps(self, a: __m256, b: __m256) -> __m256 {
-            if self.div_kernel {
+            // The mode check is free for a divider token; for a kernel token it is one
+            // addition the compiler hoists out of the caller's loop.
+            if self.div_kernel && crate::arch::x86_64::directed::rounds_to_nearest() {
                 // SAFETY: the token proves AVX2 and FMA.
                 unsafe { avx2::div8::<{ Variant::SHIPPED }>(a, b) }
             } else {
@@ -220,13 +264,57 @@ mod x86 {
         /// `_mm256_div_ps(_mm256_set1_ps(1.0), b)`.
         #[inline(always)]
         pub fn recip_ps(self, b: __m256) -> __m256 {
-            if self.recip_kernel {
+            if self.recip_kernel && crate::arch::x86_64::directed::rounds_to_nearest() {
                 // SAFETY: the token proves AVX2 and FMA.
                 unsafe { avx2::div8_of::<{ Variant::SHIPPED }, true>(_mm256_set1_ps(1.0), b) }
             } else {
                 // SAFETY: the token proves AVX2 (hence AVX).
                 unsafe { _mm256_div_ps(_mm256_set1_ps(1.0), b) }
             }
+        }
+
+        /// Eight quotients `a / b` of `core::arch` vectors rounded in direction `mode`,
+        /// bit-identical to `vdivps` with MXCSR's rounding field set to `mode` (see
+        /// [`crate::div_rounded`]): the divider's quotient, its exact residual and a step of
+        /// one ulp, with no write to MXCSR unless a lane lies outside the kernel's input
+        /// window. With a constant `mode` the match folds away.
+        #[inline(always)]
+        pub fn div_rounded_ps(self, a: __m256, b: __m256, mode: crate::Rounding) -> __m256 {
+            use crate::Rounding;
+            use crate::arch::x86_64::directed::{
+                DOWN, NEAREST, SHIPPED, TOWARD_ZERO, UP, div_rounded8,
+            };
+            // SAFETY: the token proves AVX2 and FMA.
+            unsafe {
+                match mode {
+                    Rounding::Nearest => div_rounded8::<NEAREST, SHIPPED>(a, b),
+                    Rounding::Down => div_rounded8::<DOWN, SHIPPED>(a, b),
+                    Rounding::Up => div_rounded8::<UP, SHIPPED>(a, b),
+                    Rounding::TowardZero => div_rounded8::<TOWARD_ZERO, SHIPPED>(a, b),
+                }
+            }
+        }
+
+        /// `(RD(a/b), RU(a/b))` of `core::arch` vectors from one division (see
+        /// [`crate::div_bounds`]).
+        #[inline(always)]
+        pub fn div_bounds_ps(self, a: __m256, b: __m256) -> (__m256, __m256) {
+            use crate::arch::x86_64::directed::{SHIPPED, div_bounds8};
+            // SAFETY: the token proves AVX2 and FMA.
+            unsafe { div_bounds8::<SHIPPED>(a, b) }
+        }
+
+        /// [`Avx2Fma::div_rounded_ps`] of `wide` vectors.
+        #[inline(always)]
+        pub fn div_rounded_f32x8(self, a: f32x8, b: f32x8, mode: crate::Rounding) -> f32x8 {
+            from_m256(self.div_rounded_ps(to_m256(a), to_m256(b), mode))
+        }
+
+        /// [`Avx2Fma::div_bounds_ps`] of `wide` vectors.
+        #[inline(always)]
+        pub fn div_bounds_f32x8(self, a: f32x8, b: f32x8) -> (f32x8, f32x8) {
+            let (lo, hi) = self.div_bounds_ps(to_m256(a), to_m256(b));
+            (from_m256(lo), from_m256(hi))
         }
 
         /// [`Avx2Fma::div_ps`] of `safe_arch` vectors.

@@ -212,6 +212,11 @@ pub(crate) const PAR_CHUNK: usize = 1 << 15;
 
 /// [`div`] spread over rayon's thread pool, for long slices.
 ///
+/// MXCSR (the rounding mode, flush-to-zero, denormals-are-zero) belongs to each thread, and
+/// the pool's threads hold the default one: where the calling thread's is not the default
+/// (a caller in C set it, say), the slice is divided on the calling thread, under its mode,
+/// as `/` there would be.
+///
 /// # Panics
 /// If the three slices do not have the same length (nothing is written then).
 #[cfg(feature = "rayon")]
@@ -219,10 +224,32 @@ pub fn par_div(a: &[f32], b: &[f32], out: &mut [f32]) {
     if check_lengths(a.len(), b.len(), out.len()).is_err() {
         mismatch("par_div", a.len(), b.len(), out.len());
     }
-    if out.len() < PAR_MIN_LEN {
+    if out.len() < PAR_MIN_LEN || !default_float_environment() {
         return div(a, b, out);
     }
     par_div_chunks(a, b, out);
+}
+
+/// Whether this thread's MXCSR is the default one (all exceptions masked, round to nearest,
+/// no flush-to-zero or denormals-are-zero), whatever its sticky flags: the state rayon's
+/// threads start with. Always true off x86.
+#[cfg(feature = "rayon")]
+fn default_float_environment() -> bool {
+    #[cfg(fmadiv_x86)]
+    {
+        /// MXCSR's control bits (everything but the six sticky flags).
+        const CONTROL: u32 = 0xffc0;
+        /// Their default: all exceptions masked, round to nearest, FTZ and DAZ off.
+        const DEFAULT: u32 = 0x1f80;
+        let mut csr = 0u32;
+        // SAFETY: stmxcsr stores the 32-bit register to the given local.
+        unsafe {
+            core::arch::asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack, preserves_flags))
+        };
+        csr & CONTROL == DEFAULT
+    }
+    #[cfg(not(fmadiv_x86))]
+    true
 }
 
 /// [`par_div`]'s chunks over the thread pool (lengths checked): a function of its own, so

@@ -1,10 +1,13 @@
-//! Foreign floating-point state: the four flush-to-zero / denormals-are-zero combinations.
+//! Foreign floating-point state: every MXCSR rounding mode with every flush-to-zero /
+//! denormals-are-zero combination (16 in all).
 //!
-//! Libraries built with fast-math set MXCSR's FTZ and DAZ bits. Rust assumes the default
-//! environment, so this test keeps the change contained: it sets MXCSR, calls
+//! C and Fortran callers set MXCSR's rounding mode with `fesetround`, and libraries built
+//! with fast-math set FTZ and DAZ. Every entry point must give the bits `vdivps` gives under
+//! the MXCSR in force; the directed functions (`div_rounded`, `div_bounds`) the bits of
+//! `vdivps` with the rounding field set to their mode, FTZ and DAZ as they are. Rust assumes
+//! the default environment, so this test keeps the change contained: it sets MXCSR, calls
 //! non-inlined functions that do all the arithmetic (the results and the hardware's
-//! reference, both under the same flags), restores MXCSR, and only then compares. Every
-//! function must give the bits `vdivps` gives under the same flags.
+//! reference, both under the same MXCSR), restores MXCSR, and only then compares.
 #![cfg(fmadiv_x86)]
 
 mod common;
@@ -12,12 +15,14 @@ mod common;
 use std::hint::black_box;
 
 use common::{SplitMix64, edge_pairs};
-use fmadiv::methods::{HARDWARE, HARDWARE_BY_SCALAR, HARDWARE_RECIP};
+use fmadiv::{Divisor, Rounding, Schedule};
 
 /// Flush-to-zero: tiny results become zero.
 const FTZ: u32 = 1 << 15;
 /// Denormals-are-zero: subnormal inputs read as zero.
 const DAZ: u32 = 1 << 6;
+/// The rounding-control field.
+const RC: u32 = 0b11 << 13;
 
 fn read_mxcsr() -> u32 {
     let mut csr = 0u32;
@@ -27,100 +32,204 @@ fn read_mxcsr() -> u32 {
 }
 
 fn write_mxcsr(csr: u32) {
-    // SAFETY: ldmxcsr loads a valid control word (the default one with FTZ/DAZ bits set or
-    // cleared); the test restores the original before returning.
+    // SAFETY: ldmxcsr loads a valid control word (the default one with its rounding, FTZ
+    // and DAZ bits changed); the test restores the original before comparing anything.
     unsafe { core::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack)) };
 }
 
-/// By one divisor: via a Divisor made under the flags, via div_scalar, via a Divisor made
-/// before the flags were set, and the hardware's quotients.
-struct ByScalar {
-    via_divisor: Vec<f32>,
-    via_div_scalar: Vec<f32>,
-    via_earlier: Vec<f32>,
-    want: Vec<f32>,
-}
-
-/// Every result the test compares, computed in one go under the current MXCSR.
-struct Results {
-    div: Vec<f32>,
-    div_f32x8: Vec<f32>,
-    reference: Vec<f32>,
-    by_scalar: Vec<ByScalar>,
-    recip: Vec<f32>,
-    recip_reference: Vec<f32>,
-}
-
+/// `vdivps` over slices under the MXCSR in force: the reference (non-inlined, so that it
+/// runs where MXCSR is set).
 #[inline(never)]
-fn compute(a: &[f32], b: &[f32], divisors: &[f32], made_before: &[fmadiv::Divisor]) -> Results {
-    let (a, b) = (black_box(a), black_box(b));
-    let n = a.len();
-    let mut div = vec![0.0; n];
-    fmadiv::div(a, b, &mut div);
-    let mut reference = vec![0.0; n];
-    (HARDWARE.run)(a, b, &mut reference);
-    let mut div_f32x8 = vec![0.0; n];
-    for ((o, x), y) in div_f32x8
-        .chunks_exact_mut(8)
-        .zip(a.chunks_exact(8))
-        .zip(b.chunks_exact(8))
-    {
-        let q = fmadiv::div_f32x8(
-            wide::f32x8::new(x.try_into().unwrap()),
-            wide::f32x8::new(y.try_into().unwrap()),
-        );
-        o.copy_from_slice(&q.to_array());
-    }
-    let by_scalar = divisors
-        .iter()
-        .zip(made_before)
-        .map(|(&y, before)| {
-            let mut via_divisor = vec![0.0; n];
-            let d = fmadiv::Divisor::new(black_box(y));
-            d.divide_slice(a, &mut via_divisor);
-            let mut via_div_scalar = vec![0.0; n];
-            fmadiv::div_scalar(a, y, &mut via_div_scalar);
-            let mut via_earlier = vec![0.0; n];
-            before.divide_slice(a, &mut via_earlier);
-            let mut want = vec![0.0; n];
-            (HARDWARE_BY_SCALAR.run)(a, &[y], &mut want);
-            ByScalar {
-                via_divisor,
-                via_div_scalar,
-                via_earlier,
-                want,
+fn hardware(a: &[f32], b: &[f32]) -> Vec<f32> {
+    #[target_feature(enable = "avx")]
+    fn run(a: &[f32], b: &[f32], out: &mut [f32]) {
+        use core::arch::x86_64::*;
+        for ((o, x), y) in out.chunks_mut(8).zip(a.chunks(8)).zip(b.chunks(8)) {
+            let (mut tx, mut ty) = ([1.0f32; 8], [1.0f32; 8]);
+            tx[..x.len()].copy_from_slice(x);
+            ty[..y.len()].copy_from_slice(y);
+            let mut q = [0.0f32; 8];
+            // SAFETY: the three arrays hold eight floats each.
+            unsafe {
+                let v = _mm256_div_ps(_mm256_loadu_ps(tx.as_ptr()), _mm256_loadu_ps(ty.as_ptr()));
+                _mm256_storeu_ps(q.as_mut_ptr(), v);
             }
-        })
-        .collect();
-    let mut recip = vec![0.0; n];
-    fmadiv::recip(b, &mut recip);
-    let mut recip_reference = vec![0.0; n];
-    (HARDWARE_RECIP.run)(a, b, &mut recip_reference);
-    Results {
-        div,
-        div_f32x8,
-        reference,
-        by_scalar,
-        recip,
-        recip_reference,
+            o.copy_from_slice(&q[..o.len()]);
+        }
     }
+    let mut out = vec![0.0f32; a.len()];
+    // SAFETY: AVX is present (the test returns early without AVX2).
+    unsafe { run(black_box(a), black_box(b), &mut out) };
+    out
 }
 
-fn first_difference(
-    what: &str,
-    flags: &str,
+/// Every entry point's results on `a`, `b` (and by the scalars `divisors`), computed in one
+/// go under the MXCSR in force, each with its reference: (name, results, reference).
+#[inline(never)]
+fn compute(
     a: &[f32],
     b: &[f32],
-    got: &[f32],
-    want: &[f32],
-) -> Option<String> {
+    divisors: &[f32],
+    made_before: &[Divisor],
+) -> Vec<(String, Vec<f32>, Vec<f32>)> {
+    let (a, b) = (black_box(a), black_box(b));
+    let n = a.len();
+    let want = hardware(a, b);
+    let ones = vec![1.0f32; n];
+    let want_recip = hardware(&ones, b);
+    let mut rows = Vec::new();
+    let mut push =
+        |name: &str, got: Vec<f32>, want: &[f32]| rows.push((name.to_string(), got, want.to_vec()));
+
+    let mut out = vec![0.0f32; n];
+    fmadiv::div(a, b, &mut out);
+    push("div", out.clone(), &want);
+    fmadiv::try_div(a, b, &mut out).unwrap();
+    push("try_div", out.clone(), &want);
+    fmadiv::par_div(a, b, &mut out);
+    push("par_div", out.clone(), &want);
+    let mut x = a.to_vec();
+    fmadiv::div_in_place(&mut x, b);
+    push("div_in_place", x, &want);
+    fmadiv::recip(b, &mut out);
+    push("recip", out.clone(), &want_recip);
+    for s in Schedule::ALL {
+        if fmadiv::internal::run_schedule(s, Some(a), b, &mut out).is_some() {
+            push(&format!("schedule {}", s.name()), out.clone(), &want);
+            fmadiv::internal::run_schedule(s, None, b, &mut out).unwrap();
+            push(
+                &format!("recip schedule {}", s.name()),
+                out.clone(),
+                &want_recip,
+            );
+            let mut x = a.to_vec();
+            fmadiv::internal::run_schedule_in_place(s, &mut x, b).unwrap();
+            push(&format!("in place schedule {}", s.name()), x, &want);
+        }
+    }
+    let whole = n / 8 * 8;
+    let eight = |v: &[f32], k: usize| {
+        wide::f32x8::from(<[f32; 8]>::try_from(&v[8 * k..8 * k + 8]).unwrap())
+    };
+    let free: Vec<f32> = (0..whole / 8)
+        .flat_map(|k| fmadiv::div_f32x8(eight(a, k), eight(b, k)).to_array())
+        .collect();
+    push("div_f32x8", free, &want[..whole]);
+    if let Some(simd) = fmadiv::simd::Avx2Fma::new() {
+        // Both tokens: the divider's and the kernel's (which must fall back to the divider
+        // under a mode other than to nearest).
+        for kernel in [false, true] {
+            let t = simd.with_kernel(kernel);
+            let q: Vec<f32> = t.vectorize(|s| {
+                (0..whole / 8)
+                    .flat_map(|k| s.div_f32x8(eight(a, k), eight(b, k)).to_array())
+                    .collect()
+            });
+            push(
+                &format!("token (kernel {kernel}) vectorize div_f32x8"),
+                q,
+                &want[..whole],
+            );
+            let r: Vec<f32> = t.vectorize(|s| {
+                (0..whole / 8)
+                    .flat_map(|k| s.recip_f32x8(eight(b, k)).to_array())
+                    .collect()
+            });
+            push(
+                &format!("token (kernel {kernel}) vectorize recip_f32x8"),
+                r,
+                &want_recip[..whole],
+            );
+            let q: Vec<f32> = (0..whole / 8)
+                .flat_map(|k| t.div_f32x8(eight(a, k), eight(b, k)).to_array())
+                .collect();
+            push(
+                &format!("token (kernel {kernel}) div_f32x8 outside vectorize"),
+                q,
+                &want[..whole],
+            );
+        }
+    }
+    for (&y, before) in divisors.iter().zip(made_before) {
+        let ys = vec![y; n];
+        let want_by = hardware(a, &ys);
+        let d = Divisor::new(black_box(y));
+        // A first slice, then a reused divisor (the proof made, under this mode or not).
+        for pass in ["first slice", "reused"] {
+            d.divide_slice(a, &mut out);
+            push(&format!("Divisor({y:e}) {pass}"), out.clone(), &want_by);
+        }
+        before.divide_slice(a, &mut out);
+        push(
+            &format!("Divisor({y:e}) proven before"),
+            out.clone(),
+            &want_by,
+        );
+        let mut x = a.to_vec();
+        before.divide_in_place(&mut x);
+        push(
+            &format!("Divisor({y:e}) proven before, in place"),
+            x,
+            &want_by,
+        );
+        let mut x = a.to_vec();
+        Divisor::new(y).divide_in_place(&mut x);
+        push(&format!("Divisor({y:e}) in place"), x, &want_by);
+        fmadiv::div_scalar(a, y, &mut out);
+        push(&format!("div_scalar({y:e})"), out.clone(), &want_by);
+        let one: Vec<f32> = a.iter().map(|&x| x / before).collect();
+        push(
+            &format!("f32 / Divisor({y:e}) proven before"),
+            one,
+            &want_by,
+        );
+        let one: Vec<f32> = a.iter().map(|&x| d.divide(x)).collect();
+        push(&format!("Divisor({y:e})::divide"), one, &want_by);
+        let eights: Vec<f32> = (0..whole / 8)
+            .flat_map(|k| (eight(a, k) / before).to_array())
+            .collect();
+        push(
+            &format!("f32x8 / Divisor({y:e}) proven before"),
+            eights,
+            &want_by[..whole],
+        );
+    }
+    rows
+}
+
+/// The directed functions under the MXCSR in force, and their references: `vdivps` with the
+/// rounding field set to each mode (FTZ and DAZ as they are), computed by the caller.
+#[inline(never)]
+fn compute_directed(a: &[f32], b: &[f32]) -> Vec<(Rounding, String, Vec<f32>)> {
+    let (a, b) = (black_box(a), black_box(b));
+    let n = a.len();
+    let mut rows = Vec::new();
+    for mode in Rounding::ALL {
+        let mut out = vec![0.0f32; n];
+        fmadiv::div_rounded(a, b, &mut out, mode);
+        rows.push((mode, "div_rounded".to_string(), out));
+        let d: Vec<f32> = a
+            .iter()
+            .zip(b)
+            .map(|(&x, &y)| Divisor::new(y).divide_rounded(x, mode))
+            .collect();
+        rows.push((mode, "Divisor::divide_rounded".to_string(), d));
+    }
+    let (mut lo, mut hi) = (vec![0.0f32; n], vec![0.0f32; n]);
+    fmadiv::div_bounds(a, b, &mut lo, &mut hi);
+    rows.push((Rounding::Down, "div_bounds lo".to_string(), lo));
+    rows.push((Rounding::Up, "div_bounds hi".to_string(), hi));
+    rows
+}
+
+fn first_difference(what: &str, a: &[f32], b: &[f32], got: &[f32], want: &[f32]) -> Option<String> {
     (0..got.len())
         .find(|&i| got[i].to_bits() != want[i].to_bits())
         .map(|i| {
             format!(
-                "{what} under {flags}: {:#010x} / {:#010x}: got {:#010x}, hardware {:#010x}",
+                "{what}: {:#010x} / {:#010x}: got {:#010x}, hardware {:#010x}",
                 a[i].to_bits(),
-                b[i % b.len()].to_bits(),
+                b[i].to_bits(),
                 got[i].to_bits(),
                 want[i].to_bits()
             )
@@ -128,14 +237,16 @@ fn first_difference(
 }
 
 #[test]
-fn same_bits_as_the_hardware_under_every_ftz_daz_combination() {
+fn same_bits_as_the_hardware_under_every_rounding_mode_and_ftz_daz() {
     if fmadiv::internal::avx2::Avx2Fma::new().is_none() {
+        common::skipped_once("the MXCSR test (needs AVX2+FMA)");
         return;
     }
     let (mut a, mut b) = edge_pairs();
-    // Plus random bit patterns and pairs whose quotients land near the subnormal range.
+    // Random bit patterns, quotients near the subnormal range, exact quotients (powers of
+    // two), and normal pairs (the kernels' fast paths).
     let mut rng = SplitMix64(common::seed());
-    for _ in 0..200_000 {
+    for _ in 0..50_000 {
         let r = rng.next_u64();
         a.push(f32::from_bits(r as u32));
         b.push(f32::from_bits((r >> 32) as u32));
@@ -143,14 +254,30 @@ fn same_bits_as_the_hardware_under_every_ftz_daz_combination() {
         let eb = 100 + (r >> 16) as u32 % 60;
         a.push(f32::from_bits((r as u32 & 0x807f_ffff) | ea << 23));
         b.push(f32::from_bits(((r >> 32) as u32 & 0x807f_ffff) | eb << 23));
+        a.push(f32::from_bits(
+            r as u32 & 0x807f_ffff | (64 + (r >> 40) as u32 % 128) << 23,
+        ));
+        b.push(f32::from_bits(
+            (r >> 32) as u32 & 0x8000_0000 | (64 + (r >> 48) as u32 % 128) << 23,
+        ));
+        for _ in 0..5 {
+            let r = rng.next_u64();
+            a.push(f32::from_bits(
+                (r as u32 & 0x807f_ffff) | (97 + (r >> 24) as u32 % 61) << 23,
+            ));
+            b.push(f32::from_bits(
+                ((r >> 32) as u32 & 0x807f_ffff) | (97 + (r >> 56) as u32 % 61) << 23,
+            ));
+        }
     }
-    a.truncate(a.len() / 8 * 8);
+    a.truncate(a.len() / 32 * 32 + 13);
     b.truncate(a.len());
     let divisors = [
         3.0f32,
         -3.0,
         1.1,
         0.1,
+        4.0,
         2f32.powi(127),
         2f32.powi(-126),
         f32::from_bits(0x3f9f_0237),
@@ -158,73 +285,71 @@ fn same_bits_as_the_hardware_under_every_ftz_daz_combination() {
         f32::from_bits(0x00ff_ffff),
         1e-39,
     ];
-
-    // Divisors made in the default environment and used under the flags, too.
-    let made_before: Vec<fmadiv::Divisor> =
-        divisors.iter().map(|&y| fmadiv::Divisor::new(y)).collect();
+    // Divisors proven in the default environment and used under the other modes, too.
+    let made_before: Vec<Divisor> = divisors.iter().map(|&y| Divisor::new(y)).collect();
+    for d in &made_before {
+        black_box(d.strategy());
+    }
     let original = read_mxcsr();
     let mut failures = Vec::new();
-    for (flags, bits) in [
-        ("default", 0),
-        ("FTZ", FTZ),
-        ("DAZ", DAZ),
-        ("FTZ+DAZ", FTZ | DAZ),
-    ] {
-        write_mxcsr((original & !(FTZ | DAZ)) | bits);
-        let r = compute(&a, &b, &divisors, &made_before);
-        write_mxcsr(original);
-        failures.extend(first_difference("div", flags, &a, &b, &r.div, &r.reference));
-        failures.extend(first_difference(
-            "div_f32x8",
-            flags,
-            &a,
-            &b,
-            &r.div_f32x8,
-            &r.reference,
-        ));
-        failures.extend(first_difference(
-            "recip",
-            flags,
-            &b,
-            &b,
-            &r.recip,
-            &r.recip_reference,
-        ));
-        for (&y, by) in divisors.iter().zip(&r.by_scalar) {
-            let ByScalar {
-                via_divisor,
-                via_div_scalar,
-                via_earlier,
-                want,
-            } = by;
-            failures.extend(first_difference(
-                "Divisor",
-                flags,
-                &a,
-                &[y],
-                via_divisor,
-                want,
-            ));
-            failures.extend(first_difference(
-                "Divisor made before",
-                flags,
-                &a,
-                &[y],
-                via_earlier,
-                want,
-            ));
-            failures.extend(first_difference(
-                "div_scalar",
-                flags,
-                &a,
-                &[y],
-                via_div_scalar,
-                want,
-            ));
+    for rc in 0..4u32 {
+        for (flags, bits) in [
+            ("", 0),
+            (" FTZ", FTZ),
+            (" DAZ", DAZ),
+            (" FTZ+DAZ", FTZ | DAZ),
+        ] {
+            let mode = Rounding::from_control(rc as u8);
+            let under = format!("{mode}{flags}");
+            let base = (original & !(FTZ | DAZ | RC)) | bits;
+            write_mxcsr(base | rc << 13);
+            let rows = compute(&a, &b, &divisors, &made_before);
+            let directed = compute_directed(&a, &b);
+            // The directed functions' references: each mode with this FTZ/DAZ.
+            let references: Vec<Vec<f32>> = (0..4u32)
+                .map(|m| {
+                    write_mxcsr(base | m << 13);
+                    hardware(&a, &b)
+                })
+                .collect();
+            write_mxcsr(original);
+            for (name, got, want) in &rows {
+                let n = got.len();
+                // Rows divided by one scalar name it; their pairs' b is not the divisor.
+                let bs: Vec<f32> = match name
+                    .split_once("Divisor(")
+                    .or(name.split_once("div_scalar("))
+                {
+                    Some((_, rest)) => vec![rest.split(')').next().unwrap().parse().unwrap(); n],
+                    None => b[..n].to_vec(),
+                };
+                failures.extend(first_difference(
+                    &format!("{name} under {under}"),
+                    &a[..n],
+                    &bs,
+                    got,
+                    &want[..n],
+                ));
+            }
+            for (m, name, got) in &directed {
+                let want = &references[m.control() as usize];
+                failures.extend(first_difference(
+                    &format!("{name} ({m}) under {under}"),
+                    &a,
+                    &b,
+                    got,
+                    want,
+                ));
+            }
         }
     }
     assert_eq!(read_mxcsr(), original);
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// Divides clean and special-laden data by divisors of every zero-sign repair, in a
@@ -237,29 +362,30 @@ fn divide_mixed_data() {
     a[9_000] = f32::MAX;
     let mut out = vec![0.0; a.len()];
     for y in [3.0f32, -3.0, 1.1, 1e-30] {
-        fmadiv::Divisor::new(black_box(y)).divide_slice(black_box(&a), &mut out);
+        Divisor::new(black_box(y)).divide_slice(black_box(&a), &mut out);
+        black_box(&out);
+        fmadiv::div_rounded(black_box(&a), &[y; 10_000], &mut out, Rounding::Down);
         black_box(&out);
     }
 }
 
 #[test]
-fn divide_slice_keeps_the_callers_exception_flags() {
+fn divide_slice_and_div_rounded_keep_the_callers_exception_flags_and_mode() {
     const ALL_FLAGS: u32 = 0x3f;
     let original = read_mxcsr();
-    for flags in [0, 1, 1 << 3, 1 << 4, ALL_FLAGS] {
-        write_mxcsr((original & !ALL_FLAGS) | flags);
-        divide_mixed_data();
-        let after = read_mxcsr();
-        write_mxcsr(original);
-        assert_eq!(
-            after & !ALL_FLAGS,
-            original & !ALL_FLAGS,
-            "control bits changed"
-        );
-        assert_eq!(
-            after & flags,
-            flags,
-            "flags {flags:#x} set before the call were cleared"
-        );
+    for rc in 0..4u32 {
+        for flags in [0, 1, 1 << 3, 1 << 4, ALL_FLAGS] {
+            let set = (original & !(ALL_FLAGS | RC)) | flags | rc << 13;
+            write_mxcsr(set);
+            divide_mixed_data();
+            let after = read_mxcsr();
+            write_mxcsr(original);
+            assert_eq!(after & !ALL_FLAGS, set & !ALL_FLAGS, "control bits changed");
+            assert_eq!(
+                after & flags,
+                flags,
+                "flags {flags:#x} set before the call were cleared"
+            );
+        }
     }
 }

@@ -6,6 +6,7 @@ mod floors;
 mod plan_measure;
 mod progress;
 mod report;
+mod rounding_bench;
 mod selfcheck;
 mod verify;
 
@@ -71,6 +72,10 @@ enum Command {
         /// (e.g. "div_in_place"), to measure a few cells again.
         #[arg(long, value_name = "TEXT")]
         only: Option<String>,
+        /// Directed rounding: div_bounds and div_rounded against divider passes in an
+        /// MXCSR-set region and per-vector ldmxcsr, and the rounding-mode guard's cost.
+        #[arg(long, conflicts_with_all = ["floors", "schedules", "quick", "only"])]
+        rounding: bool,
     },
 }
 
@@ -88,8 +93,11 @@ fn main() -> ExitCode {
             schedules,
             floors,
             only,
+            rounding,
         }) => {
-            if floors || schedules {
+            if rounding {
+                run_rounding_bench(json)
+            } else if floors || schedules {
                 run_floors(quick, json, schedules, only.as_deref())
             } else if only.is_some() {
                 Err("--only selects among the methods of --floors or --schedules".into())
@@ -230,6 +238,25 @@ fn run_floors(
         );
     } else {
         floors::print_table(&rows);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_rounding_bench(json: bool) -> Result<ExitCode, String> {
+    if !json {
+        print_header();
+    }
+    let rows = rounding_bench::run()?;
+    if json {
+        let mut doc = machine_json();
+        doc["command"] = "fmadiv bench --rounding --json".into();
+        doc["rows"] = serde_json::to_value(&rows).map_err(|e| e.to_string())?;
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?
+        );
+    } else {
+        rounding_bench::print_table(&rows);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -24,6 +24,18 @@ fn describe(a: f32, b: f32, got: f32) -> String {
 
 /// Compares `f` with `a / b` on the given pairs.
 fn compare(name: &str, a: &[f32], b: &[f32], f: impl Fn(&[f32], &[f32], &mut [f32])) -> Check {
+    let want: Vec<f32> = a.iter().zip(b).map(|(&x, &y)| x / y).collect();
+    compare_with(name, a, b, &want, f)
+}
+
+/// Compares `f` with `want` on the given pairs.
+fn compare_with(
+    name: &str,
+    a: &[f32],
+    b: &[f32],
+    want: &[f32],
+    f: impl Fn(&[f32], &[f32], &mut [f32]),
+) -> Check {
     let mut out = vec![0.0f32; a.len()];
     f(a, b, &mut out);
     let mut check = Check {
@@ -33,11 +45,15 @@ fn compare(name: &str, a: &[f32], b: &[f32], f: impl Fn(&[f32], &[f32], &mut [f3
         first: None,
     };
     for i in 0..a.len() {
-        if out[i].to_bits() != (a[i] / b[i]).to_bits() {
+        if out[i].to_bits() != want[i].to_bits() {
             check.mismatches += 1;
-            check
-                .first
-                .get_or_insert_with(|| describe(a[i], b[i], out[i]));
+            check.first.get_or_insert_with(|| {
+                format!(
+                    "{} (want {:#010x})",
+                    describe(a[i], b[i], out[i]),
+                    want[i].to_bits()
+                )
+            });
         }
     }
     check
@@ -62,6 +78,7 @@ pub fn run() -> (Vec<Check>, Vec<Check>) {
     let mut rng = SplitMix64(0x5e1f_c4ec);
     let a: Vec<f32> = (0..10_000_000).map(|_| rng.next_f32_bits()).collect();
     let b: Vec<f32> = (0..10_000_000).map(|_| rng.next_f32_bits()).collect();
+    let (a_random, b_random) = (a.clone(), b.clone());
     checks.push(compare("random bit patterns", &a, &b, fmadiv::par_div));
     push_kernel_check(
         &mut checks,
@@ -87,9 +104,36 @@ pub fn run() -> (Vec<Check>, Vec<Check>) {
         ));
     }
 
+    // Every rounding mode: div_rounded against vdivps under that mode, on the edge values,
+    // a million random bit patterns (nearly all on the slow path: a lane outside the
+    // window sends its block there) and a million normal pairs of random signs (the fast
+    // path: what the weakened step gets wrong).
+    let (mut a, mut b) = edge_pairs();
+    a.extend(a_random.iter().take(1_000_000));
+    b.extend(b_random.iter().take(1_000_000));
+    let normal =
+        |r: u64| f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23);
+    for _ in 0..1_000_000 {
+        a.push(normal(rng.next_u64()));
+        b.push(normal(rng.next_u64()));
+    }
+    let mut weakened = Vec::new();
+    for mode in fmadiv::Rounding::ALL {
+        let want = crate::rounding_bench::hardware_in_mode(&a, &b, mode);
+        let name = format!("div_rounded ({mode}) vs vdivps in that mode");
+        checks.push(compare_with(&name, &a, &b, &want, |a, b, o| {
+            fmadiv::div_rounded(a, b, o, mode)
+        }));
+        if mode != fmadiv::Rounding::Nearest && fmadiv::internal::has_kernel() {
+            let name = format!("div_rounded ({mode}), divisor's sign ignored");
+            weakened.push(compare_with(&name, &a, &b, &want, |a, b, o| {
+                fmadiv::internal::div_rounded_with(true, a, b, o, mode).unwrap()
+            }));
+        }
+    }
+
     // Row 0 holds 1 / 0x1.fffffep+0 (the published algorithm's failure on AMD EPYC), row
     // 0x2f the pair that a single Newton step gets wrong.
-    let mut weakened = Vec::new();
     for row in [0u32, 0x2f] {
         let (a, b) = mantissa_row(row);
         let name = format!("mantissa row {row:#x} x 2^23 divisors");

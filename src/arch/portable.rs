@@ -37,6 +37,64 @@ pub fn mul_one(a: f32, r: f32) -> f32 {
     if q.is_nan() { x86_nan(a, r) } else { q }
 }
 
+/// `a / b` rounded in direction `mode`, with x86's bits: what `vdivps` returns with MXCSR's
+/// rounding field set to `mode` (flush-to-zero and denormals-are-zero off), in software.
+///
+/// Zeros, infinities and NaNs among the operands give results that are exact in every mode
+/// ([`div_one`]'s). For finite nonzero `a` and `b`, with `q = RN64(a/b)` and `c = RN32(q)`:
+/// - `q` is a binary32 value only where `a/b` is exact: otherwise `a - c·b` is a nonzero
+///   multiple of `ulp(c)·ulp(b)`, which puts `a/b` at least 2^-48 (relative) from every
+///   binary32 `c`, farther than `q` lies from `a/b` (2^-53);
+/// - no binary32 value lies strictly between `a/b` and `q` (`q` is the binary64 value
+///   nearest `a/b`, and every binary32 value is a binary64 value).
+///
+/// So `a/b` lies on the side of `c` that `q` does, and no farther than `c`'s neighbour
+/// there: the directed rounding is `c`, or that neighbour where `q` lies on the wrong side
+/// of `c` — overflow to the largest finite value, underflow to the smallest subnormal and
+/// the signs of zero results included.
+pub fn div_rounded_one(a: f32, b: f32, mode: crate::Rounding) -> f32 {
+    use crate::Rounding;
+    let exact_in_every_mode = !(a.is_finite() && b.is_finite()) || a == 0.0 || b == 0.0;
+    if mode == Rounding::Nearest || exact_in_every_mode {
+        return div_one(a, b);
+    }
+    let q = f64::from(a) / f64::from(b);
+    let c = q as f32;
+    let (down, up) = (f64::from(c) > q, f64::from(c) < q);
+    let toward_negative = match mode {
+        Rounding::Down => true,
+        Rounding::Up => false,
+        _ => q > 0.0,
+    };
+    if toward_negative && down {
+        step_down(c)
+    } else if !toward_negative && up {
+        step_up(c)
+    } else {
+        c
+    }
+}
+
+/// The next binary32 value toward −∞ (from a zero, the smallest negative subnormal).
+fn step_down(c: f32) -> f32 {
+    let bits = c.to_bits();
+    f32::from_bits(match bits {
+        0 => 0x8000_0001,
+        b if b >> 31 == 0 => b - 1,
+        b => b + 1,
+    })
+}
+
+/// The next binary32 value toward +∞ (from a zero, the smallest positive subnormal).
+fn step_up(c: f32) -> f32 {
+    let bits = c.to_bits();
+    f32::from_bits(match bits {
+        0x8000_0000 => 1,
+        b if b >> 31 == 0 => b + 1,
+        b => b - 1,
+    })
+}
+
 /// `out[i] = a[i] / b[i]` with x86's bits. The lengths must be equal.
 pub fn div_slices(a: &[f32], b: &[f32], out: &mut [f32]) {
     assert!(a.len() == b.len() && b.len() == out.len());

@@ -678,6 +678,31 @@ pub unsafe fn div_raw<const V: u8, const D: usize, const RECIP: bool>(
     unsafe { divider_vectors::<RECIP>(a, b, out, i, len) }
 }
 
+/// [`div_raw`] where MXCSR rounds to nearest; elsewhere the divider, which obeys the mode
+/// in force (the kernel's FMAs give the bits of `vdivps` under round-to-nearest only). What
+/// the plan runs for the kernel's schedules: the check costs one addition per call, and
+/// none for slices shorter than one step of the loop (those run on the divider anyway).
+///
+/// # Safety
+/// As [`div_raw`].
+#[target_feature(enable = "avx2,fma")]
+pub unsafe fn div_raw_guarded<const V: u8, const D: usize, const RECIP: bool>(
+    a: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    len: usize,
+) {
+    let step = (BLOCK_VECTORS + D) * LANES;
+    // SAFETY: the caller's guarantees are both loops'.
+    unsafe {
+        if len < step || super::directed::rounds_to_nearest() {
+            div_raw::<V, D, RECIP>(a, b, out, len)
+        } else {
+            divider_vectors::<RECIP>(a, b, out, 0, len)
+        }
+    }
+}
+
 /// The slow path of a kernel block that failed its check: its vectors on the divider.
 ///
 /// # Safety

@@ -1,0 +1,438 @@
+//! `fmadiv bench --rounding`: the directed functions against the ways x86 code gets the same
+//! bits by setting MXCSR, and what the rounding-mode guard costs the entry points it sits in.
+//!
+//! Baselines (written here, independent of the library): a divider pass inside one
+//! MXCSR-set region (`ldmxcsr` once, `vdivps` over the slice, restore), two such passes for
+//! both bounds, and the per-vector approach (set, divide, restore for every vector). Every
+//! comparison runs alternately in one process over buffers whose relative offsets rotate
+//! (as `bench --floors` does); bits are checked against the hardware first.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use fmadiv::samples::{Layouts, SplitMix64};
+use fmadiv::{Divisor, Rounding, Schedule};
+use serde::Serialize;
+
+/// One comparison at one size.
+#[derive(Serialize)]
+pub struct Row {
+    pub method: &'static str,
+    pub baseline: &'static str,
+    pub size: usize,
+    /// Median over rounds of the baseline's time over the method's (higher is faster).
+    pub vs_baseline: f64,
+    /// A 95% interval of that median (sign test).
+    pub vs_baseline_low: f64,
+    pub vs_baseline_high: f64,
+    pub rounds: usize,
+}
+
+/// A timed job: reads the first two arrays, writes the last two.
+type Job = Box<dyn Fn(&[f32], &[f32], &mut [f32], &mut [f32])>;
+
+const ROUNDS: usize = 41;
+const SAMPLE_SECONDS: f64 = 100e-6;
+/// The sizes: in L1 (64, 1K) and in L2 (4K: three arrays of 16 KiB; 16K).
+pub const SIZES: [usize; 4] = [64, 1024, 4096, 16384];
+
+/// MXCSR's rounding-control field.
+const RC: u32 = 0b11 << 13;
+
+/// One `vdivps` pass over the slice with MXCSR's rounding field set to `mode` once, inside
+/// one `asm!` block (whole vectors; the sizes measured are multiples of 8).
+#[target_feature(enable = "avx")]
+fn region_pass(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
+    assert!(
+        a.len() == b.len()
+            && b.len() == out.len()
+            && out.len().is_multiple_of(8)
+            && !out.is_empty()
+    );
+    let (mut saved, mut set) = (0u32, 0u32);
+    // SAFETY: whole vectors of three slices of the same length; MXCSR read, set and
+    // restored inside the block.
+    unsafe {
+        core::arch::asm!(
+            "vstmxcsr [{saved}]",
+            "mov {t:e}, [{saved}]",
+            "and {t:e}, {keep}",
+            "or {t:e}, {rc:e}",
+            "mov [{set}], {t:e}",
+            "vldmxcsr [{set}]",
+            "2:",
+            "vmovups {x}, [{a}]",
+            "vdivps {x}, {x}, [{b}]",
+            "vmovups [{o}], {x}",
+            "add {a}, 32",
+            "add {b}, 32",
+            "add {o}, 32",
+            "dec {n}",
+            "jnz 2b",
+            "vldmxcsr [{saved}]",
+            saved = in(reg) &mut saved,
+            set = in(reg) &mut set,
+            t = out(reg) _,
+            keep = const !RC,
+            rc = in(reg) u32::from(mode.control()) << 13,
+            a = inout(reg) a.as_ptr() => _,
+            b = inout(reg) b.as_ptr() => _,
+            o = inout(reg) out.as_mut_ptr() => _,
+            n = inout(reg) out.len() / 8 => _,
+            x = out(ymm_reg) _,
+            options(nostack),
+        );
+    }
+}
+
+/// The per-vector approach: for every vector, set the mode, divide, restore (both bounds:
+/// set down, divide, set up, divide, restore).
+#[target_feature(enable = "avx")]
+fn per_vector(a: &[f32], b: &[f32], lo: &mut [f32], hi: Option<&mut [f32]>, mode: Rounding) {
+    assert!(
+        a.len() == b.len() && b.len() == lo.len() && lo.len().is_multiple_of(8) && !lo.is_empty()
+    );
+    let mut saved = 0u32;
+    // SAFETY: stores MXCSR to a local.
+    unsafe { core::arch::asm!("vstmxcsr [{}]", in(reg) &mut saved, options(nostack)) };
+    let word = |m: Rounding| (saved & !RC) | u32::from(m.control()) << 13;
+    let (first, second) = (word(mode), word(Rounding::Up));
+    let hi_ptr = hi.map(|h| {
+        assert_eq!(h.len(), lo.len());
+        h.as_mut_ptr()
+    });
+    for k in 0..lo.len() / 8 {
+        // SAFETY: vector k of every slice is inside it; each block sets MXCSR and puts it
+        // back before it ends.
+        unsafe {
+            let (x, y, o) = (
+                a.as_ptr().add(8 * k),
+                b.as_ptr().add(8 * k),
+                lo.as_mut_ptr().add(8 * k),
+            );
+            match hi_ptr {
+                None => core::arch::asm!(
+                    "vldmxcsr [{m}]",
+                    "vmovups {t}, [{x}]",
+                    "vdivps {t}, {t}, [{y}]",
+                    "vldmxcsr [{s}]",
+                    "vmovups [{o}], {t}",
+                    m = in(reg) &first, s = in(reg) &saved, x = in(reg) x, y = in(reg) y,
+                    o = in(reg) o, t = out(ymm_reg) _, options(nostack),
+                ),
+                Some(h) => core::arch::asm!(
+                    "vmovups {u}, [{x}]",
+                    "vmovups {w}, [{y}]",
+                    "vldmxcsr [{m}]",
+                    "vdivps {t}, {u}, {w}",
+                    "vldmxcsr [{m2}]",
+                    "vdivps {u}, {u}, {w}",
+                    "vldmxcsr [{s}]",
+                    "vmovups [{o}], {t}",
+                    "vmovups [{h}], {u}",
+                    m = in(reg) &first, m2 = in(reg) &second, s = in(reg) &saved,
+                    x = in(reg) x, y = in(reg) y, o = in(reg) o, h = in(reg) h.add(8 * k),
+                    t = out(ymm_reg) _, u = out(ymm_reg) _, w = out(ymm_reg) _,
+                    options(nostack),
+                ),
+            }
+        }
+    }
+}
+
+/// `vdivps`'s bits under rounding direction `mode` (MXCSR's other bits as they are): SSE's
+/// `divss` with the rounding field set and restored inside one `asm!` block. The reference
+/// of the self-check (any x86-64 CPU).
+pub fn hardware_in_mode(a: &[f32], b: &[f32], mode: Rounding) -> Vec<f32> {
+    assert_eq!(a.len(), b.len());
+    let mut out = vec![0.0f32; a.len()];
+    if a.is_empty() {
+        return out;
+    }
+    let (mut saved, mut set) = (0u32, 0u32);
+    // SAFETY: reads and writes `a.len()` floats of three slices of that length; MXCSR read,
+    // set and restored inside the block.
+    unsafe {
+        core::arch::asm!(
+            "stmxcsr [{saved}]",
+            "mov {t:e}, [{saved}]",
+            "and {t:e}, {keep}",
+            "or {t:e}, {rc:e}",
+            "mov [{set}], {t:e}",
+            "ldmxcsr [{set}]",
+            "2:",
+            "movss {x}, [{a}]",
+            "divss {x}, [{b}]",
+            "movss [{o}], {x}",
+            "add {a}, 4",
+            "add {b}, 4",
+            "add {o}, 4",
+            "dec {n}",
+            "jnz 2b",
+            "ldmxcsr [{saved}]",
+            saved = in(reg) &mut saved,
+            set = in(reg) &mut set,
+            t = out(reg) _,
+            keep = const !RC,
+            rc = in(reg) u32::from(mode.control()) << 13,
+            a = inout(reg) a.as_ptr() => _,
+            b = inout(reg) b.as_ptr() => _,
+            o = inout(reg) out.as_mut_ptr() => _,
+            n = inout(reg) a.len() => _,
+            x = out(xmm_reg) _,
+            options(nostack),
+        );
+    }
+    out
+}
+
+/// Normal values over ±30 binades: inside the kernel's window.
+fn normal(rng: &mut SplitMix64) -> f32 {
+    let r = rng.next_u64();
+    f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23)
+}
+
+/// Measures `method` against `baseline` at `n` elements.
+fn compare(
+    method: (&'static str, &Job),
+    baseline: (&'static str, &Job),
+    n: usize,
+    layouts: &mut Layouts,
+    hi: &mut [f32],
+) -> Row {
+    let calls = {
+        let (a, b, out) = layouts.arrays(0);
+        (baseline.1)(a, b, out, hi);
+        let t = Instant::now();
+        for _ in 0..8 {
+            (baseline.1)(black_box(a), b, black_box(&mut *out), hi);
+        }
+        ((SAMPLE_SECONDS / (t.elapsed().as_secs_f64() / 8.0).max(1e-9)) as usize).clamp(1, 1 << 16)
+    };
+    let mut time = |job: &Job, k: usize| {
+        let (a, b, out) = layouts.arrays(k);
+        let t = Instant::now();
+        for _ in 0..calls {
+            job(black_box(a), b, black_box(&mut *out), hi);
+        }
+        t.elapsed().as_secs_f64()
+    };
+    let mut ratios: Vec<f64> = (0..ROUNDS)
+        .map(|k| {
+            if k % 2 == 0 {
+                let tb = time(baseline.1, k);
+                tb / time(method.1, k).max(1e-12)
+            } else {
+                let tm = time(method.1, k).max(1e-12);
+                time(baseline.1, k) / tm
+            }
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    let k = ((ROUNDS as f64 - 1.96 * (ROUNDS as f64).sqrt()) / 2.0).floor() as usize;
+    Row {
+        method: method.0,
+        baseline: baseline.0,
+        size: n,
+        vs_baseline: ratios[ROUNDS / 2],
+        vs_baseline_low: ratios[k],
+        vs_baseline_high: ratios[ROUNDS - 1 - k],
+        rounds: ROUNDS,
+    }
+}
+
+/// Checks that `job`'s first output (and second, where `second` is given) has the bits of
+/// `vdivps` under `mode` (and `second`).
+fn check(
+    name: &str,
+    job: &Job,
+    a: &[f32],
+    b: &[f32],
+    mode: Rounding,
+    second: Option<Rounding>,
+) -> Result<(), String> {
+    let n = a.len();
+    let (mut x, mut y) = (vec![0.0f32; n], vec![0.0f32; n]);
+    job(a, b, &mut x, &mut y);
+    let mut want = vec![0.0f32; n];
+    for (got, m) in [(Some(&x), Some(mode)), (second.map(|_| &y), second)] {
+        if let (Some(got), Some(m)) = (got, m) {
+            // SAFETY: AVX (run checks the AVX2+FMA backend before any check).
+            unsafe { region_pass(a, b, &mut want, m) };
+            if let Some(i) = (0..n).find(|&i| got[i].to_bits() != want[i].to_bits()) {
+                return Err(format!("{name} is not exact at {i} ({m})"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every comparison at every size.
+pub fn run() -> Result<Vec<Row>, String> {
+    if fmadiv::backend() != fmadiv::Backend::Avx2Fma {
+        return Err("the rounding benchmark needs AVX2+FMA".into());
+    }
+    let mix16 = Schedule::from_name("mix-16").expect("a schedule");
+    let d = std::rc::Rc::new(Divisor::new(3.7));
+    let d2 = d.clone();
+    let jobs: Vec<(&'static str, Job)> = vec![
+        ("div_bounds", Box::new(fmadiv::div_bounds)),
+        (
+            "two divider passes in an MXCSR region (down, up)",
+            Box::new(|a, b, lo, hi| {
+                // SAFETY: AVX (run checks the AVX2+FMA backend first).
+                unsafe {
+                    region_pass(a, b, lo, Rounding::Down);
+                    region_pass(a, b, hi, Rounding::Up);
+                }
+            }),
+        ),
+        (
+            "per-vector ldmxcsr, both bounds",
+            Box::new(|a, b, lo, hi| {
+                // SAFETY: AVX (run checks the AVX2+FMA backend first).
+                unsafe { per_vector(a, b, lo, Some(hi), Rounding::Down) }
+            }),
+        ),
+        (
+            "div_rounded (down)",
+            Box::new(|a, b, o, _| fmadiv::div_rounded(a, b, o, Rounding::Down)),
+        ),
+        (
+            "one divider pass in an MXCSR region (down)",
+            Box::new(|a, b, o, _| {
+                // SAFETY: AVX (run checks the AVX2+FMA backend first).
+                unsafe { region_pass(a, b, o, Rounding::Down) }
+            }),
+        ),
+        (
+            "per-vector ldmxcsr (down)",
+            Box::new(|a, b, o, _| {
+                // SAFETY: AVX (run checks the AVX2+FMA backend first).
+                unsafe { per_vector(a, b, o, None, Rounding::Down) }
+            }),
+        ),
+        (
+            "div mix-16, guarded",
+            Box::new(move |a, b, o, _| {
+                fmadiv::internal::run_schedule(mix16, Some(a), b, o);
+            }),
+        ),
+        (
+            "div mix-16, unguarded",
+            Box::new(move |a, b, o, _| {
+                fmadiv::internal::run_schedule_unguarded(mix16, a, b, o);
+            }),
+        ),
+        (
+            "div kernel, guarded",
+            Box::new(move |a, b, o, _| {
+                fmadiv::internal::run_schedule(Schedule::Kernel, Some(a), b, o);
+            }),
+        ),
+        (
+            "div kernel, unguarded",
+            Box::new(move |a, b, o, _| {
+                fmadiv::internal::run_schedule_unguarded(Schedule::Kernel, a, b, o);
+            }),
+        ),
+        (
+            "Divisor(3.7)::divide_slice, guarded",
+            Box::new(move |a, _, o, _| d.divide_slice(a, o)),
+        ),
+        (
+            "Divisor(3.7) sequence, unguarded",
+            Box::new(move |a, _, o, _| d2.divide_slice_by(true, a, o)),
+        ),
+    ];
+    let job = |name: &str| &jobs.iter().find(|(n, _)| *n == name).expect("a job").1;
+    let pairs = [
+        (
+            "div_bounds",
+            "two divider passes in an MXCSR region (down, up)",
+        ),
+        ("div_bounds", "per-vector ldmxcsr, both bounds"),
+        (
+            "div_rounded (down)",
+            "one divider pass in an MXCSR region (down)",
+        ),
+        ("div_rounded (down)", "per-vector ldmxcsr (down)"),
+        ("div mix-16, guarded", "div mix-16, unguarded"),
+        ("div kernel, guarded", "div kernel, unguarded"),
+        (
+            "Divisor(3.7)::divide_slice, guarded",
+            "Divisor(3.7) sequence, unguarded",
+        ),
+    ];
+    let mut rng = SplitMix64(0x0d1e_c7ed);
+    let mut rows = Vec::new();
+    for n in SIZES {
+        let mut layouts = Layouts::new(n, || normal(&mut rng));
+        let mut hi = vec![0.0f32; n];
+        {
+            let (a, b, _) = layouts.arrays(0);
+            let (a, b) = (a.to_vec(), b.to_vec());
+            check(
+                "div_bounds",
+                job("div_bounds"),
+                &a,
+                &b,
+                Rounding::Down,
+                Some(Rounding::Up),
+            )?;
+            check(
+                "per-vector bounds",
+                job("per-vector ldmxcsr, both bounds"),
+                &a,
+                &b,
+                Rounding::Down,
+                Some(Rounding::Up),
+            )?;
+            check(
+                "div_rounded",
+                job("div_rounded (down)"),
+                &a,
+                &b,
+                Rounding::Down,
+                None,
+            )?;
+            check(
+                "per-vector",
+                job("per-vector ldmxcsr (down)"),
+                &a,
+                &b,
+                Rounding::Down,
+                None,
+            )?;
+        }
+        for (m, base) in pairs {
+            // The Divisor's sequence runs from its plan length; shorter slices measure the
+            // divider against the sequence, which says nothing about the guard.
+            if m.starts_with("Divisor") && n < fmadiv::plan().choices().divisor.sequence_from {
+                continue;
+            }
+            rows.push(compare(
+                (m, job(m)),
+                (base, job(base)),
+                n,
+                &mut layouts,
+                &mut hi,
+            ));
+        }
+    }
+    Ok(rows)
+}
+
+/// A plain-text table.
+pub fn print_table(rows: &[Row]) {
+    println!(
+        "{:<38} {:<50} {:>6} {:>20}",
+        "method", "against", "size", "ratio (95% CI)"
+    );
+    for r in rows {
+        println!(
+            "{:<38} {:<50} {:>6} {:>6.3}x ({:.3}..{:.3})",
+            r.method, r.baseline, r.size, r.vs_baseline, r.vs_baseline_low, r.vs_baseline_high
+        );
+    }
+}
