@@ -138,7 +138,7 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, Inputs)) -> Result<Vec<R
             };
             inputs_at(&mut layouts, 0);
             let (a, b, out) = layouts.arrays(0);
-            let (a, b, mut out) = (a.to_vec(), b.to_vec(), out);
+            let (a, b) = (a.to_vec(), b.to_vec());
             // Warm up (caches, clocks, rayon's threads) and calibrate calls per sample.
             let reps: Vec<usize> = plan
                 .methods
@@ -147,10 +147,10 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, Inputs)) -> Result<Vec<R
                     let mut calls = 1;
                     let warm = Instant::now();
                     while warm.elapsed() < plan.sample {
-                        time(m, &a, &b, &mut out, calls);
+                        time(m, &a, &b, out, calls);
                         calls *= 2;
                     }
-                    let per_call = time(m, &a, &b, &mut out, calls).max(1e-12);
+                    let per_call = time(m, &a, &b, out, calls).max(1e-12);
                     ((plan.sample.as_secs_f64() / per_call) as usize).clamp(1, 1 << 24)
                 })
                 .collect();
