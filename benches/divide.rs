@@ -1,4 +1,4 @@
-//! Criterion benchmarks: every method of `fmadiv::methods` on every input
+//! Criterion benchmarks: every method of `fmadiv_verify::methods` on every input
 //! distribution, sizes 8 to 16M, throughput in elements per second.
 //!
 //! `cargo bench` runs all of them (long); `cargo bench -- 4096/normal` picks some.
@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use fmadiv::methods::{self, Inputs};
+use fmadiv_verify::methods::{self, Inputs};
 
 const SIZES: [usize; 7] = [8, 64, 1024, 4096, 1 << 16, 1 << 20, 1 << 24];
 

@@ -22,8 +22,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use fmadiv::methods::{HARDWARE, Inputs};
-use fmadiv::samples::Layouts;
+use fmadiv_verify::methods::{HARDWARE, Inputs};
+use fmadiv_verify::samples::Layouts;
 
 /// Copies of the plain loop.
 const COPIES: usize = 6;
@@ -206,7 +206,7 @@ fn main() {
         "median ns per call over {ROUNDS} rounds x {LAYOUTS} buffer layouts (normal inputs); \
          CPU: {}",
         {
-            let cpu = fmadiv::fingerprint::cpu();
+            let cpu = fmadiv_verify::fingerprint::cpu();
             format!(
                 "{} {}, family/model/stepping {}",
                 cpu.vendor, cpu.model, cpu.signature

@@ -57,14 +57,14 @@ mod x86 {
         let mut schedules = Vec::new();
         for s in Schedule::CANDIDATES {
             let mut out = vec![0.0f32; a.len()];
-            if fmadiv::internal::run_schedule(s, Some(a), b, &mut out).is_some() {
+            if fmadiv::verify::run_schedule(s, Some(a), b, &mut out).is_some() {
                 schedules.push((s, out, hw.clone()));
             }
         }
         let mut unguarded = Vec::new();
         for s in Schedule::CANDIDATES.into_iter().filter(|s| s.uses_kernel()) {
             let mut out = vec![0.0f32; a.len()];
-            if fmadiv::internal::run_schedule_unguarded(s, a, b, &mut out).is_some() {
+            if fmadiv::verify::run_schedule_unguarded(s, a, b, &mut out).is_some() {
                 unguarded.push((s, out));
             }
         }

@@ -66,8 +66,8 @@ impl core::fmt::Display for Strategy {
     }
 }
 
-/// How [`Divisor::divide_slice`] knows that a two-products quotient is exact.
-#[doc(hidden)]
+/// How [`Divisor::divide_slice`] knows that a two-products quotient is exact (the
+/// verification door, `fmadiv::verify`, names it to test each check).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Check {
     /// Chunks run the bare sequence; MXCSR's exception flags void a chunk, which the
@@ -188,8 +188,8 @@ impl Divisor {
 
     /// Prepares `b` with a given strategy, without proof. For tests of the proofs only:
     /// anything but the proven choice may be wrong.
-    #[doc(hidden)]
-    pub fn with_strategy(b: f32, strategy: Strategy) -> Divisor {
+    #[cfg(feature = "verify")]
+    pub(crate) fn with_strategy(b: f32, strategy: Strategy) -> Divisor {
         let d = Divisor::new(b);
         let _ = d.proven.set(Proven::with_strategy(b, strategy));
         d
@@ -219,15 +219,15 @@ impl Divisor {
 
     /// The repair class of a two-products divisor (makes the proof); `None` for other
     /// strategies: how the plan picks the divisors it times.
-    #[doc(hidden)]
-    pub fn two_products_repair_class(&self) -> Option<usize> {
+    #[cfg(feature = "verify")]
+    pub(crate) fn two_products_repair_class(&self) -> Option<usize> {
         let p = self.proven();
         (p.strategy == Strategy::TwoProducts).then(|| repair_class(p.zh, p.zl))
     }
 
     /// Whether the proof has been made (for tests of both paths).
-    #[doc(hidden)]
-    pub fn is_proven(&self) -> bool {
+    #[cfg(feature = "verify")]
+    pub(crate) fn is_proven(&self) -> bool {
         self.proven.get().is_some()
     }
 
@@ -274,8 +274,8 @@ impl Divisor {
     /// `out[i] = a[i] / b` by the proven sequence (`true`; the proof is made if it was not)
     /// or the divider (`false`), whatever the plan says: for the tests of both
     /// paths and `fmadiv plan --measure`.
-    #[doc(hidden)]
-    pub fn divide_slice_by(&self, sequence: bool, a: &[f32], out: &mut [f32]) {
+    #[cfg(feature = "verify")]
+    pub(crate) fn divide_slice_by(&self, sequence: bool, a: &[f32], out: &mut [f32]) {
         assert_eq!(
             a.len(),
             out.len(),
@@ -303,8 +303,8 @@ impl Divisor {
 
     /// `a[i] = a[i] / b` in place by the proven sequence (`true`) or the divider (`false`),
     /// whatever the plan says (see [`Divisor::divide_slice_by`]).
-    #[doc(hidden)]
-    pub fn divide_in_place_by(&self, sequence: bool, a: &mut [f32]) {
+    #[cfg(feature = "verify")]
+    pub(crate) fn divide_in_place_by(&self, sequence: bool, a: &mut [f32]) {
         #[cfg(fmadiv_x86)]
         if let Some(k) = crate::dispatch::avx2_fma() {
             let (x, n) = (a.as_mut_ptr(), a.len());
@@ -496,8 +496,8 @@ impl Divisor {
     /// `out[i] = a[i] / b` by the proven sequence (the proof made if it was not) with the
     /// given check of the two-products loop, whatever the plan says: for tests and
     /// benchmarks of the sequences and of both checks.
-    #[doc(hidden)]
-    pub fn divide_slice_checked_by(&self, check: Check, a: &[f32], out: &mut [f32]) {
+    #[cfg(feature = "verify")]
+    pub(crate) fn divide_slice_checked_by(&self, check: Check, a: &[f32], out: &mut [f32]) {
         assert!(
             a.len() == out.len(),
             "fmadiv::Divisor::divide_slice: length mismatch: {} dividends, output of {}",

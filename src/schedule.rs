@@ -143,12 +143,14 @@ impl fmt::Display for UnknownSchedule {
 
 impl std::error::Error for UnknownSchedule {}
 
+#[cfg(feature = "verify")]
 /// Whether schedule `s` can run on this CPU: the portable path always, the others with
 /// AVX2+FMA in use.
 pub(crate) fn runs_here(s: Schedule) -> bool {
     s == Schedule::Portable || crate::backend() == crate::Backend::Avx2Fma
 }
 
+#[cfg(feature = "verify")]
 /// Runs schedule `s` over whole slices: `out[i] = a[i] / b[i]`, or `1 / b[i]` without `a`.
 /// `None` (nothing written) if the schedule cannot run here.
 ///
@@ -179,6 +181,7 @@ pub(crate) fn run(s: Schedule, a: Option<&[f32]>, b: &[f32], out: &mut [f32]) ->
     Some(())
 }
 
+#[cfg(feature = "verify")]
 /// Runs schedule `s` in place: `a[i] = a[i] / b[i]`. `None` (nothing written) if the
 /// schedule cannot run here.
 ///
@@ -252,6 +255,7 @@ pub(crate) fn raw_fn_disjoint<const RECIP: bool>(s: Schedule) -> RawFn {
     raw_fn::<RECIP>(s)
 }
 
+#[cfg(feature = "verify")]
 /// Runs schedule `s`'s loop.
 ///
 /// # Safety

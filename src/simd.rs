@@ -183,9 +183,9 @@ mod x86 {
         }
 
         /// The same token, dividing by the kernel (`true`) or `vdivps` (`false`) whatever
-        /// the plan says: for tests and benchmarks of both (the bits are the same).
-        #[doc(hidden)]
-        pub fn with_kernel(self, kernel: bool) -> Avx2Fma {
+        /// the plan says (the bits are the same; the verification door exposes it for
+        /// tests of both).
+        pub(crate) fn with_kernel(self, kernel: bool) -> Avx2Fma {
             Avx2Fma {
                 div_kernel: kernel,
                 recip_kernel: kernel,

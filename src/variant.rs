@@ -1,7 +1,8 @@
-//! Kernel variants: the shipped kernel and deliberately weakened ones, for verification.
+//! Kernel variants: the shipped kernel, and (feature `verify`) deliberately weakened ones.
 //!
-//! The weakened variants exist so that the tests and `fmadiv verify` can show that they
-//! are able to fail. They are not part of the normal API.
+//! The kernels take a variant as a `const u8`, so each compiles separately and only the
+//! variants a build names exist in it: a default build names the shipped one alone. The
+//! weakened variants let the tests and `fmadiv verify` show that they are able to fail.
 
 /// A kernel variant, passed to the kernels as a `const u8` so each compiles separately.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,17 +17,21 @@ impl Variant {
     /// The kernel `div` runs.
     pub const SHIPPED: u8 = 0;
     /// One Newton step instead of Halley's, everything else as shipped.
+    #[cfg(feature = "verify")]
     pub const NEWTON: u8 = 1;
     /// The algorithm as published: Halley's step, no fix for near-all-ones divisors.
+    #[cfg(feature = "verify")]
     pub const PUBLISHED: u8 = 2;
 
     /// The flags of a variant id.
     pub const fn of(id: u8) -> Variant {
         match id {
+            #[cfg(feature = "verify")]
             Variant::NEWTON => Variant {
                 halley: false,
                 all_ones_fix: true,
             },
+            #[cfg(feature = "verify")]
             Variant::PUBLISHED => Variant {
                 halley: true,
                 all_ones_fix: false,
@@ -40,6 +45,7 @@ impl Variant {
 }
 
 /// A kernel variant by name, for tests and the command line.
+#[cfg(feature = "verify")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kernel {
     /// The kernel `div` runs.
@@ -51,6 +57,7 @@ pub enum Kernel {
     Published,
 }
 
+#[cfg(feature = "verify")]
 impl Kernel {
     /// Every variant.
     pub const ALL: [Kernel; 3] = [Kernel::Shipped, Kernel::Newton, Kernel::Published];
@@ -70,6 +77,7 @@ impl Kernel {
     }
 }
 
+#[cfg(feature = "verify")]
 impl core::fmt::Display for Kernel {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.name())

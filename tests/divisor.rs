@@ -3,7 +3,8 @@
 mod common;
 
 use common::{assert_quotients, edge_values};
-use fmadiv::{Divisor, DivisorCheck, Strategy};
+use fmadiv::verify::divisor::Check as DivisorCheck;
+use fmadiv::{Divisor, Strategy};
 use rayon::prelude::*;
 
 /// Mismatches of `d` over every `stride`-th of the 2^32 dividend bit patterns.
@@ -27,7 +28,7 @@ fn dividend_mismatches_checked_by(
                 .map(|k| f32::from_bits((k * stride) as u32))
                 .collect();
             let mut out = vec![0.0f32; a.len()];
-            d.divide_slice_checked_by(check, &a, &mut out);
+            fmadiv::verify::divisor::divide_slice_checked_by(d, check, &a, &mut out);
             let mut n = 0;
             let mut first = None;
             for (&x, &q) in a.iter().zip(&out) {
@@ -214,7 +215,7 @@ fn two_products_for_every_divisor_is_caught() {
         eprintln!("skipped: the portable path divides by the hardware whatever the strategy");
         return;
     }
-    let weakened = Divisor::with_strategy(b, Strategy::TwoProducts);
+    let weakened = fmadiv::verify::divisor::with_strategy(b, Strategy::TwoProducts);
     let (n, first) = dividend_mismatches(&weakened, 1);
     eprintln!("forced two products for {b:e}: {n} mismatches, first {first:?}");
     assert!(n > 0, "the weakened divisor must be caught");
@@ -337,7 +338,7 @@ fn the_proof_is_made_when_it_pays_and_both_paths_are_exact() {
             d.divide_slice(&a[..short], &mut out[..short]);
             check("unproven", short, &out);
             assert!(
-                !d.is_proven(),
+                !fmadiv::verify::divisor::is_proven(&d),
                 "a first slice of {short} (first_proof_from {}) made the proof ({b:e})",
                 lens.first_proof_from
             );
@@ -349,7 +350,7 @@ fn the_proof_is_made_when_it_pays_and_both_paths_are_exact() {
             d.divide_slice(&a[..n], &mut out[..n]);
             check("reused", n, &out);
             assert!(
-                d.is_proven(),
+                fmadiv::verify::divisor::is_proven(&d),
                 "a reused divisor did not make the proof ({b:e})"
             );
             proven_reused = true;
@@ -360,7 +361,7 @@ fn the_proof_is_made_when_it_pays_and_both_paths_are_exact() {
             let d = Divisor::new(b);
             d.divide_slice(&a[..long], &mut out[..long]);
             assert!(
-                d.is_proven(),
+                fmadiv::verify::divisor::is_proven(&d),
                 "a first slice of {long} did not make the proof ({b:e})"
             );
             proven_first = true;
@@ -387,10 +388,10 @@ fn the_proof_is_made_when_it_pays_and_both_paths_are_exact() {
         let bs = vec![b; a.len()];
         let mut out = vec![0.0f32; a.len()];
         for sequence in [true, false] {
-            d.divide_slice_by(sequence, &a, &mut out);
+            fmadiv::verify::divisor::divide_slice_by(&d, sequence, &a, &mut out);
             assert_quotients(&format!("sequence {sequence} by {b:e}"), &a, &bs, &out);
             let mut x = a.clone();
-            d.divide_in_place_by(sequence, &mut x);
+            fmadiv::verify::divisor::divide_in_place_by(&d, sequence, &mut x);
             assert_quotients(
                 &format!("in place, sequence {sequence}, by {b:e}"),
                 &a,
@@ -421,9 +422,7 @@ fn recip_of_every_float() {
             let mut n = wrong(&out);
             // The reciprocal kernel on every lane, whatever schedule the plan chose: an
             // exhaustive proof of its sequence on this CPU's rcp table.
-            if fmadiv::internal::recip_with(fmadiv::internal::Kernel::Shipped, &b, &mut out)
-                .is_some()
-            {
+            if fmadiv::verify::recip_with(fmadiv::verify::Kernel::Shipped, &b, &mut out).is_some() {
                 n += wrong(&out);
             }
             n
@@ -442,7 +441,7 @@ fn recip_without_the_all_ones_fix_is_caught() {
         .map(f32::from_bits)
         .collect();
     let mut out = vec![0.0f32; b.len()];
-    if fmadiv::internal::recip_with(fmadiv::internal::Kernel::Published, &b, &mut out).is_none() {
+    if fmadiv::verify::recip_with(fmadiv::verify::Kernel::Published, &b, &mut out).is_none() {
         eprintln!("SKIPPED on this CPU: the reciprocal kernel (needs AVX2+FMA)");
         return;
     }
@@ -460,7 +459,7 @@ fn recip_without_the_all_ones_fix_is_caught() {
     if rcp_of_all_ones == 0.5 {
         assert_eq!(wrong, 252, "126 window exponents x 2 signs");
     }
-    fmadiv::internal::recip_with(fmadiv::internal::Kernel::Shipped, &b, &mut out).unwrap();
+    fmadiv::verify::recip_with(fmadiv::verify::Kernel::Shipped, &b, &mut out).unwrap();
     assert!(
         b.iter()
             .zip(&out)

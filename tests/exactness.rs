@@ -4,7 +4,7 @@
 mod common;
 
 use common::{SplitMix64, assert_quotients, count_mismatches, edge_values, seed};
-use fmadiv::internal::portable;
+use fmadiv::verify::portable;
 
 /// Checks a batch through every public entry point and the portable path.
 fn check_all_paths(a: &[f32], b: &[f32]) {
@@ -39,7 +39,7 @@ fn check_all_paths(a: &[f32], b: &[f32]) {
     // `div` runs the plan's schedule; every other schedule must give the same bits, and
     // the kernel must be exact on every lane it accepts.
     #[cfg(fmadiv_x86)]
-    if fmadiv::internal::div_with(fmadiv::internal::Kernel::Shipped, a, b, &mut out).is_some() {
+    if fmadiv::verify::div_with(fmadiv::verify::Kernel::Shipped, a, b, &mut out).is_some() {
         assert_quotients("kernel on every lane", a, b, &out);
     }
     common::assert_every_schedule(a, b);
@@ -49,7 +49,7 @@ fn check_all_paths(a: &[f32], b: &[f32]) {
 /// `div`.
 fn kernel_alone(a: &[f32], b: &[f32], out: &mut [f32]) {
     #[cfg(fmadiv_x86)]
-    if fmadiv::internal::div_with(fmadiv::internal::Kernel::Shipped, a, b, out).is_some() {
+    if fmadiv::verify::div_with(fmadiv::verify::Kernel::Shipped, a, b, out).is_some() {
         return;
     }
     fmadiv::div(a, b, out);

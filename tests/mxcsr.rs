@@ -94,16 +94,16 @@ fn compute(
     fmadiv::recip(b, &mut out);
     push("recip", out.clone(), &want_recip);
     for s in Schedule::ALL {
-        if fmadiv::internal::run_schedule(s, Some(a), b, &mut out).is_some() {
+        if fmadiv::verify::run_schedule(s, Some(a), b, &mut out).is_some() {
             push(&format!("schedule {}", s.name()), out.clone(), &want);
-            fmadiv::internal::run_schedule(s, None, b, &mut out).unwrap();
+            fmadiv::verify::run_schedule(s, None, b, &mut out).unwrap();
             push(
                 &format!("recip schedule {}", s.name()),
                 out.clone(),
                 &want_recip,
             );
             let mut x = a.to_vec();
-            fmadiv::internal::run_schedule_in_place(s, &mut x, b).unwrap();
+            fmadiv::verify::run_schedule_in_place(s, &mut x, b).unwrap();
             push(&format!("in place schedule {}", s.name()), x, &want);
         }
     }
@@ -119,7 +119,7 @@ fn compute(
         // Both tokens: the divider's and the kernel's (which must fall back to the divider
         // under a mode other than to nearest).
         for kernel in [false, true] {
-            let t = simd.with_kernel(kernel);
+            let t = fmadiv::verify::token_with_kernel(simd, kernel);
             let q: Vec<f32> = t.vectorize(|s| {
                 (0..whole / 8)
                     .flat_map(|k| s.div_f32x8(eight(a, k), eight(b, k)).to_array())
@@ -238,7 +238,7 @@ fn first_difference(what: &str, a: &[f32], b: &[f32], got: &[f32], want: &[f32])
 
 #[test]
 fn same_bits_as_the_hardware_under_every_rounding_mode_and_ftz_daz() {
-    if fmadiv::internal::avx2::Avx2Fma::new().is_none() {
+    if fmadiv::verify::x86::Avx2Fma::new().is_none() {
         common::skipped_once("the MXCSR test (needs AVX2+FMA)");
         return;
     }

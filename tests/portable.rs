@@ -3,7 +3,7 @@
 mod common;
 
 use common::{SplitMix64, assert_quotients, edge_values, seed};
-use fmadiv::internal::portable;
+use fmadiv::verify::portable;
 
 #[test]
 fn portable_matches_hardware_and_kernel() {

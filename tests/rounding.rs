@@ -118,7 +118,7 @@ fn every_entry_point(a: &[f32], b: &[f32], mode: Rounding) -> Vec<(String, Vec<f
     let software: Vec<f32> = a
         .iter()
         .zip(b)
-        .map(|(&x, &y)| fmadiv::internal::portable::div_rounded_one(x, y, mode))
+        .map(|(&x, &y)| fmadiv::verify::portable::div_rounded_one(x, y, mode))
         .collect();
     results.push(("the portable software path".to_string(), software));
     results
@@ -210,7 +210,7 @@ fn a_step_that_ignores_the_divisors_sign_is_caught() {
     for mode in [Rounding::Down, Rounding::Up, Rounding::TowardZero] {
         let want = hardware::divide(&a, &b, mode);
         let mut out = vec![0.0f32; n];
-        if fmadiv::internal::div_rounded_with(true, &a, &b, &mut out, mode).is_none() {
+        if fmadiv::verify::div_rounded_with(true, &a, &b, &mut out, mode).is_none() {
             common::skipped_once("the weakened directed step (needs AVX2+FMA)");
             return;
         }
@@ -223,7 +223,7 @@ fn a_step_that_ignores_the_divisors_sign_is_caught() {
             wrong > n / 8,
             "{mode}: the weakened step is wrong only {wrong} times"
         );
-        fmadiv::internal::div_rounded_with(false, &a, &b, &mut out, mode).unwrap();
+        fmadiv::verify::div_rounded_with(false, &a, &b, &mut out, mode).unwrap();
         assert!(first_difference("shipped", &a, &b, &out, &want).is_none());
     }
 }

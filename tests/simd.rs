@@ -4,7 +4,7 @@
 mod common;
 
 use common::{SplitMix64, assert_quotients, seed};
-use fmadiv::internal::samples::edge_pairs;
+use fmadiv_verify::samples::edge_pairs;
 use wide::f32x8;
 
 /// Edge pairs, then random bit patterns: dividends and divisors, a multiple of 8 long.
@@ -66,7 +66,7 @@ mod token {
         let (va, vb) = (vectors(&a), vectors(&b));
         let ones = vec![1.0f32; b.len()];
         for kernel in [true, false] {
-            let t = simd.with_kernel(kernel);
+            let t = fmadiv::verify::token_with_kernel(simd, kernel);
             assert_eq!(t.uses_kernel(), kernel);
             let mut q = vec![f32x8::ZERO; va.len()];
             let mut r = vec![f32x8::ZERO; va.len()];

@@ -74,7 +74,7 @@ fn every_schedule_every_length() {
 }
 
 fn every_schedule_every_length_of((a, b): (Vec<f32>, Vec<f32>)) {
-    use fmadiv::internal::{run_schedule, run_schedule_in_place};
+    use fmadiv::verify::{run_schedule, run_schedule_in_place};
     const GUARD: u32 = 0x7fc0_dead;
     for s in fmadiv::Schedule::CANDIDATES
         .into_iter()

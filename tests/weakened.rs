@@ -5,10 +5,10 @@
 mod common;
 
 use common::mantissa_rows;
-use fmadiv::internal::{Kernel, div_with};
+use fmadiv::verify::{Kernel, div_with};
 
 fn has_kernel() -> bool {
-    fmadiv::internal::avx2::Avx2Fma::new().is_some()
+    fmadiv::verify::x86::Avx2Fma::new().is_some()
 }
 
 fn rcp(x: f32) -> f32 {

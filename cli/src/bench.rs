@@ -7,7 +7,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use fmadiv::methods::{self, Inputs, Method};
+use fmadiv_verify::methods::{self, Inputs, Method};
 
 use serde::Serialize;
 
@@ -130,8 +130,8 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, Inputs)) -> Result<Vec<R
             for m in &plan.methods {
                 check_exact(m, &a, &b, &mut out)?;
             }
-            let mut layouts = fmadiv::samples::Layouts::new(size, || 0.0);
-            let inputs_at = |layouts: &mut fmadiv::samples::Layouts, k: usize| {
+            let mut layouts = fmadiv_verify::samples::Layouts::new(size, || 0.0);
+            let inputs_at = |layouts: &mut fmadiv_verify::samples::Layouts, k: usize| {
                 let (x, y, _) = layouts.arrays(k);
                 x.copy_from_slice(&a);
                 y.copy_from_slice(&b);
@@ -223,7 +223,7 @@ pub fn print_table(rows: &[Row]) {
 /// Median nanoseconds of one `Divisor::new` over a spread of divisors (the cost that
 /// `div_scalar` pays per call).
 pub fn divisor_new_ns() -> f64 {
-    let mut rng = fmadiv::internal::samples::SplitMix64(0xd1_5015);
+    let mut rng = fmadiv_verify::samples::SplitMix64(0xd1_5015);
     let divisors: Vec<f32> = (0..4096)
         .map(|_| f32::from_bits((rng.next_u64() as u32 & 0x807f_ffff) | 127 << 23))
         .collect();

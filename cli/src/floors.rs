@@ -5,7 +5,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use fmadiv::methods::{self, Inputs, Kind, Method};
+use fmadiv_verify::methods::{self, Inputs, Kind, Method};
 use serde::Serialize;
 
 /// One cell: an entry point against its baseline at one size and input kind.
@@ -102,12 +102,12 @@ impl Plan {
 pub const FLOOR: f64 = 0.97;
 
 /// Dividends, divisors and output at the plan's rotating layouts
-/// ([`fmadiv::samples::Layouts`]).
-struct Arena(fmadiv::samples::Layouts);
+/// ([`fmadiv_verify::samples::Layouts`]).
+struct Arena(fmadiv_verify::samples::Layouts);
 
 impl Arena {
     fn new(len: usize) -> Arena {
-        Arena(fmadiv::samples::Layouts::new(len, || 0.0))
+        Arena(fmadiv_verify::samples::Layouts::new(len, || 0.0))
     }
 
     /// The arrays of layout `k`, filled with `a` and `b`.

@@ -133,7 +133,7 @@ fn print_header() {
         "fmadiv {} on {} (cpuid family/model/stepping {})",
         fmadiv::build_info::VERSION,
         cpu_model(),
-        fmadiv::fingerprint::cpu().signature
+        fmadiv_verify::fingerprint::cpu().signature
     );
     println!("  backend: {}", fmadiv::backend());
     println!("  plan:    {}", fmadiv::plan());
@@ -182,7 +182,7 @@ fn default_run() -> Result<ExitCode, String> {
 fn machine_json() -> serde_json::Value {
     serde_json::json!({
         "cpu": cpu_model(),
-        "cpu_signature": fmadiv::fingerprint::cpu().signature,
+        "cpu_signature": fmadiv_verify::fingerprint::cpu().signature,
         "backend": fmadiv::backend().to_string(),
         "plan": fmadiv::plan().to_string(),
         "build": {
@@ -362,28 +362,29 @@ fn show_plan(json: bool) -> Result<ExitCode, String> {
 }
 
 fn fingerprint(json: bool) -> Result<ExitCode, String> {
-    let cpu = fmadiv::fingerprint::cpu();
-    let f = fmadiv::fingerprint::rcp_fingerprint().ok_or("this CPU has no AVX: no rcpps table")?;
+    let cpu = fmadiv_verify::fingerprint::cpu();
+    let f = fmadiv_verify::fingerprint::rcp_fingerprint()
+        .ok_or("this CPU has no AVX: no rcpps table")?;
     let samples: Vec<String> = f
         .samples
         .iter()
         .map(|(x, r)| format!("rcp({:#010x}) = {:#010x}", x, r))
         .collect();
-    let digests: Vec<(fmadiv::internal::Kernel, serde_json::Value)> = fmadiv::internal::Kernel::ALL
+    let digests: Vec<(fmadiv::verify::Kernel, serde_json::Value)> = fmadiv::verify::Kernel::ALL
         .into_iter()
         .map(|k| (k, report::digest_of(k).into()))
         .collect();
-    let shipped = fmadiv::internal::Kernel::Shipped;
+    let shipped = fmadiv::verify::Kernel::Shipped;
     let arithmetic = [false, true].map(|recip| {
-        fmadiv::digest::arithmetic_digest(shipped, recip).unwrap_or_else(|| "none".into())
+        fmadiv_verify::digest::arithmetic_digest(shipped, recip).unwrap_or_else(|| "none".into())
     });
-    let bound = fmadiv::seeds::SeedBound::RCPPS;
-    let window = match fmadiv::seeds::check_window(bound) {
+    let bound = fmadiv_verify::seeds::SeedBound::RCPPS;
+    let window = match fmadiv_verify::seeds::check_window(bound) {
         Some(Ok(())) => "yes".to_string(),
         Some(Err(e)) => format!("NO: {e}"),
         None => "not checked (needs AVX2)".to_string(),
     };
-    let scaling = match fmadiv::sweep::check_rcp_scaling() {
+    let scaling = match fmadiv_verify::sweep::check_rcp_scaling() {
         Ok(()) => "yes".to_string(),
         Err(e) => format!("no: {e}"),
     };

@@ -12,8 +12,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use fmadiv::plan::{Choices, GAIN};
-use fmadiv::samples::{Layouts, SplitMix64};
 use fmadiv::{Divisor, Schedule};
+use fmadiv_verify::samples::{Layouts, SplitMix64};
 
 /// Rounds of every comparison.
 const ROUNDS: usize = 41;
@@ -137,7 +137,7 @@ pub fn measure() -> Result<Measured, String> {
             let run = |s: Schedule| {
                 move |a: &[f32], b: &[f32], out: &mut [f32]| {
                     let a = if recip { None } else { Some(a) };
-                    fmadiv::internal::run_schedule(s, a, b, out).expect("AVX2+FMA checked");
+                    fmadiv::verify::run_schedule(s, a, b, out).expect("AVX2+FMA checked");
                 }
             };
             let mut best: Option<(Schedule, Ratio)> = None;
@@ -183,8 +183,12 @@ fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut Spl
             let r = ratios(
                 &mut layouts,
                 calls_for(len),
-                |a, _, out| d.divide_slice_by(false, &a[..len], &mut out[..len]),
-                |a, _, out| d.divide_slice_by(true, &a[..len], &mut out[..len]),
+                |a, _, out| {
+                    fmadiv::verify::divisor::divide_slice_by(&d, false, &a[..len], &mut out[..len])
+                },
+                |a, _, out| {
+                    fmadiv::verify::divisor::divide_slice_by(&d, true, &a[..len], &mut out[..len])
+                },
             );
             row.push(format!("{len} {r}"));
             // From the longest down: the sequence runs from the shortest length where it
@@ -208,7 +212,8 @@ fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut Spl
         let calls = calls_for(longest) * 4;
         let t = Instant::now();
         for _ in 0..calls {
-            d.divide_slice_by(
+            fmadiv::verify::divisor::divide_slice_by(
+                &d,
                 false,
                 black_box(&a[..longest]),
                 black_box(&mut out[..longest]),
@@ -249,12 +254,12 @@ fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut Spl
         &mut layouts,
         calls_for(len),
         |a, _, out| {
-            fmadiv::samples::restore(&mut out[..len], &a[..len]);
-            d.divide_in_place_by(false, &mut out[..len]);
+            fmadiv_verify::samples::restore(&mut out[..len], &a[..len]);
+            fmadiv::verify::divisor::divide_in_place_by(&d, false, &mut out[..len]);
         },
         |a, _, out| {
-            fmadiv::samples::restore(&mut out[..len], &a[..len]);
-            d.divide_in_place_by(true, &mut out[..len]);
+            fmadiv_verify::samples::restore(&mut out[..len], &a[..len]);
+            fmadiv::verify::divisor::divide_in_place_by(&d, true, &mut out[..len]);
         },
     );
     choices.divisor.in_place_from = if in_place.clears() && sequence_from != usize::MAX {
@@ -267,9 +272,14 @@ fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut Spl
     let lanes = ratios(
         &mut layouts,
         calls_for(len),
-        |a, _, out| d.divide_slice_by(false, &a[..len], &mut out[..len]),
+        |a, _, out| fmadiv::verify::divisor::divide_slice_by(&d, false, &a[..len], &mut out[..len]),
         |a, _, out| {
-            d.divide_slice_checked_by(fmadiv::DivisorCheck::Lanes, &a[..len], &mut out[..len])
+            fmadiv::verify::divisor::divide_slice_checked_by(
+                &d,
+                fmadiv::verify::divisor::Check::Lanes,
+                &a[..len],
+                &mut out[..len],
+            )
         },
     );
     choices.divisor.redo_by_lanes = lanes.median >= LANES_WIN;

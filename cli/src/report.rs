@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use fmadiv::sweep::{Counterexample, Tally};
+use fmadiv_verify::sweep::{Counterexample, Tally};
 use serde::{Deserialize, Serialize};
 
 use crate::files;
@@ -12,8 +12,8 @@ pub const REPORT_FORMAT: &str = "fmadiv-report-2";
 
 /// The digest of `kernel` on this CPU (see `fmadiv::digest`), or "none" where the kernel
 /// cannot run (the portable path then gives the shipped kernel's bits).
-pub fn digest_of(kernel: fmadiv::internal::Kernel) -> String {
-    fmadiv::digest::kernel_digest(kernel).unwrap_or_else(|| "none".into())
+pub fn digest_of(kernel: fmadiv::verify::Kernel) -> String {
+    fmadiv_verify::digest::kernel_digest(kernel).unwrap_or_else(|| "none".into())
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -75,8 +75,8 @@ pub struct Machine {
 
 impl Machine {
     pub fn here() -> Result<Machine, String> {
-        let cpu = fmadiv::fingerprint::cpu();
-        let fingerprint = fmadiv::fingerprint::rcp_fingerprint()
+        let cpu = fmadiv_verify::fingerprint::cpu();
+        let fingerprint = fmadiv_verify::fingerprint::rcp_fingerprint()
             .ok_or("this CPU has no AVX: there is no rcpps table to verify")?;
         Ok(Machine {
             cpu_vendor: cpu.vendor,
@@ -110,7 +110,7 @@ pub struct EveryTable {
     pub stats: SeedStatsJson,
 }
 
-/// [`fmadiv::sweep::conforming::SeedStats`] as reports write it.
+/// [`fmadiv_verify::sweep::conforming::SeedStats`] as reports write it.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct SeedStatsJson {
     pub divisors: u64,
@@ -131,7 +131,7 @@ pub struct SeedStatsJson {
 }
 
 impl SeedStatsJson {
-    pub fn from(s: &fmadiv::sweep::conforming::SeedStats) -> SeedStatsJson {
+    pub fn from(s: &fmadiv_verify::sweep::conforming::SeedStats) -> SeedStatsJson {
         SeedStatsJson {
             divisors: s.divisors,
             seeds: s.seeds,
@@ -149,8 +149,8 @@ impl SeedStatsJson {
         }
     }
 
-    pub fn stats(&self) -> fmadiv::sweep::conforming::SeedStats {
-        fmadiv::sweep::conforming::SeedStats {
+    pub fn stats(&self) -> fmadiv_verify::sweep::conforming::SeedStats {
+        fmadiv_verify::sweep::conforming::SeedStats {
             divisors: self.divisors,
             seeds: self.seeds,
             seeds_min: self.seeds_per_divisor_min,
@@ -233,7 +233,7 @@ impl Report {
         mode: &str,
         kernel: &str,
         kernel_digest: &str,
-        sweep_mode: Option<fmadiv::sweep::Mode>,
+        sweep_mode: Option<fmadiv_verify::sweep::Mode>,
         range: Option<MantissaRange>,
         shard: Option<Shard>,
         parameters: serde_json::Value,
@@ -260,7 +260,7 @@ impl Report {
             pairs_compared: tally.pairs,
             pairs_proven: tally.proven,
             pairs_by_divider: tally.by_divider,
-            proof: (tally.proven > 0).then(|| fmadiv::sweep::PRUNING_THEOREM.into()),
+            proof: (tally.proven > 0).then(|| fmadiv_verify::sweep::PRUNING_THEOREM.into()),
             mismatches: tally.mismatches,
             counterexamples: tally.counterexamples.iter().map(HexPair::from).collect(),
             verdict: if tally.mismatches == 0 {
@@ -288,7 +288,7 @@ impl Report {
         mode: &str,
         kernel: &str,
         kernel_digest: &str,
-        sweep_mode: Option<fmadiv::sweep::Mode>,
+        sweep_mode: Option<fmadiv_verify::sweep::Mode>,
         range: MantissaRange,
         shard: Option<(u32, u32)>,
         parameters: serde_json::Value,
@@ -487,9 +487,9 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// How reports and checkpoints name a sweep mode.
-pub fn mode_name(mode: fmadiv::sweep::Mode) -> &'static str {
+pub fn mode_name(mode: fmadiv_verify::sweep::Mode) -> &'static str {
     match mode {
-        fmadiv::sweep::Mode::BruteForce => "brute-force",
-        fmadiv::sweep::Mode::Pruned => "pruned",
+        fmadiv_verify::sweep::Mode::BruteForce => "brute-force",
+        fmadiv_verify::sweep::Mode::Pruned => "pruned",
     }
 }

@@ -10,8 +10,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use fmadiv::samples::{Layouts, SplitMix64};
 use fmadiv::{Divisor, Rounding, Schedule};
+use fmadiv_verify::samples::{Layouts, SplitMix64};
 use serde::Serialize;
 
 /// One comparison at one size.
@@ -315,25 +315,25 @@ pub fn run() -> Result<Vec<Row>, String> {
         (
             "div mix-16, guarded",
             Box::new(move |a, b, o, _| {
-                fmadiv::internal::run_schedule(mix16, Some(a), b, o);
+                fmadiv::verify::run_schedule(mix16, Some(a), b, o);
             }),
         ),
         (
             "div mix-16, unguarded",
             Box::new(move |a, b, o, _| {
-                fmadiv::internal::run_schedule_unguarded(mix16, a, b, o);
+                fmadiv::verify::run_schedule_unguarded(mix16, a, b, o);
             }),
         ),
         (
             "div kernel, guarded",
             Box::new(move |a, b, o, _| {
-                fmadiv::internal::run_schedule(Schedule::Kernel, Some(a), b, o);
+                fmadiv::verify::run_schedule(Schedule::Kernel, Some(a), b, o);
             }),
         ),
         (
             "div kernel, unguarded",
             Box::new(move |a, b, o, _| {
-                fmadiv::internal::run_schedule_unguarded(Schedule::Kernel, a, b, o);
+                fmadiv::verify::run_schedule_unguarded(Schedule::Kernel, a, b, o);
             }),
         ),
         (
@@ -342,7 +342,7 @@ pub fn run() -> Result<Vec<Row>, String> {
         ),
         (
             "Divisor(3.7) sequence, unguarded",
-            Box::new(move |a, _, o, _| d2.divide_slice_by(true, a, o)),
+            Box::new(move |a, _, o, _| fmadiv::verify::divisor::divide_slice_by(&d2, true, a, o)),
         ),
     ];
     let job = |name: &str| &jobs.iter().find(|(n, _)| *n == name).expect("a job").1;

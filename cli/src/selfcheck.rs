@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use fmadiv::internal::samples::{SplitMix64, edge_pairs};
+use fmadiv_verify::samples::{SplitMix64, edge_pairs};
 
 /// One line of the self-check.
 pub struct Check {
@@ -93,14 +93,12 @@ pub fn run() -> (Vec<Check>, Vec<Check>) {
         &b,
         |_, b, o| fmadiv::recip(b, o),
     ));
-    if fmadiv::internal::has_kernel() {
+    if fmadiv::verify::has_kernel() {
         checks.push(compare(
             "reciprocals, reciprocal kernel on every lane",
             &ones,
             &b,
-            |_, b, o| {
-                fmadiv::internal::recip_with(fmadiv::internal::Kernel::Shipped, b, o).unwrap()
-            },
+            |_, b, o| fmadiv::verify::recip_with(fmadiv::verify::Kernel::Shipped, b, o).unwrap(),
         ));
     }
 
@@ -124,10 +122,10 @@ pub fn run() -> (Vec<Check>, Vec<Check>) {
         checks.push(compare_with(&name, &a, &b, &want, |a, b, o| {
             fmadiv::div_rounded(a, b, o, mode)
         }));
-        if mode != fmadiv::Rounding::Nearest && fmadiv::internal::has_kernel() {
+        if mode != fmadiv::Rounding::Nearest && fmadiv::verify::has_kernel() {
             let name = format!("div_rounded ({mode}), divisor's sign ignored");
             weakened.push(compare_with(&name, &a, &b, &want, |a, b, o| {
-                fmadiv::internal::div_rounded_with(true, a, b, o, mode).unwrap()
+                fmadiv::verify::div_rounded_with(true, a, b, o, mode).unwrap()
             }));
         }
     }
@@ -140,11 +138,11 @@ pub fn run() -> (Vec<Check>, Vec<Check>) {
         checks.push(compare(&name, &a, &b, fmadiv::div));
         push_kernel_check(&mut checks, &format!("{name}, kernel"), &a, &b);
         for kernel in [
-            fmadiv::internal::Kernel::Newton,
-            fmadiv::internal::Kernel::Published,
+            fmadiv::verify::Kernel::Newton,
+            fmadiv::verify::Kernel::Published,
         ] {
-            use fmadiv::internal::div_with;
-            if fmadiv::internal::has_kernel() {
+            use fmadiv::verify::div_with;
+            if fmadiv::verify::has_kernel() {
                 let name = format!("{name}, {kernel} kernel");
                 weakened.push(compare(&name, &a, &b, |a, b, o| {
                     div_with(kernel, a, b, o).unwrap()
@@ -158,9 +156,9 @@ pub fn run() -> (Vec<Check>, Vec<Check>) {
 /// The shipped kernel on every lane (the plan may run the divider instead), where this
 /// CPU has it.
 fn push_kernel_check(checks: &mut Vec<Check>, name: &str, a: &[f32], b: &[f32]) {
-    if fmadiv::internal::has_kernel() {
+    if fmadiv::verify::has_kernel() {
         checks.push(compare(name, a, b, |a, b, o| {
-            fmadiv::internal::div_with(fmadiv::internal::Kernel::Shipped, a, b, o).unwrap()
+            fmadiv::verify::div_with(fmadiv::verify::Kernel::Shipped, a, b, o).unwrap()
         }));
         return;
     }

@@ -11,7 +11,7 @@ fn fmadiv() -> Command {
 
 /// Whether the kernel exists here; says once when it does not (never a silent pass).
 fn has_kernel() -> bool {
-    if fmadiv::internal::has_kernel() {
+    if fmadiv::verify::has_kernel() {
         return true;
     }
     use std::io::Write;

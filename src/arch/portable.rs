@@ -37,6 +37,7 @@ pub fn mul_one(a: f32, r: f32) -> f32 {
     if q.is_nan() { x86_nan(a, r) } else { q }
 }
 
+#[cfg(any(not(fmadiv_x86), feature = "verify", test))]
 /// `a / b` rounded in direction `mode`, with x86's bits: what `vdivps` returns with MXCSR's
 /// rounding field set to `mode` (flush-to-zero and denormals-are-zero off), in software.
 ///
@@ -75,6 +76,7 @@ pub fn div_rounded_one(a: f32, b: f32, mode: crate::Rounding) -> f32 {
     }
 }
 
+#[cfg(any(not(fmadiv_x86), feature = "verify", test))]
 /// The next binary32 value toward −∞ (from a zero, the smallest negative subnormal).
 fn step_down(c: f32) -> f32 {
     let bits = c.to_bits();
@@ -85,6 +87,7 @@ fn step_down(c: f32) -> f32 {
     })
 }
 
+#[cfg(any(not(fmadiv_x86), feature = "verify", test))]
 /// The next binary32 value toward +∞ (from a zero, the smallest positive subnormal).
 fn step_up(c: f32) -> f32 {
     let bits = c.to_bits();
@@ -166,7 +169,32 @@ mod tests {
     //! Small enough for Miri: `cargo +nightly miri test --lib --no-default-features`.
 
     use super::*;
-    use crate::samples::edge_pairs;
+
+    /// Every pair of a few edge values: both zeros, subnormals, the smallest normal, one,
+    /// the largest finite, infinities, quiet and signalling NaNs with payloads and signs.
+    /// (The whole edge table is the verification crate's, which unit tests cannot use.)
+    fn edge_pairs() -> (Vec<f32>, Vec<f32>) {
+        let values = [
+            0x0000_0000u32,
+            0x8000_0000,
+            0x0000_0001,
+            0x807f_ffff,
+            0x0080_0000,
+            0x3f80_0000,
+            0xbf80_0001,
+            0x7f7f_ffff,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0xffc0_1234,
+            0x7f80_0001,
+            0xff80_4321,
+        ]
+        .map(f32::from_bits);
+        let a = values.iter().flat_map(|&x| values.map(|_| x)).collect();
+        let b = values.iter().flat_map(|_| values).collect();
+        (a, b)
+    }
 
     /// x86's NaN rule written out independently of `x86_nan`.
     fn expected(a: f32, b: f32) -> u32 {

@@ -44,7 +44,7 @@ pub use table::{GAIN, PREDICTION_DISCOUNT};
 
 use crate::cpu::Cpu;
 use crate::schedule::{RawFn, Schedule, raw_fn, raw_fn_disjoint};
-use crate::seeds::OutOfBound;
+pub use crate::seeds::OutOfBound;
 
 /// The environment variable that forces a [`Schedule`] (read once, at the first division).
 pub const SCHEDULE_ENV: &str = "FMADIV_SCHEDULE";

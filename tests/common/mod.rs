@@ -2,17 +2,7 @@
 //! that compare bits with the hardware's `a / b`.
 #![allow(dead_code, unused_imports)]
 
-pub use fmadiv::internal::samples::{SplitMix64, edge_pairs, edge_values};
-
-/// The seed for random tests: `FMADIV_TEST_SEED` or a fixed default, printed either way.
-pub fn seed() -> u64 {
-    let seed = std::env::var("FMADIV_TEST_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed_f00d_1234_5678);
-    eprintln!("random seed: {seed} (set FMADIV_TEST_SEED to change)");
-    seed
-}
+pub use fmadiv_verify::samples::{SplitMix64, edge_pairs, edge_values, seed, skipped_once};
 
 /// Formats a mismatch for a failure message.
 pub fn describe(a: f32, b: f32, got: f32, want: f32) -> String {
@@ -99,32 +89,14 @@ pub fn assert_every_schedule(a: &[f32], b: &[f32]) {
     let mut out = vec![0.0f32; a.len()];
     for s in Schedule::CANDIDATES.into_iter().chain([Schedule::Portable]) {
         out.fill(0.0);
-        if fmadiv::internal::run_schedule(s, Some(a), b, &mut out).is_none() {
+        if fmadiv::verify::run_schedule(s, Some(a), b, &mut out).is_none() {
             skipped_once(&format!("schedule {} (needs AVX2+FMA)", s.name()));
             continue;
         }
         assert_quotients(&format!("schedule {}", s.name()), a, b, &out);
         out.fill(0.0);
-        fmadiv::internal::run_schedule(s, None, b, &mut out).unwrap();
+        fmadiv::verify::run_schedule(s, None, b, &mut out).unwrap();
         let ones = vec![1.0f32; b.len()];
         assert_quotients(&format!("recip schedule {}", s.name()), &ones, b, &out);
-    }
-}
-
-/// Says once per test process that something was skipped on this CPU (never a silent
-/// pass).
-pub fn skipped_once(what: &str) {
-    use std::collections::HashSet;
-    use std::sync::Mutex;
-    static SAID: Mutex<Option<HashSet<String>>> = Mutex::new(None);
-    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
-    if said
-        .get_or_insert_with(HashSet::new)
-        .insert(what.to_string())
-    {
-        // Straight to the process's stderr: the test harness captures `eprintln!` of
-        // passing tests, and a skip must never look like a silent pass.
-        use std::io::Write;
-        let _ = writeln!(std::io::stderr(), "SKIPPED on this CPU: {what}");
     }
 }

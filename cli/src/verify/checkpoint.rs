@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use fmadiv::sweep::Tally;
+use fmadiv_verify::sweep::Tally;
 use serde::{Deserialize, Serialize};
 
 use crate::files;

@@ -1,15 +1,15 @@
 //! `fmadiv verify mantissa --rcp any` and `fmadiv verify reciprocals --rcp any`: the
 //! kernels checked for every `rcpps` table within the documented bound (see
-//! `fmadiv::sweep::conforming`).
+//! `fmadiv_verify::sweep::conforming`).
 
 use std::process::ExitCode;
 use std::time::Instant;
 
-use fmadiv::internal::Kernel;
-use fmadiv::sweep::conforming::{
+use fmadiv::verify::Kernel;
+use fmadiv_verify::sweep::conforming::{
     Row, SeedBound, SeedStats, compare_rows, divisor_rows, reciprocal_seed_stats, reciprocal_tile,
 };
-use fmadiv::sweep::{DIVIDEND_TILE, MANTISSAS, Mode, Tally};
+use fmadiv_verify::sweep::{DIVIDEND_TILE, MANTISSAS, Mode, Tally};
 use rayon::prelude::*;
 
 use super::checkpoint::RunKey;
@@ -31,7 +31,7 @@ fn prepare(common: &CommonArgs, recip: bool) -> Result<(Kernel, String, Machine)
         files::check_writable(path)?;
     }
     let kernel = common.kernel.kernel();
-    let digest = fmadiv::digest::arithmetic_digest(kernel, recip)
+    let digest = fmadiv_verify::digest::arithmetic_digest(kernel, recip)
         .ok_or("this CPU lacks AVX2+FMA: there is no kernel to verify")?;
     Ok((kernel, digest, Machine::here()?))
 }
@@ -211,7 +211,7 @@ pub fn reciprocals(args: &ReciprocalArgs) -> Result<ExitCode, String> {
     let report = Report::of_run(
         "reciprocals",
         kernel.name(),
-        &fmadiv::digest::reciprocal_digest(kernel).unwrap_or_else(|| "none".into()),
+        &fmadiv_verify::digest::reciprocal_digest(kernel).unwrap_or_else(|| "none".into()),
         Some(Mode::BruteForce),
         MantissaRange { from: lo, to: hi },
         args.resume.shard,

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use fmadiv::sweep::{DIVIDEND_TILE, DIVISOR_TILE, MANTISSAS, Mode, mantissa_tile};
+use fmadiv_verify::sweep::{DIVIDEND_TILE, DIVISOR_TILE, MANTISSAS, Mode, mantissa_tile};
 
 use super::checkpoint::RunKey;
 use super::runner::{self, Units};
@@ -64,7 +64,7 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
     if mantissa_tile(kernel, mode, 0..0, 0..8).is_none() {
         return Err("this CPU lacks AVX2+FMA: there is no kernel to verify".into());
     }
-    if let Err(e) = fmadiv::sweep::check_rcp_scaling() {
+    if let Err(e) = fmadiv_verify::sweep::check_rcp_scaling() {
         return Err(format!(
             "the mantissa sweep does not cover this CPU's kernel: {e} \
              (`--rcp any` does not need this property)"
@@ -74,7 +74,7 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
     let digest = if rounding == fmadiv::Rounding::Nearest {
         crate::report::digest_of(kernel)
     } else {
-        fmadiv::digest::directed_digest(rounding).unwrap_or_else(|| "none".into())
+        fmadiv_verify::digest::directed_digest(rounding).unwrap_or_else(|| "none".into())
     };
     let key = RunKey {
         kernel: kernel.name().into(),
@@ -93,7 +93,7 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
         let (dividends, divisors) = unit_ranges(lo, hi, u);
         match rounding {
             fmadiv::Rounding::Nearest => mantissa_tile(kernel, mode, dividends, divisors),
-            r => fmadiv::sweep::directed::directed_tile(r, false, dividends, divisors),
+            r => fmadiv_verify::sweep::directed::directed_tile(r, false, dividends, divisors),
         }
         .expect("AVX2+FMA checked above")
     };

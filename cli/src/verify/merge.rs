@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use fmadiv::sweep::conforming::SeedStats;
-use fmadiv::sweep::{MANTISSAS, Tally};
+use fmadiv_verify::sweep::conforming::SeedStats;
+use fmadiv_verify::sweep::{MANTISSAS, Tally};
 
 use super::finish;
 use crate::report::{MantissaRange, Report, SeedStatsJson};
@@ -144,8 +144,8 @@ pub fn run(paths: &[PathBuf], out: Option<&PathBuf>) -> Result<ExitCode, String>
         "note": "wall_seconds sums the shards; threads is the largest shard's; the per-thread rate is pairs per thread-second",
     });
     let mode = match first.sweep_mode.as_deref() {
-        Some("pruned") => fmadiv::sweep::Mode::Pruned,
-        _ => fmadiv::sweep::Mode::BruteForce,
+        Some("pruned") => fmadiv_verify::sweep::Mode::Pruned,
+        _ => fmadiv_verify::sweep::Mode::BruteForce,
     };
     let mut report = Report::new(
         "merge",

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
-use fmadiv::internal::Kernel;
-use fmadiv::sweep::conforming::SeedBound;
+use fmadiv::verify::Kernel;
+use fmadiv_verify::sweep::conforming::SeedBound;
 
 use crate::report::Report;
 
@@ -157,7 +157,7 @@ pub struct ResumeArgs {
 
 /// `[from, to)` of mantissas, checked, then this shard's part of it.
 fn shard_of(from: u32, to: u32, shard: Option<(u32, u32)>) -> Result<(u32, u32), String> {
-    let max = fmadiv::sweep::MANTISSAS;
+    let max = fmadiv_verify::sweep::MANTISSAS;
     if to > max || from > max {
         return Err(format!(
             "mantissas run from 0 to 2^23 = {max}; got --from {from} --to {to}"
@@ -178,7 +178,7 @@ pub struct ReciprocalArgs {
     #[arg(long, default_value_t = 0, value_parser = parse_u32)]
     pub from: u32,
     /// With `--rcp any`: one past the last divisor mantissa (0 to 2^23).
-    #[arg(long, default_value_t = fmadiv::sweep::MANTISSAS, value_parser = parse_u32)]
+    #[arg(long, default_value_t = fmadiv_verify::sweep::MANTISSAS, value_parser = parse_u32)]
     pub to: u32,
     #[command(flatten)]
     pub resume: ResumeArgs,
@@ -197,7 +197,7 @@ impl ReciprocalArgs {
     /// Whether any option of the every-table sweep was given (they need `--rcp any`).
     pub fn uses_range_options(&self) -> bool {
         self.from != 0
-            || self.to != fmadiv::sweep::MANTISSAS
+            || self.to != fmadiv_verify::sweep::MANTISSAS
             || self.resume.shard.is_some()
             || self.resume.checkpoint.is_some()
     }
@@ -209,7 +209,7 @@ pub struct MantissaArgs {
     #[arg(long, default_value_t = 0, value_parser = parse_u32)]
     pub from: u32,
     /// One past the last dividend mantissa (0 to 2^23).
-    #[arg(long, default_value_t = fmadiv::sweep::MANTISSAS, value_parser = parse_u32)]
+    #[arg(long, default_value_t = fmadiv_verify::sweep::MANTISSAS, value_parser = parse_u32)]
     pub to: u32,
     #[command(flatten)]
     pub resume: ResumeArgs,

@@ -4,9 +4,9 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use fmadiv::internal::Kernel;
-use fmadiv::internal::samples::SplitMix64;
-use fmadiv::sweep::{Tally, compare_pairs, compare_reciprocals};
+use fmadiv::verify::Kernel;
+use fmadiv_verify::samples::SplitMix64;
+use fmadiv_verify::sweep::{Tally, compare_pairs, compare_reciprocals};
 use rayon::prelude::*;
 
 use super::{CommonArgs, finish, pool};
@@ -59,7 +59,7 @@ fn run_checks(
         files::check_writable(path)?;
     }
     let kernel: Kernel = common.kernel.kernel();
-    let has_kernel = fmadiv::internal::has_kernel();
+    let has_kernel = fmadiv::verify::has_kernel();
     if (kernel != Kernel::Shipped || check == Check::Reciprocals) && !has_kernel {
         return Err(format!("the {kernel} kernel needs AVX2+FMA"));
     }
@@ -109,7 +109,7 @@ fn run_checks(
         &match check {
             Check::Quotients => crate::report::digest_of(kernel),
             Check::Reciprocals => {
-                fmadiv::digest::reciprocal_digest(kernel).unwrap_or_else(|| "none".into())
+                fmadiv_verify::digest::reciprocal_digest(kernel).unwrap_or_else(|| "none".into())
             }
         },
         None,

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use fmadiv::sweep::Tally;
+use fmadiv_verify::sweep::Tally;
 use rayon::prelude::*;
 
 use super::checkpoint::{RunKey, State};

@@ -95,6 +95,7 @@ impl Avx2Fma {
         Avx2Fma(())
     }
 
+    #[cfg(feature = "verify")]
     /// Eight quotients `a / b`, bit-identical to `_mm256_div_ps`.
     #[inline]
     pub fn div8(self, a: __m256, b: __m256) -> __m256 {
@@ -102,6 +103,7 @@ impl Avx2Fma {
         unsafe { div8::<{ Variant::SHIPPED }>(a, b) }
     }
 
+    #[cfg(feature = "verify")]
     /// `out[i] = a[i] / b[i]` with kernel variant `V` on every lane (see [`kernel_raw`]).
     ///
     /// # Panics
@@ -114,6 +116,7 @@ impl Avx2Fma {
         unsafe { kernel_raw::<V, false>(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) }
     }
 
+    #[cfg(feature = "verify")]
     /// `out[i] = 1 / b[i]` with the reciprocal kernel (fix of variant `V`) on every lane.
     ///
     /// # Panics
@@ -134,6 +137,7 @@ fn splat(bits: u32) -> __m256i {
     _mm256_set1_epi32(bits as i32)
 }
 
+#[cfg(feature = "verify")]
 /// The refined reciprocal `y ≈ 1/b` of the variant: Halley (cubic) or Newton (quadratic).
 ///
 /// # Safety
@@ -166,7 +170,8 @@ pub fn refine<const V: u8>(b: __m256, r: __m256) -> __m256 {
     }
 }
 
-/// `1/b` by the reciprocal kernel: the variant's refined reciprocal `y` (Halley's step,
+/// `1/b` by the reciprocal kernel from a seed `r ≈ 1/b` (this CPU's `rcpps`, or any seed the
+/// every-table sweep chooses): the variant's refined reciprocal `y` (Halley's step,
 /// as in division), then Markstein's correction with the dividend 1: `y + y·(1 - b·y)`.
 /// Five FMA-pipe operations and `rcpps`: the division kernel with `a = 1`, whose `q = y·a`
 /// is `y` itself. Hence the same proof: for every conforming `rcpps` table,
@@ -176,17 +181,6 @@ pub fn refine<const V: u8>(b: __m256, r: __m256) -> __m256 {
 /// sweep (`fmadiv verify reciprocals --rcp any`) checks it by exhaustion too. (Crate
 /// 0.2.0 used one Newton step here: exact on AMD's table, wrong for 30 divisors under
 /// other seeds the documentation allows.)
-///
-/// # Safety
-/// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-pub fn reciprocal_quotient<const V: u8>(b: __m256) -> __m256 {
-    reciprocal_quotient_from::<V>(b, _mm256_rcp_ps(b))
-}
-
-/// [`reciprocal_quotient`] from a given seed `r ≈ 1/b`: everything after `rcpps` (for the
-/// every-table sweep).
 ///
 /// # Safety
 /// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
@@ -340,6 +334,7 @@ impl InputCheck {
     }
 }
 
+#[cfg(feature = "verify")]
 /// Eight quotients by the fast path, and the mask of lanes it cannot guarantee.
 ///
 /// # Safety
@@ -781,6 +776,7 @@ unsafe fn store_block(out: *mut f32, i: usize, quotients: &[__m256; BLOCK_VECTOR
     }
 }
 
+#[cfg(feature = "verify")]
 /// The kernel variant `V` (with `RECIP`: the reciprocal kernel) on every lane, for
 /// verification: blocks as in [`div_raw`], but a
 /// flagged block, the vectors that do not fill a block and the tail (padded with 1/1) go

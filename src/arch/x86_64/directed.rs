@@ -89,6 +89,9 @@ fn up_step(q: __m256i) -> __m256i {
 /// Exact for lanes whose inputs lie inside the kernel's input window
 /// ([`super::avx2::InputCheck::window_of`]); other lanes are meaningless and must be
 /// recomputed.
+///
+/// # Safety
+/// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 pub fn round_from<const MODE: u8, const V: u8>(a: __m256, b: __m256, q: __m256) -> __m256 {
@@ -258,6 +261,9 @@ unsafe fn region<const MODE: u8>(a: *const f32, b: *const f32, out: *mut f32, ve
 /// step from `vdivps`'s quotient inside the input window, `vdivps` under that mode (one
 /// `asm!` block) for the vector where a lane lies outside. Bit-identical to `vdivps` with
 /// MXCSR's rounding field set to `MODE`, its other bits as they are.
+///
+/// # Safety
+/// Outside an AVX2+FMA context, the caller must ensure the CPU has AVX2 and FMA.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 pub fn div_rounded8<const MODE: u8, const V: u8>(a: __m256, b: __m256) -> __m256 {

@@ -167,3 +167,31 @@ impl Layouts {
         (&mut a[..len], &mut b[..len], &mut rest[..len])
     }
 }
+
+/// The seed for random tests: `FMADIV_TEST_SEED` or a fixed default, printed either way.
+pub fn seed() -> u64 {
+    let seed = std::env::var("FMADIV_TEST_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5eed_f00d_1234_5678);
+    eprintln!("random seed: {seed} (set FMADIV_TEST_SEED to change)");
+    seed
+}
+
+/// Says once per test process that something was skipped on this CPU (never a silent
+/// pass).
+pub fn skipped_once(what: &str) {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    static SAID: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
+    if said
+        .get_or_insert_with(HashSet::new)
+        .insert(what.to_string())
+    {
+        // Straight to the process's stderr: the test harness captures `eprintln!` of
+        // passing tests, and a skip must never look like a silent pass.
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "SKIPPED on this CPU: {what}");
+    }
+}

@@ -1,6 +1,6 @@
 //! Identifying the CPU's `rcpps` table: verification results hold for one table.
 
-/// CPU vendor and model, from `cpuid`.
+/// CPU vendor, brand and cpuid signature, as reports write them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cpu {
     /// Vendor string, e.g. "AuthenticAMD".
@@ -11,102 +11,14 @@ pub struct Cpu {
     pub signature: String,
 }
 
-/// This CPU's vendor and model.
+/// This CPU's vendor and model (the library's identity of the CPU, as reports name it).
 pub fn cpu() -> Cpu {
-    #[cfg(fmadiv_x86)]
-    {
-        use core::arch::x86_64::__cpuid;
-        let regs = |leaf: u32| {
-            #[allow(unused_unsafe)]
-            // SAFETY: cpuid exists on every x86-64 CPU; leaves above the maximum return zeros.
-            let r = unsafe { __cpuid(leaf) };
-            [r.eax, r.ebx, r.ecx, r.edx]
-        };
-        let text = |words: &[u32]| {
-            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-            String::from_utf8_lossy(&bytes)
-                .trim_matches(char::from(0))
-                .trim()
-                .to_string()
-        };
-        let v = regs(0);
-        let vendor = text(&[v[1], v[3], v[2]]);
-        let max_ext = regs(0x8000_0000)[0];
-        let model = if max_ext >= 0x8000_0004 {
-            text(&[0x8000_0002, 0x8000_0003, 0x8000_0004].map(regs).concat())
-        } else {
-            "unknown".into()
-        };
-        let eax = regs(1)[0];
-        let base_family = (eax >> 8) & 0xf;
-        let family = if base_family == 0xf {
-            base_family + ((eax >> 20) & 0xff)
-        } else {
-            base_family
-        };
-        let model_id = if base_family >= 0x6 {
-            ((eax >> 4) & 0xf) | ((eax >> 12) & 0xf0)
-        } else {
-            (eax >> 4) & 0xf
-        };
-        Cpu {
-            vendor,
-            model,
-            signature: format!("{family:#x}/{model_id:#x}/{:#x}", eax & 0xf),
-        }
+    let cpu = fmadiv::Cpu::this();
+    Cpu {
+        vendor: cpu.vendor_id().to_string(),
+        model: cpu.brand().to_string(),
+        signature: cpu.signature(),
     }
-    #[cfg(not(fmadiv_x86))]
-    {
-        Cpu {
-            vendor: "unknown".into(),
-            model: "unknown".into(),
-            signature: "unknown".into(),
-        }
-    }
-}
-
-/// The size of one core's L1 data cache in bytes, from `cpuid` (Intel's leaf 4, AMD's
-/// leaf 0x8000_0005), or `None` where the CPU does not say.
-pub fn l1_data_bytes() -> Option<usize> {
-    #[cfg(fmadiv_x86)]
-    {
-        use core::arch::x86_64::{__cpuid_count, CpuidResult};
-        let cpuid = |leaf: u32, sub: u32| -> CpuidResult {
-            #[allow(unused_unsafe)]
-            // SAFETY: cpuid exists on every x86-64 CPU; leaves above the maximum return
-            // zeros or the highest leaf's values, which the checks below reject.
-            unsafe {
-                __cpuid_count(leaf, sub)
-            }
-        };
-        let (max_basic, max_ext) = (cpuid(0, 0).eax, cpuid(0x8000_0000, 0).eax);
-        let plausible = |bytes: usize| (4096..=1 << 20).contains(&bytes).then_some(bytes);
-        if cpu().vendor == "GenuineIntel" && max_basic >= 4 {
-            for sub in 0..16 {
-                let r = cpuid(4, sub);
-                let (kind, level) = (r.eax & 0x1f, (r.eax >> 5) & 0x7);
-                if kind == 0 {
-                    break;
-                }
-                // Type 1 is a data cache.
-                if kind == 1 && level == 1 {
-                    let ways = ((r.ebx >> 22) & 0x3ff) as usize + 1;
-                    let partitions = ((r.ebx >> 12) & 0x3ff) as usize + 1;
-                    let line = (r.ebx & 0xfff) as usize + 1;
-                    let sets = r.ecx as usize + 1;
-                    return plausible(ways * partitions * line * sets);
-                }
-            }
-        }
-        if max_ext >= 0x8000_0005 {
-            let ecx = cpuid(0x8000_0005, 0).ecx;
-            // ECX[31:24]: L1 data cache size in KiB (AMD).
-            return plausible(((ecx >> 24) as usize) * 1024);
-        }
-        None
-    }
-    #[cfg(not(fmadiv_x86))]
-    None
 }
 
 /// What identifies an `rcpps` table.
@@ -165,7 +77,7 @@ fn rcp8(x: [u32; 8]) -> [u32; 8] {
 #[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx")]
 fn fingerprint_avx() -> RcpFingerprint {
-    use crate::bits::{MANTISSA_MASK, ONE_BITS};
+    use fmadiv::verify::bits::{MANTISSA_MASK, ONE_BITS};
     let table: Vec<u32> = (0..(MANTISSA_MASK + 1) / 8)
         .flat_map(|i| rcp8(core::array::from_fn(|l| ONE_BITS | (i * 8 + l as u32))))
         .collect();
@@ -173,7 +85,12 @@ fn fingerprint_avx() -> RcpFingerprint {
     table.iter().for_each(|&r| hash.write_u32(r));
     let mut edges: Vec<u32> = crate::samples::EDGE_BITS.to_vec();
     edges.extend((0..256u32).map(|e| e << 23));
-    edges.extend(edges.clone().iter().map(|b| b | crate::bits::SIGN_MASK));
+    edges.extend(
+        edges
+            .clone()
+            .iter()
+            .map(|b| b | fmadiv::verify::bits::SIGN_MASK),
+    );
     edges.resize(edges.len().div_ceil(8) * 8, 0);
     for chunk in edges.chunks_exact(8) {
         rcp8(chunk.try_into().unwrap())

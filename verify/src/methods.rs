@@ -1,7 +1,7 @@
 //! The division methods that benchmarks compare: one definition each, shared by the
 //! criterion benches and `fmadiv bench`.
 
-use crate::Schedule;
+use fmadiv::Schedule;
 
 /// What a method computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,7 +58,7 @@ fn has_avx() -> bool {
 
 #[cfg(fmadiv_x86)]
 fn has_avx2_fma() -> bool {
-    crate::arch::x86_64::avx2::Avx2Fma::new().is_some()
+    fmadiv::verify::x86::Avx2Fma::new().is_some()
 }
 
 #[cfg(not(fmadiv_x86))]
@@ -77,7 +77,7 @@ pub const FMADIV: Method = Method {
     name: "fmadiv::div",
     exact: true,
     available: always,
-    run: crate::div,
+    run: fmadiv::div,
 };
 
 /// `fmadiv::par_div`.
@@ -86,7 +86,7 @@ pub const PAR_DIV: Method = Method {
     name: "fmadiv::par_div",
     exact: true,
     available: always,
-    run: crate::par_div,
+    run: fmadiv::par_div,
 };
 
 /// A plain `_mm256_div_ps` loop: the hardware divider, the baseline of every ratio.
@@ -162,21 +162,26 @@ pub const DIVISOR_LANES: Method = Method {
     available: always,
     run: |a, b, out| {
         with_cached_divisor(b[0], |d| {
-            d.divide_slice_checked_by(crate::DivisorCheck::Lanes, a, out)
+            fmadiv::verify::divisor::divide_slice_checked_by(
+                d,
+                fmadiv::verify::divisor::Check::Lanes,
+                a,
+                out,
+            )
         })
     },
 };
 
 /// `Divisor::new(b)`, made once per divisor and thread and proven before it is timed
 /// (benchmarks time the division, not the proof): `f` runs with it.
-fn with_cached_divisor<R>(b: f32, f: impl FnOnce(&crate::Divisor) -> R) -> R {
-    thread_local!(static CACHE: core::cell::RefCell<Option<crate::Divisor>> = const { core::cell::RefCell::new(None) });
+fn with_cached_divisor<R>(b: f32, f: impl FnOnce(&fmadiv::Divisor) -> R) -> R {
+    thread_local!(static CACHE: core::cell::RefCell<Option<fmadiv::Divisor>> = const { core::cell::RefCell::new(None) });
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
         if c.as_ref()
             .is_none_or(|d| d.divisor().to_bits() != b.to_bits())
         {
-            let d = crate::Divisor::new(b);
+            let d = fmadiv::Divisor::new(b);
             d.strategy();
             *c = Some(d);
         }
@@ -190,7 +195,7 @@ pub const DIV_SCALAR: Method = Method {
     name: "div_scalar (new each call)",
     exact: true,
     available: always,
-    run: |a, b, out| crate::div_scalar(a, b[0], out),
+    run: |a, b, out| fmadiv::div_scalar(a, b[0], out),
 };
 
 /// A `_mm256_div_ps` loop computing `1 / b[i]`.
@@ -208,7 +213,7 @@ pub const RECIP: Method = Method {
     name: "fmadiv::recip",
     exact: true,
     available: always,
-    run: |_, b, out| crate::recip(b, out),
+    run: |_, b, out| fmadiv::recip(b, out),
 };
 
 /// Not a division: `out[i] = a[i] + b[i]` on all cores, the same memory traffic as a
@@ -227,7 +232,7 @@ pub const TRY_DIV: Method = Method {
     name: "fmadiv::try_div",
     exact: true,
     available: always,
-    run: |a, b, out| crate::try_div(a, b, out).expect("equal lengths"),
+    run: |a, b, out| fmadiv::try_div(a, b, out).expect("equal lengths"),
 };
 
 /// `fmadiv::div_in_place` on a copy of the dividends (the copy is part of every call, as in
@@ -239,7 +244,7 @@ pub const DIV_IN_PLACE: Method = Method {
     available: always,
     run: |a, b, out| {
         crate::samples::restore(out, a);
-        crate::div_in_place(out, b);
+        fmadiv::div_in_place(out, b);
     },
 };
 
@@ -298,7 +303,7 @@ pub const fn rows_div_scalar<const LEN: usize>() -> Method {
         available: always,
         run: |a, b, out| {
             for ((x, y), o) in a.chunks(LEN).zip(b.chunks(LEN)).zip(out.chunks_mut(LEN)) {
-                crate::div_scalar(x, y[0], o);
+                fmadiv::div_scalar(x, y[0], o);
             }
         },
     }
@@ -317,7 +322,7 @@ pub const fn rows_divisor<const LEN: usize>() -> Method {
         available: always,
         run: |a, b, out| {
             for ((x, y), o) in a.chunks(LEN).zip(b.chunks(LEN)).zip(out.chunks_mut(LEN)) {
-                crate::Divisor::new(y[0]).divide_slice(x, o);
+                fmadiv::Divisor::new(y[0]).divide_slice(x, o);
             }
         },
     }
@@ -378,7 +383,7 @@ macro_rules! schedule_method {
                 } else {
                     Some(a)
                 };
-                crate::internal::run_schedule($schedule, a, b, out).expect("needs AVX2+FMA");
+                fmadiv::verify::run_schedule($schedule, a, b, out).expect("needs AVX2+FMA");
             },
         }
     };
@@ -443,7 +448,7 @@ fn stream_add(a: &[f32], b: &[f32], out: &mut [f32]) {
             *o = x + y;
         }
     };
-    if out.len() < crate::slices::PAR_MIN_LEN {
+    if out.len() < fmadiv::verify::PAR_MIN_LEN {
         return add(out, a, b);
     }
     out.par_chunks_mut(CHUNK)

@@ -13,7 +13,7 @@
 //!   `div` runs); Halley's step is cubic, so they collapse onto one or two refined
 //!   reciprocals `y`: the set `Y(b)` of every `y` any conforming CPU can produce for `b`;
 //! - each row `(b, y)` is proven for all 2^23 dividends by the row lemma
-//!   (`|1 - b·y| < 2^-25`, exact; see [`crate::kernel_notes`]) or compared with `vdivps`
+//!   (`|1 - b·y| < 2^-25`, exact; see [`fmadiv::kernel_notes`]) or compared with `vdivps`
 //!   pair by pair, `y` fixed ([`compare_rows`]); rows of divisors the kernel sends to the
 //!   divider (near-all-ones) need neither;
 //! - the reciprocal kernel has one input: each allowed seed of each divisor goes through
@@ -35,10 +35,10 @@ use core::ops::Range;
 #[cfg(fmadiv_x86)]
 use super::markstein_row_proven;
 use super::{MANTISSAS, Tally};
-#[cfg(fmadiv_x86)]
-use crate::bits::ONE_BITS;
 pub use crate::seeds::{SeedBound, conforms, seed_range};
-use crate::variant::Kernel;
+use fmadiv::verify::Kernel;
+#[cfg(fmadiv_x86)]
+use fmadiv::verify::bits::ONE_BITS;
 
 /// What an every-table sweep found out about seeds and refined reciprocals, over a range
 /// of divisor mantissas. Counts add up over disjoint ranges ([`SeedStats::merge`]).
@@ -143,8 +143,8 @@ pub fn divisor_rows(
     assert!(divisors.end <= MANTISSAS);
     #[cfg(fmadiv_x86)]
     {
-        use crate::variant::Variant;
-        let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
+        use fmadiv::verify::Variant;
+        let k = fmadiv::verify::x86::Avx2Fma::new()?;
         let mut rows = Vec::new();
         let mut stats = SeedStats::default();
         let mut ys = Vec::new();
@@ -206,7 +206,7 @@ pub fn compare_rows(rows: &[Row], dividends: Range<u32>) -> Option<Tally> {
     assert!(dividends.end <= MANTISSAS);
     #[cfg(fmadiv_x86)]
     {
-        let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
+        let k = fmadiv::verify::x86::Avx2Fma::new()?;
         let mut tally = Tally::default();
         for chunk in rows.chunks(8) {
             // SAFETY: `k` proves AVX2 and FMA.
@@ -233,7 +233,7 @@ pub fn reciprocal_seed_stats(
     assert!(divisors.end <= MANTISSAS);
     #[cfg(fmadiv_x86)]
     {
-        let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
+        let k = fmadiv::verify::x86::Avx2Fma::new()?;
         let mut stats = SeedStats::default();
         for mb in divisors {
             let b = f32::from_bits(ONE_BITS | mb);
@@ -261,8 +261,8 @@ pub fn reciprocal_tile(kernel: Kernel, bound: SeedBound, divisors: Range<u32>) -
     assert!(divisors.end <= MANTISSAS);
     #[cfg(fmadiv_x86)]
     {
-        use crate::variant::Variant;
-        let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
+        use fmadiv::verify::Variant;
+        let k = fmadiv::verify::x86::Avx2Fma::new()?;
         let mut tally = Tally::default();
         for mb in divisors {
             let b = f32::from_bits(ONE_BITS | mb);
@@ -304,9 +304,9 @@ mod x86 {
     use core::ops::{Range, RangeInclusive};
 
     use super::Row;
-    use crate::arch::x86_64::avx2::{Avx2Fma, InputCheck, LANES, reciprocal_quotient_from, refine};
     use crate::sweep::{Counterexample, Rows, Tally, compare_rows_with, flags, lanes};
-    use crate::variant::{Kernel, Variant};
+    use fmadiv::verify::x86::{Avx2Fma, InputCheck, LANES, reciprocal_quotient_from, refine};
+    use fmadiv::verify::{Kernel, Variant};
 
     /// Eight consecutive seeds from `first`, clamped to `last` (repeats are harmless).
     #[inline]
@@ -455,7 +455,7 @@ mod x86 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bits::ONE_BITS;
+    use fmadiv::verify::bits::ONE_BITS;
 
     #[test]
     fn seed_ranges_are_exactly_the_conforming_floats() {

@@ -11,7 +11,7 @@
 //! - **brute force**: every pair is compared with the hardware;
 //! - **pruned**: a divisor row whose refined reciprocal `y` satisfies `|1 - b·y| < 2^-25`
 //!   (checked exactly, in double precision) is *proven* by Markstein's theorem for all
-//!   dividends (see [`crate::kernel_notes`]) and not compared; every other row is compared
+//!   dividends (see [`fmadiv::kernel_notes`]) and not compared; every other row is compared
 //!   pair by pair as in brute force.
 //!
 //! Both modes hold for this CPU's `rcpps` table. [`conforming`] proves the kernel for
@@ -20,7 +20,7 @@
 pub mod conforming;
 pub mod directed;
 
-use crate::variant::Kernel;
+use fmadiv::verify::Kernel;
 
 /// Dividend mantissas per tile.
 pub const DIVIDEND_TILE: u32 = 1024;
@@ -129,8 +129,8 @@ pub fn mantissa_tile(
     );
     #[cfg(fmadiv_x86)]
     {
-        use crate::variant::Variant;
-        let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
+        use fmadiv::verify::Variant;
+        let k = fmadiv::verify::x86::Avx2Fma::new()?;
         let prune = mode == Mode::Pruned;
         // SAFETY: `k` proves AVX2 and FMA, the features `tile` is compiled for.
         let tally = unsafe {
@@ -163,14 +163,14 @@ pub const MARKSTEIN_ROW_BOUND: f64 = 1.0 / (1u64 << 25) as f64;
 #[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx2,fma")]
 fn tile<const V: u8>(
-    _proof: crate::arch::x86_64::avx2::Avx2Fma,
+    _proof: fmadiv::verify::x86::Avx2Fma,
     prune: bool,
     dividends: core::ops::Range<u32>,
     divisors: core::ops::Range<u32>,
 ) -> Tally {
-    use crate::arch::x86_64::avx2::reciprocal;
-    use crate::bits::ONE_BITS;
     use core::arch::x86_64::*;
+    use fmadiv::verify::bits::ONE_BITS;
+    use fmadiv::verify::x86::reciprocal;
 
     let rows = u64::from(dividends.len() as u32);
     let mut tally = Tally::default();
@@ -216,8 +216,8 @@ fn tile<const V: u8>(
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 pub(crate) fn flags<const V: u8>(b: core::arch::x86_64::__m256) -> core::arch::x86_64::__m256 {
-    use crate::arch::x86_64::avx2::InputCheck;
     use core::arch::x86_64::*;
+    use fmadiv::verify::x86::InputCheck;
     let accepted = InputCheck::of::<V, false>(_mm256_set1_ps(1.0), b).accepted();
     _mm256_castsi256_ps(_mm256_xor_si256(accepted, _mm256_set1_epi32(-1)))
 }
@@ -233,8 +233,8 @@ fn compare_rows<const V: u8>(
     valid: usize,
     dividends: core::ops::Range<u32>,
 ) {
-    use crate::arch::x86_64::avx2::reciprocal;
     use core::arch::x86_64::*;
+    use fmadiv::verify::x86::reciprocal;
 
     let b = _mm256_castsi256_ps(b_bits);
     let rows = Rows {
@@ -267,9 +267,9 @@ pub(crate) struct Rows {
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 pub(crate) fn compare_rows_with(tally: &mut Tally, rows: &Rows, dividends: core::ops::Range<u32>) {
-    use crate::arch::x86_64::avx2::corrected_quotient;
-    use crate::bits::ONE_BITS;
     use core::arch::x86_64::*;
+    use fmadiv::verify::bits::ONE_BITS;
+    use fmadiv::verify::x86::corrected_quotient;
 
     let (b, y, flagged, valid) = (rows.b, rows.y, rows.flagged, rows.valid);
     tally.pairs += valid as u64 * u64::from(dividends.len() as u32);
@@ -351,7 +351,7 @@ pub fn compare_reciprocals(kernel: Kernel, b: &[f32], scratch: &mut Vec<f32>) ->
     scratch.clear();
     scratch.resize(b.len(), 0.0);
     #[cfg(fmadiv_x86)]
-    let ran = crate::internal::recip_with(kernel, b, scratch).is_some();
+    let ran = fmadiv::verify::recip_with(kernel, b, scratch).is_some();
     #[cfg(not(fmadiv_x86))]
     let ran = false;
     assert!(ran, "the reciprocal kernel needs AVX2+FMA ({kernel})");
@@ -382,12 +382,12 @@ pub fn compare_pairs(kernel: Kernel, a: &[f32], b: &[f32], scratch: &mut Vec<f32
     scratch.clear();
     scratch.resize(a.len(), 0.0);
     #[cfg(fmadiv_x86)]
-    let ran = crate::internal::div_with(kernel, a, b, scratch).is_some();
+    let ran = fmadiv::verify::div_with(kernel, a, b, scratch).is_some();
     #[cfg(not(fmadiv_x86))]
     let ran = false;
     if !ran {
         assert!(kernel == Kernel::Shipped, "kernel variants need AVX2+FMA");
-        crate::div(a, b, scratch);
+        fmadiv::div(a, b, scratch);
     }
     let mut tally = Tally {
         pairs: a.len() as u64,
@@ -413,13 +413,13 @@ pub fn compare_pairs(kernel: Kernel, a: &[f32], b: &[f32], scratch: &mut Vec<f32
 /// every input of the fast path: inside the input window, `rcp(±m·2^e) = ±rcp(m)·2^-e` for
 /// every mantissa `m` in [1, 2), every exponent `e` of the window and both signs. (Every
 /// later step of the kernel scales exactly by IEEE-754 while nothing under- or overflows;
-/// see [`crate::kernel_notes`].) About 2·10^9 reciprocals, a fraction of a second.
+/// see [`fmadiv::kernel_notes`].) About 2·10^9 reciprocals, a fraction of a second.
 ///
 /// Returns the first input that breaks it, or an error without AVX2+FMA.
 pub fn check_rcp_scaling() -> Result<(), String> {
     #[cfg(fmadiv_x86)]
     {
-        let k = crate::arch::x86_64::avx2::Avx2Fma::new().ok_or("no AVX2+FMA")?;
+        let k = fmadiv::verify::x86::Avx2Fma::new().ok_or("no AVX2+FMA")?;
         // SAFETY: `k` proves AVX2 and FMA.
         match unsafe { rcp_scaling_counterexample(k) } {
             None => Ok(()),
@@ -435,9 +435,9 @@ pub fn check_rcp_scaling() -> Result<(), String> {
 
 #[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx2,fma")]
-fn rcp_scaling_counterexample(_proof: crate::arch::x86_64::avx2::Avx2Fma) -> Option<u32> {
-    use crate::bits::{INPUT_EXPONENT_MIN, INPUT_EXPONENTS, ONE_BITS, SIGN_MASK};
+fn rcp_scaling_counterexample(_proof: fmadiv::verify::x86::Avx2Fma) -> Option<u32> {
     use core::arch::x86_64::*;
+    use fmadiv::verify::bits::{INPUT_EXPONENT_MIN, INPUT_EXPONENTS, ONE_BITS, SIGN_MASK};
     let lane_offsets = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     for m in (0..MANTISSAS).step_by(8) {
         let base = _mm256_add_epi32(_mm256_set1_epi32((ONE_BITS | m) as i32), lane_offsets);

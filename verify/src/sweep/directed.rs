@@ -15,7 +15,7 @@
 //! any eight consecutive divisors and two dividends every combination occurs. The input
 //! window scales every pair by powers of two, as in the round-to-nearest sweep.
 
-use crate::Rounding;
+use fmadiv::Rounding;
 
 use super::{MANTISSAS, Tally};
 
@@ -41,10 +41,8 @@ pub fn directed_tile(
     );
     #[cfg(fmadiv_x86)]
     {
-        use crate::arch::x86_64::directed::{
-            DIVISOR_SIGN_IGNORED, DOWN, NEAREST, SHIPPED, TOWARD_ZERO, UP,
-        };
-        let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
+        use fmadiv::verify::x86::{DIVISOR_SIGN_IGNORED, DOWN, NEAREST, SHIPPED, TOWARD_ZERO, UP};
+        let k = fmadiv::verify::x86::Avx2Fma::new()?;
         macro_rules! run {
             ($mode:expr) => {
                 if weakened {
@@ -75,7 +73,7 @@ pub fn directed_tile(
 /// The sign a mantissa's pair member gets: negative for odd mantissas.
 #[cfg_attr(not(fmadiv_x86), allow(dead_code))]
 fn signed(mantissa: u32) -> u32 {
-    crate::bits::ONE_BITS | mantissa | (mantissa & 1) << 31
+    fmadiv::verify::bits::ONE_BITS | mantissa | (mantissa & 1) << 31
 }
 
 #[cfg(fmadiv_x86)]
@@ -83,10 +81,10 @@ mod x86 {
     use core::arch::x86_64::*;
 
     use super::{REFERENCE_BLOCK, signed};
-    use crate::arch::x86_64::avx2::{Avx2Fma, corrected_quotient, reciprocal};
-    use crate::arch::x86_64::directed::round_from;
     use crate::sweep::{Counterexample, Tally, flags, lanes};
-    use crate::variant::Variant;
+    use fmadiv::verify::Variant;
+    use fmadiv::verify::x86::round_from;
+    use fmadiv::verify::x86::{Avx2Fma, corrected_quotient, reciprocal};
 
     /// `vdivps(a[j], b)` under rounding direction `MODE` for every `j`, into `out`: MXCSR
     /// set once for the block and put back inside the same `asm!` block.
@@ -119,8 +117,8 @@ mod x86 {
                 saved = in(reg) &mut saved,
                 set = in(reg) &mut set,
                 tmp = out(reg) _,
-                keep = const !crate::arch::x86_64::directed::ROUNDING_CONTROL,
-                rc = const (MODE as u32) << crate::arch::x86_64::directed::ROUNDING_CONTROL_SHIFT,
+                keep = const !fmadiv::verify::x86::ROUNDING_CONTROL,
+                rc = const (MODE as u32) << fmadiv::verify::x86::ROUNDING_CONTROL_SHIFT,
                 a = inout(reg) a.as_ptr() => _,
                 out = inout(reg) out.as_mut_ptr() => _,
                 n = inout(reg) a.len() => _,
@@ -234,7 +232,7 @@ mod tests {
 
     #[test]
     fn every_mode_passes_a_slice_and_the_weakened_step_is_caught() {
-        if crate::internal::has_kernel() {
+        if fmadiv::verify::has_kernel() {
             for mode in Rounding::ALL {
                 let t = directed_tile(mode, false, 0..64, 0..4096).unwrap();
                 assert_eq!(t.mismatches, 0, "{mode}: {:?}", t.counterexamples.first());

@@ -18,7 +18,7 @@
 //! the same digest for the same kernel. It takes a few milliseconds.
 
 use crate::samples::SplitMix64;
-use crate::variant::Kernel;
+use fmadiv::verify::Kernel;
 
 /// Dividend mantissas of the digest's mantissa pairs.
 const DIGEST_DIVIDENDS: usize = 32;
@@ -28,7 +28,7 @@ const DIVISOR_STRIDE: u32 = 256;
 /// How many divisor mantissas the digest's mantissa pairs use.
 #[cfg_attr(not(fmadiv_x86), allow(dead_code))]
 fn divisor_count() -> usize {
-    use crate::bits::{MANTISSA_MASK, NEAR_ALL_ONES_MANTISSA_MIN};
+    use fmadiv::verify::bits::{MANTISSA_MASK, NEAR_ALL_ONES_MANTISSA_MIN};
     (NEAR_ALL_ONES_MANTISSA_MIN / DIVISOR_STRIDE + (MANTISSA_MASK + 1 - NEAR_ALL_ONES_MANTISSA_MIN))
         as usize
 }
@@ -36,7 +36,7 @@ fn divisor_count() -> usize {
 #[cfg_attr(not(fmadiv_x86), allow(dead_code))]
 /// The digest's input pairs, as two arrays of equal length (a multiple of 8).
 fn digest_pairs() -> (Vec<f32>, Vec<f32>) {
-    use crate::bits::{MANTISSA_MASK, NEAR_ALL_ONES_MANTISSA_MIN, ONE_BITS};
+    use fmadiv::verify::bits::{MANTISSA_MASK, NEAR_ALL_ONES_MANTISSA_MIN, ONE_BITS};
     let mut rng = SplitMix64(0xd16e_57ed);
     let fixed = [
         0,
@@ -103,8 +103,8 @@ impl Fnv {
 pub fn kernel_digest(kernel: Kernel) -> Option<String> {
     #[cfg(fmadiv_x86)]
     {
-        use crate::arch::x86_64::avx2::Avx2Fma;
-        use crate::variant::Variant;
+        use fmadiv::verify::Variant;
+        use fmadiv::verify::x86::Avx2Fma;
         let k = Avx2Fma::new()?;
         let (a, b) = digest_pairs();
         let mut h = Fnv(0xcbf2_9ce4_8422_2325);
@@ -117,7 +117,7 @@ pub fn kernel_digest(kernel: Kernel) -> Option<String> {
             }
         }
         let mut out = vec![0.0f32; a.len()];
-        crate::internal::div_with(kernel, &a, &b, &mut out)?;
+        fmadiv::verify::div_with(kernel, &a, &b, &mut out)?;
         h.floats(&out);
         Some(h.hex())
     }
@@ -138,7 +138,7 @@ pub fn reciprocal_digest(kernel: Kernel) -> Option<String> {
         let mut h = Fnv(0x6c62_272e_07bb_0142);
         let mut out = vec![0.0f32; a.len()];
         for inputs in [&b, &a] {
-            crate::internal::recip_with(kernel, inputs, &mut out)?;
+            fmadiv::verify::recip_with(kernel, inputs, &mut out)?;
             h.floats(&out);
         }
         Some(h.hex())
@@ -165,10 +165,10 @@ pub fn reciprocal_digest(kernel: Kernel) -> Option<String> {
 pub fn arithmetic_digest(kernel: Kernel, recip: bool) -> Option<String> {
     #[cfg(fmadiv_x86)]
     {
-        use crate::arch::x86_64::avx2::Avx2Fma;
-        use crate::bits::MANTISSA_MASK;
         use crate::sweep::conforming::{SeedBound, seed_range};
-        use crate::variant::Variant;
+        use fmadiv::verify::Variant;
+        use fmadiv::verify::bits::MANTISSA_MASK;
+        use fmadiv::verify::x86::Avx2Fma;
         let k = Avx2Fma::new()?;
         let (a, b) = digest_pairs();
         // Cutting the fraction leaves an error below 2^-12 (plus 2^-24 from the rounding).
@@ -212,7 +212,7 @@ pub fn arithmetic_digest(kernel: Kernel, recip: bool) -> Option<String> {
         let mantissa_pairs = DIGEST_DIVIDENDS * divisor_count();
         for end in [false, true] {
             for (s, &y) in seeds[..mantissa_pairs].iter_mut().zip(&b) {
-                debug_assert!(y.to_bits() & !MANTISSA_MASK == crate::bits::ONE_BITS);
+                debug_assert!(y.to_bits() & !MANTISSA_MASK == fmadiv::verify::bits::ONE_BITS);
                 let range = seed_range(y, SeedBound::RCPPS);
                 *s = f32::from_bits(if end { *range.end() } else { *range.start() });
             }
@@ -246,12 +246,12 @@ pub fn arithmetic_digest(kernel: Kernel, recip: bool) -> Option<String> {
 /// `None` without AVX2+FMA: over the digest's pairs, the step's results from `div`'s kernel
 /// quotient, and the input-window mask that says which lanes the step may keep. Names what a
 /// `verify mantissa --rounding` report checked; `nearest` is the kernel's own digest.
-pub fn directed_digest(mode: crate::Rounding) -> Option<String> {
+pub fn directed_digest(mode: fmadiv::Rounding) -> Option<String> {
     #[cfg(fmadiv_x86)]
     {
-        use crate::Rounding;
-        use crate::arch::x86_64::avx2::Avx2Fma;
-        use crate::arch::x86_64::directed::{DOWN, SHIPPED, TOWARD_ZERO, UP};
+        use fmadiv::Rounding;
+        use fmadiv::verify::x86::Avx2Fma;
+        use fmadiv::verify::x86::{DOWN, SHIPPED, TOWARD_ZERO, UP};
         if mode == Rounding::Nearest {
             return kernel_digest(Kernel::Shipped);
         }
@@ -280,15 +280,15 @@ pub fn directed_digest(mode: crate::Rounding) -> Option<String> {
 #[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx2,fma")]
 fn hash_directed<const MODE: u8, const V: u8>(
-    _proof: crate::arch::x86_64::avx2::Avx2Fma,
+    _proof: fmadiv::verify::x86::Avx2Fma,
     a: &[f32],
     b: &[f32],
     h: &mut Fnv,
 ) {
-    use crate::arch::x86_64::avx2::{InputCheck, div8};
-    use crate::arch::x86_64::directed::round_from;
-    use crate::variant::Variant;
     use core::arch::x86_64::*;
+    use fmadiv::verify::Variant;
+    use fmadiv::verify::x86::round_from;
+    use fmadiv::verify::x86::{InputCheck, div8};
     for (ca, cb) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
         // SAFETY: each chunk holds exactly eight floats.
         let (va, vb) = unsafe { (_mm256_loadu_ps(ca.as_ptr()), _mm256_loadu_ps(cb.as_ptr())) };
@@ -314,14 +314,14 @@ fn hash_directed<const MODE: u8, const V: u8>(
 #[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx2,fma")]
 fn hash_seeded<const V: u8, const RECIP: bool>(
-    _proof: crate::arch::x86_64::avx2::Avx2Fma,
+    _proof: fmadiv::verify::x86::Avx2Fma,
     a: &[f32],
     b: &[f32],
     seeds: &[f32],
     h: &mut Fnv,
 ) {
-    use crate::arch::x86_64::avx2::{InputCheck, kernel_quotient_from, refine};
     use core::arch::x86_64::*;
+    use fmadiv::verify::x86::{InputCheck, kernel_quotient_from, refine};
     let chunks = a
         .chunks_exact(8)
         .zip(b.chunks_exact(8))
@@ -357,13 +357,13 @@ fn hash_seeded<const V: u8, const RECIP: bool>(
 #[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx2,fma")]
 fn hash_fast_path<const V: u8>(
-    _proof: crate::arch::x86_64::avx2::Avx2Fma,
+    _proof: fmadiv::verify::x86::Avx2Fma,
     a: &[f32],
     b: &[f32],
     h: &mut Fnv,
 ) {
-    use crate::arch::x86_64::avx2::fast_path;
     use core::arch::x86_64::*;
+    use fmadiv::verify::x86::fast_path;
     for (ca, cb) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
         // SAFETY: each chunk holds exactly eight floats.
         let (va, vb) = unsafe { (_mm256_loadu_ps(ca.as_ptr()), _mm256_loadu_ps(cb.as_ptr())) };

@@ -1,10 +1,8 @@
 //! The mantissa sweep's two modes agree: pruning by Markstein's theorem hides no mismatch.
 #![cfg(fmadiv_x86)]
 
-mod common;
-
-use fmadiv::internal::Kernel;
-use fmadiv::sweep::{DIVIDEND_TILE, MANTISSAS, Mode, Tally, mantissa_tile};
+use fmadiv::verify::Kernel;
+use fmadiv_verify::sweep::{DIVIDEND_TILE, MANTISSAS, Mode, Tally, mantissa_tile};
 use rayon::prelude::*;
 
 /// Dividend mantissas `dividends` against every divisor, in tiles across all cores.
@@ -25,10 +23,10 @@ fn sweep(kernel: Kernel, mode: Mode, dividends: std::ops::Range<u32>) -> Tally {
 }
 
 fn has_kernel() -> bool {
-    if fmadiv::internal::avx2::Avx2Fma::new().is_some() {
+    if fmadiv::verify::x86::Avx2Fma::new().is_some() {
         return true;
     }
-    common::skipped_once("the mantissa sweep (needs AVX2+FMA)");
+    fmadiv_verify::samples::skipped_once("the mantissa sweep (needs AVX2+FMA)");
     false
 }
 
@@ -69,7 +67,7 @@ fn proven_rows_compared_pair_by_pair_have_no_mismatch() {
         return;
     }
     // 256 blocks of eight divisors spread over [1, 2), every dividend.
-    let mut rng = common::SplitMix64(common::seed());
+    let mut rng = fmadiv_verify::samples::SplitMix64(fmadiv_verify::samples::seed());
     let blocks: Vec<u32> = (0..256)
         .map(|_| (rng.next_u64() as u32 % (MANTISSAS / 8)) * 8)
         .collect();
@@ -93,13 +91,13 @@ fn rcp_scales_exactly_inside_the_input_window() {
     if !has_kernel() {
         return;
     }
-    fmadiv::sweep::check_rcp_scaling().unwrap();
+    fmadiv_verify::sweep::check_rcp_scaling().unwrap();
 }
 
-// Every conforming rcpps table (`fmadiv::sweep::conforming`): the proof that does not
+// Every conforming rcpps table (`fmadiv_verify::sweep::conforming`): the proof that does not
 // depend on this CPU's table, and the weakened kernels it must catch.
 
-use fmadiv::sweep::conforming::{
+use fmadiv_verify::sweep::conforming::{
     SeedBound, compare_rows, divisor_rows, reciprocal_seed_stats, reciprocal_tile,
 };
 
@@ -118,7 +116,7 @@ fn every_table_division_rows_over_all_divisors_and_64_dividends() {
         .into_par_iter()
         .map(|i| divisor_rows(Kernel::Shipped, bound, i << 17..(i + 1) << 17, true).unwrap())
         .collect();
-    let mut stats = fmadiv::sweep::conforming::SeedStats::default();
+    let mut stats = fmadiv_verify::sweep::conforming::SeedStats::default();
     let mut rows = Vec::new();
     for (r, s) in parts {
         rows.extend(r);
@@ -182,7 +180,7 @@ fn every_table_sweep_catches_the_weakened_kernels_in_both_modes() {
                     assert_eq!((c.a, c.b), (0x3f80_0000, wrong_divisor), "{kernel}");
                     // The seed that breaks it conforms, and is not this CPU's.
                     let seed = f32::from_bits(c.seed.unwrap());
-                    assert!(fmadiv::seeds::conforms(f32::from_bits(c.b), seed, bound));
+                    assert!(fmadiv_verify::seeds::conforms(f32::from_bits(c.b), seed, bound));
                 }
                 tally.mismatches
             })

@@ -1,0 +1,239 @@
+//! The door to the kernels for the verification crate (`fmadiv-verify`: the sweeps, the
+//! digests, the benchmark methods) and the tests: feature `verify`, off by default.
+//!
+//! **Not part of the user-facing API**: what is here may change in any release, and some of
+//! it is wrong on purpose — the weakened kernel variants ([`Kernel::Newton`],
+//! [`Kernel::Published`]), the directed step that ignores the divisor's sign, the loops
+//! without the rounding-mode guard — so that the sweeps and tests can show they catch it.
+//! A default build compiles none of it: the weakened variants are instantiated only here.
+//!
+//! What it offers:
+//! - the variants and the loops that run one on every lane ([`div_with`], [`recip_with`]);
+//! - every schedule whatever the plan says ([`run_schedule`], [`run_schedule_in_place`],
+//!   [`run_schedule_unguarded`]) and the directed loop with either step
+//!   ([`div_rounded_with`]);
+//! - a `Divisor`'s paths whatever the plan says ([`divisor`]) and the in-register token's
+//!   kernel switch ([`token_with_kernel`]);
+//! - the kernel's steps for the sweeps, which run them on chosen seeds and compare them pair
+//!   by pair (`x86`), the named bit patterns ([`bits`]), the portable path ([`portable`]),
+//!   and the `rcpps` sample check on any table ([`rcp_sample_check`]).
+
+pub use crate::variant::{Kernel, Variant};
+
+/// The named bit patterns of binary32 the kernels use.
+pub mod bits {
+    pub use crate::bits::*;
+}
+
+/// The portable path: one quotient with x86's bits, in every rounding direction.
+pub mod portable {
+    pub use crate::arch::portable::{div_in_place, div_one, div_rounded_one, div_slices};
+}
+
+/// Below this many elements `par_div` stays on the calling thread.
+#[cfg(feature = "rayon")]
+pub const PAR_MIN_LEN: usize = crate::slices::PAR_MIN_LEN;
+
+/// Whether the x86 kernels exist in this build and this CPU has AVX2+FMA.
+pub fn has_kernel() -> bool {
+    #[cfg(fmadiv_x86)]
+    return crate::arch::x86_64::avx2::Avx2Fma::new().is_some();
+    #[cfg(not(fmadiv_x86))]
+    false
+}
+
+/// `out[i] = a[i] / b[i]` by the given kernel variant on every lane (no divider vectors mixed
+/// in, no fallback for whole blocks: every lane the fast path accepts is the kernel's), or
+/// `None` (nothing written) without the AVX2+FMA kernel. Panics if the lengths differ.
+pub fn div_with(kernel: Kernel, a: &[f32], b: &[f32], out: &mut [f32]) -> Option<()> {
+    #[cfg(fmadiv_x86)]
+    {
+        let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
+        match kernel {
+            Kernel::Shipped => k.kernel_slices::<{ Variant::SHIPPED }>(a, b, out),
+            Kernel::Newton => k.kernel_slices::<{ Variant::NEWTON }>(a, b, out),
+            Kernel::Published => k.kernel_slices::<{ Variant::PUBLISHED }>(a, b, out),
+        }
+        Some(())
+    }
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (kernel, a, b, out);
+        None
+    }
+}
+
+/// `out[i] = 1 / b[i]` by the reciprocal kernel with the given variant's near-all-ones fix
+/// (or without it, for `Published`) on every lane, or `None` (nothing written) without the
+/// AVX2+FMA kernel. Panics if the lengths differ.
+pub fn recip_with(kernel: Kernel, b: &[f32], out: &mut [f32]) -> Option<()> {
+    #[cfg(fmadiv_x86)]
+    {
+        let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
+        match kernel {
+            Kernel::Shipped => k.recip_kernel_slices::<{ Variant::SHIPPED }>(b, out),
+            Kernel::Newton => k.recip_kernel_slices::<{ Variant::NEWTON }>(b, out),
+            Kernel::Published => k.recip_kernel_slices::<{ Variant::PUBLISHED }>(b, out),
+        }
+        Some(())
+    }
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (kernel, b, out);
+        None
+    }
+}
+
+/// `out[i] = a[i] / b[i]` (or `1 / b[i]` when `a` is `None`) by the given schedule, whatever
+/// the plan chose. Returns `None` if the schedule needs AVX2+FMA and this CPU lacks it.
+/// Panics if the lengths differ.
+pub fn run_schedule(
+    s: crate::Schedule,
+    a: Option<&[f32]>,
+    b: &[f32],
+    out: &mut [f32],
+) -> Option<()> {
+    crate::schedule::run(s, a, b, out)
+}
+
+/// `a[i] = a[i] / b[i]` by the given schedule (see [`run_schedule`]).
+pub fn run_schedule_in_place(s: crate::Schedule, a: &mut [f32], b: &[f32]) -> Option<()> {
+    crate::schedule::run_in_place(s, a, b)
+}
+
+/// [`run_schedule`] without the rounding-mode guard of the kernel's schedules: for measuring
+/// what the guard costs (wrong under a rounding mode other than to nearest).
+pub fn run_schedule_unguarded(
+    s: crate::Schedule,
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+) -> Option<()> {
+    assert!(a.len() == b.len() && b.len() == out.len());
+    if !crate::schedule::runs_here(s) {
+        return None;
+    }
+    let f = crate::schedule::kernel_fn::<false, false>(s);
+    // SAFETY: the lengths are checked, out is a unique borrow, the schedule runs here.
+    unsafe { f(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
+    Some(())
+}
+
+/// `out[i] = a[i] / b[i]` rounded in direction `mode` by the AVX2+FMA directed loop, with the
+/// shipped step or (`weakened`) one that ignores the divisor's sign: wrong on purpose. `None`
+/// (nothing written) without AVX2+FMA or for `Nearest`. Panics if the lengths differ.
+pub fn div_rounded_with(
+    weakened: bool,
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+    mode: crate::Rounding,
+) -> Option<()> {
+    assert!(a.len() == b.len() && b.len() == out.len());
+    #[cfg(fmadiv_x86)]
+    {
+        use crate::Rounding;
+        use crate::arch::x86_64::directed::{
+            DIVISOR_SIGN_IGNORED, DOWN, SHIPPED, TOWARD_ZERO, UP, div_rounded_raw,
+        };
+        crate::arch::x86_64::avx2::Avx2Fma::new()?;
+        let (x, y, o, n) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len());
+        macro_rules! run {
+            ($mode:expr) => {
+                // SAFETY: AVX2+FMA checked; a and b readable and out writable for n floats,
+                // out a unique borrow.
+                unsafe {
+                    if weakened {
+                        div_rounded_raw::<{ $mode }, DIVISOR_SIGN_IGNORED>(x, y, o, n)
+                    } else {
+                        div_rounded_raw::<{ $mode }, SHIPPED>(x, y, o, n)
+                    }
+                }
+            };
+        }
+        match mode {
+            Rounding::Nearest => return None,
+            Rounding::Down => run!(DOWN),
+            Rounding::Up => run!(UP),
+            Rounding::TowardZero => run!(TOWARD_ZERO),
+        }
+        Some(())
+    }
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (weakened, a, b, out, mode);
+        None
+    }
+}
+
+/// A `Divisor`'s paths whatever the plan says, for tests of both and `fmadiv plan
+/// --measure`.
+pub mod divisor {
+    use crate::{Divisor, Strategy};
+
+    pub use crate::divisor::Check;
+
+    /// `out[i] = a[i] / b` by the proven sequence (`true`; the proof made if it was not) or
+    /// the divider (`false`). Panics if the lengths differ.
+    pub fn divide_slice_by(d: &Divisor, sequence: bool, a: &[f32], out: &mut [f32]) {
+        d.divide_slice_by(sequence, a, out)
+    }
+
+    /// `a[i] = a[i] / b` in place by the proven sequence (`true`) or the divider (`false`).
+    pub fn divide_in_place_by(d: &Divisor, sequence: bool, a: &mut [f32]) {
+        d.divide_in_place_by(sequence, a)
+    }
+
+    /// `out[i] = a[i] / b` by the proven sequence with the given check of the two-products
+    /// loop. Panics if the lengths differ.
+    pub fn divide_slice_checked_by(d: &Divisor, check: Check, a: &[f32], out: &mut [f32]) {
+        d.divide_slice_checked_by(check, a, out)
+    }
+
+    /// `b` prepared with `strategy`, without proof: anything but the proven choice may be
+    /// wrong (for tests that the proofs matter).
+    pub fn with_strategy(b: f32, strategy: Strategy) -> Divisor {
+        Divisor::with_strategy(b, strategy)
+    }
+
+    /// Whether the divisor's proof has been made.
+    pub fn is_proven(d: &Divisor) -> bool {
+        d.is_proven()
+    }
+
+    /// The zero-sign repair class of a two-products divisor (0 none, 1 the dividend's sign,
+    /// 2 the product's; makes the proof); `None` for other strategies.
+    pub fn two_products_repair_class(d: &Divisor) -> Option<usize> {
+        d.two_products_repair_class()
+    }
+}
+
+/// The in-register token dividing by the kernel (`true`) or `vdivps` (`false`) whatever the
+/// plan says (the bits are the same).
+#[cfg(fmadiv_x86)]
+pub fn token_with_kernel(token: crate::simd::Avx2Fma, kernel: bool) -> crate::simd::Avx2Fma {
+    token.with_kernel(kernel)
+}
+
+/// The first input of the `rcpps` sample whose seed from `rcp` breaks `|1 - x·r| <= bound`:
+/// the library's check before any kernel runs, on a table of the caller's (a simulated CPU).
+pub fn rcp_sample_check(
+    bound: f64,
+    rcp: impl FnMut([f32; 8]) -> [f32; 8],
+) -> Result<(), crate::plan::OutOfBound> {
+    crate::seeds::check_sample_within(bound, rcp)
+}
+
+/// The kernel's steps (x86-64 with AVX2+FMA), for the sweeps that run them on seeds of
+/// their choosing: every item is the library's own, generic over the variant.
+#[cfg(fmadiv_x86)]
+pub mod x86 {
+    pub use crate::arch::x86_64::avx2::{
+        Avx2Fma, InputCheck, LANES, corrected_quotient, div8, fast_path, kernel_quotient_from,
+        reciprocal, reciprocal_quotient_from, refine,
+    };
+    pub use crate::arch::x86_64::directed::{
+        DIVISOR_SIGN_IGNORED, DOWN, NEAREST, ROUNDING_CONTROL, ROUNDING_CONTROL_SHIFT, SHIPPED,
+        TOWARD_ZERO, UP, div_rounded8, round_from,
+    };
+}

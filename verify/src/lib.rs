@@ -1,0 +1,21 @@
+//! The verification and benchmark tooling of `fmadiv`, apart from the library its users
+//! build: the exhaustive sweeps ([`sweep`]), the digests that name the arithmetic a report
+//! checked ([`digest`]), the CPU's `rcpps` fingerprint ([`fingerprint`]), documented seed
+//! bounds ([`seeds`]), the seeded samples and buffer layouts the tests and benchmarks share
+//! ([`samples`]), and the division methods the benchmarks compare ([`methods`]).
+//!
+//! It reaches the kernels, their weakened variants included, through the library's
+//! feature-gated door `fmadiv::verify`; nothing here is part of `fmadiv`'s API.
+//!
+//! Layers (each imports only those above it): `samples`, `seeds` → `fingerprint`, `digest`
+//! → `sweep` → `methods`.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+pub mod digest;
+pub mod fingerprint;
+pub mod methods;
+pub mod samples;
+pub mod seeds;
+pub mod sweep;
