@@ -183,6 +183,16 @@ def methods(family):
 
 
 def plan_choice(p):
+    """A plan's choices in one line (the per-size-class schedules and the Divisor's lengths)."""
+    def op(name):
+        return f"{name} {p[name]['small']}/{p[name]['large']}"
+    d = p["divisor"]
+    return (f"{op('div')}, {op('recip')}, in-register {p['in_register']}, Divisor sequence from "
+            f"{d['sequence_from']} (first slice {d['first_proof_from']}, in place {d['in_place_from']})")
+
+
+def old_plan_choice(p):
+    """0.3.0's `plan --check --json` choices in one line."""
     def op(name):
         o = p[name]
         short = f" (divider below {o['short_below']})" if o.get("short_below") else ""
@@ -190,71 +200,94 @@ def plan_choice(p):
     return f"{op('div')}, {op('recip')}, in-register {p['in_register']}"
 
 
-def checked_choices(plans):
-    """Every choice other than the divider measured again (`plan --check`), those slower
-    than the divider there, and their medians as text."""
-    checked = [c for p in plans for c in p["checked"]]
-    slower = [c for c in checked if c["vs_divider"] < 1.0]
-    return checked, slower, ", ".join(f"{c['vs_divider']:.2f}" for c in checked)
-
-
 def plans_summary(family):
+    """The plan in fresh processes, now (`plan --json`) and in 0.3.0 (a calibration)."""
     plans = bench(family, "plans")
-    choices = Counter(plan_choice(p) for p in plans)
-    micros = [p["calibration_us"] for p in plans]
-    checked, slower, medians = checked_choices(plans)
+    # Everything but the time it took must agree.
+    same = Counter(json.dumps({k: v for k, v in p.items() if k != "made_in_us"}, sort_keys=True)
+                   for p in plans)
+    micros = [p["made_in_us"] for p in plans]
     sig = plans[0]["cpu_signature"]
-    common, n = choices.most_common(1)[0]
-    out = [f"{len(plans)} fresh processes of `fmadiv plan --check --json`, each pinned to one CPU "
-           f"(family/model/stepping {sig}): the most frequent choice, `{common}` "
-           f"(small/large size class), in {n} of {len(plans)}"]
-    others = [f"`{c}` in {k}" for c, k in choices.most_common()[1:]]
-    out[-1] += (f"; otherwise {', '.join(others)}." if others else ".")
-    out.append(f"Plan made (calibration and `Divisor` thresholds) in {min(micros) / 1000:.2f}–"
-               f"{max(micros) / 1000:.2f} ms, median {statistics.median(micros) / 1000:.2f} ms.")
-    if checked:
-        out.append(f"Choices other than the divider: {len(checked)}, each measured again afterwards "
-                   f"on buffers of its own; slower than the divider there: {len(slower)} of "
-                   f"{len(checked)} (false-choice rate {len(slower) / len(checked):.0%}; "
-                   f"medians {medians}).")
-    else:
-        out.append("No process chose a schedule other than the divider, so no false choice "
-                   "was possible (false-choice rate: 0 of 0).")
-    return [" ".join(out)]
-
-
-def plans_file_summary(family):
-    plans = bench(family, "plans-file")
-    first, later = plans[0], plans[1:]
-    assert not first["loaded"] and all(p["loaded"] for p in later), "expected one save, then loads"
-    choices = Counter(plan_choice(p) for p in plans)
-    common, n = choices.most_common(1)[0]
-    micros = [p["calibration_us"] for p in later]
-    checked, slower, medians = checked_choices(plans)
-    out = [f"{len(plans)} fresh processes of `fmadiv plan --check --json` with one "
-           f"`FMADIV_PLAN_FILE`, each pinned to one CPU (family/model/stepping "
-           f"{first['cpu_signature']}): the first calibrated in "
-           f"{first['calibration_us'] / 1000:.2f} ms and saved the plan, the other "
-           f"{len(later)} read it in {min(micros) / 1000:.2f}–{max(micros) / 1000:.2f} ms "
-           f"(median {statistics.median(micros) / 1000:.2f} ms); the same choice, `{common}`, "
-           f"in {n} of {len(plans)}."]
-    if checked:
-        out.append(f"Its choices other than the divider, measured again in each process: "
-                   f"{len(checked)}, slower than the divider {len(slower)} times (medians "
-                   f"{medians}).")
-    else:
-        out.append("Every choice in it is the divider: nothing to measure again.")
+    n = same.most_common(1)[0][1]
+    out = [f"{len(plans)} fresh processes of `fmadiv plan --json`, each pinned to one CPU "
+           f"(family/model/stepping {sig}): every field but the time it took identical in "
+           f"{n} of {len(plans)} (`{plan_choice(plans[0])}`, {plans[0]['origin']}); plan made "
+           f"in {min(micros)}–{max(micros)} µs, median {statistics.median(micros):.0f} µs, "
+           f"the `rcpps` check included."]
+    old = bench(family, "plans-0.3.0")
+    choices = Counter(old_plan_choice(p) for p in old)
+    common, k = choices.most_common(1)[0]
+    old_micros = [p["calibration_us"] for p in old]
+    out.append(f"Before (0.3.0, a calibration at the first division; 20 fresh processes of "
+               f"`fmadiv plan --check --json` on the same CPU): the most frequent choice in {k} "
+               f"of {len(old)}, {len(choices) - 1} others in the rest, and the `Divisor`'s "
+               f"windows measured anew in each; made in {min(old_micros) / 1000:.2f}–"
+               f"{max(old_micros) / 1000:.2f} ms.")
     return [" ".join(out)]
 
 
 def plans(family):
     plans = bench(family, "plans")
-    out = ["| process | made in (µs) | choice (small/large size class) | other choices checked afterwards |",
+    out = ["| process | made in (µs) | choice (small/large size class) | from |",
            "|---|---|---|---|"]
     for i, p in enumerate(plans, 1):
-        checked = "; ".join(f"{c['op']} {c['schedule']} at {c['len']}: {c['vs_divider']:.2f}×"
-                            for c in p["checked"]) or "none"
-        out.append(f"| {i} | {p['calibration_us']} | {plan_choice(p)} | {checked} |")
+        out.append(f"| {i} | {p['made_in_us']} | {plan_choice(p)} | {p['origin']} |")
+    return out
+
+
+def divisors(family):
+    """`fmadiv bench --divisors` in fresh processes: per divisor, size and input kind, the
+    lowest, median and highest of the processes' median ratios."""
+    runs = bench(family, "divisors")
+    cells = defaultdict(list)
+    for run in runs:
+        for r in run["rows"]:
+            cells[(r["inputs"], r["divisor"], r["size"])].append(r["vs_baseline"])
+    first = runs[0]
+    sizes = sorted({k[2] for k in cells})
+    inputs = list(dict.fromkeys(k[0] for k in cells))
+    divs = list(dict.fromkeys(k[1] for k in cells))
+    out = [cpu_line(first, "fmadiv bench --divisors --json") + f" Run in {len(runs)} fresh "
+           "processes (`scripts/measure.sh`). Each cell: the lowest, median and highest "
+           f"over the processes of each process's median of {first['rows'][0]['rounds']} "
+           "per-round ratios of `Divisor::divide_slice` (made once, then reused) to the "
+           "broadcast `_mm256_div_ps` loop by the same divisor (buffer layouts rotating). "
+           "1K: in L1; 4K and 16K: L2.", ""]
+    for kind in inputs:
+        out += [f"#### {kind}", "",
+                "| divisor | " + " | ".join(size_name(n) for n in sizes) + " |",
+                "|---|" + "---|" * len(sizes)]
+        for d in divs:
+            row = []
+            for n in sizes:
+                v = sorted(cells[(kind, d, n)])
+                row.append(f"{v[0]:.2f} / {statistics.median(v):.2f} / {v[-1]:.2f}")
+            out.append(f"| {d:g} | " + " | ".join(row) + " |")
+        out.append("")
+    normal = [min(cells[k]) for k in cells if k[0] == "normal"]
+    rest = [min(cells[k]) for k in cells if k[0] != "normal"]
+    out.append(f"Lowest of any process: {min(normal):.2f}× on normal inputs (goal 1.25×), "
+               f"{min(rest):.2f}× on 1% specials and random bits (goal 0.97×).")
+    return out
+
+
+def rounding(family):
+    doc = bench(family, "rounding")
+    out = [cpu_line(doc, "fmadiv bench --rounding --json") + " Median of per-round ratios "
+           "(baseline time / method time; higher is faster), 95% interval in brackets; normal "
+           "inputs. 64 and 1K: in L1; 4K and 16K: L2.", ""]
+    sizes = sorted({r["size"] for r in doc["rows"]})
+    out += ["| method | baseline | " + " | ".join(size_name(n) for n in sizes) + " |",
+            "|---|---|" + "---|" * len(sizes)]
+    pairs = list(dict.fromkeys((r["method"], r["baseline"]) for r in doc["rows"]))
+    by = {(r["method"], r["baseline"], r["size"]): r for r in doc["rows"]}
+    for m, b in pairs:
+        cells = []
+        for n in sizes:
+            r = by.get((m, b, n))
+            cells.append(f"{r['vs_baseline']:.2f} [{r['vs_baseline_low']:.2f}, "
+                         f"{r['vs_baseline_high']:.2f}]" if r else "")
+        out.append(f"| {m} | {b} | " + " | ".join(cells) + " |")
     return out
 
 
@@ -300,6 +333,14 @@ def verification(_):
         ("reciprocals.json", "reciprocal kernel, this CPU's table, all 2^32 inputs"),
         ("edges.json", "every exponent pair of the window's edges, specials, boundaries"),
     ]
+    # Directed rounding: the step from the divider's quotient and its residual, compared with
+    # vdivps under the mode (its own digest); the whole-range run where it has finished.
+    for mode in ["down", "up", "toward-zero"]:
+        if os.path.exists(f"docs/verification/rounding-{mode}-all.json"):
+            reports.append((f"rounding-{mode}-all.json",
+                            f"directed rounding ({mode}), all 2^46 mantissa pairs against `vdivps` under the mode"))
+        reports.append((f"rounding-{mode}-2p40.json",
+                        f"directed rounding ({mode}), 2^40 pairs (2^17 dividend mantissas by every divisor mantissa) against `vdivps` under the mode"))
     for name, what in reports:
         d = load(f"docs/verification/{name}")
         split = (f"{count(d['pairs_proven'])} / {count(d['pairs_compared'])} / "
@@ -357,8 +398,9 @@ GENERATORS = {
     "schedules": schedules,
     "methods": methods,
     "plans-summary": plans_summary,
-    "plans-file-summary": plans_file_summary,
     "plans": plans,
+    "divisors": divisors,
+    "rounding": rounding,
     "simd": simd,
     "verification": verification,
     "include": include,

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Measures everything the README and BENCHMARKS quote, on this CPU, into docs/bench/:
 #
-#   scripts/measure.sh            # about 10 minutes on 2 cores
+#   scripts/measure.sh            # about 25 minutes on 2 cores
 #   python3 scripts/bench_report.py --write   # regenerates the tables from the JSON
 #
 # Files are named by cpuid family (0x19-floors.json ...), so runs on other CPUs sit beside
 # these. Every command is pinned to one CPU (`taskset -c 0` where it exists): the vCPUs of
 # a VM can differ by 30% and a process that migrates mixes them. Plans are made in fresh
-# processes (a plan is calibrated once per process).
+# processes (the plan is the same in each; the divisor benchmark runs in ten).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 plans=${PLANS:-20}
@@ -40,28 +40,28 @@ save "$out/$family-simd-default.json" "${pin[@]}" target/release/examples/simd_l
 save "$out/$family-simd-native.json" "${pin[@]}" target/native/release/examples/simd_loop --json
 save "$out/$family-ndarray.json" "${pin[@]}" target/release/examples/ndarray_rows --json
 
-# The plan in fresh processes, each checked afterwards (`plan --check`): how stable the
-# choice is, and how often a choice other than the divider measures slower than it.
+save "$out/$family-rounding.json" "${fmadiv[@]}" bench --rounding --json
+
+# The plan in fresh processes: a row of the committed table, the same in every process.
 plans_json() {
     echo "["
     for i in $(seq 1 "$plans"); do
         [ "$i" -gt 1 ] && echo ","
-        "${fmadiv[@]}" plan --check --json
+        "${fmadiv[@]}" plan --json
     done
     echo "]"
 }
 save "$out/$family-plans.json" plans_json
 
-# The same with a plan file (FMADIV_PLAN_FILE): the first process calibrates and saves the
-# plan, the others read it; each still checks its choices afterwards in its own process.
-plan_file=$(mktemp -u "${TMPDIR:-/tmp}/fmadiv-plan.XXXXXX")
-plans_file_json() {
+# The Divisor against the broadcast divider loop in fresh processes (each with its own
+# plan and its own buffers).
+divisor_runs=${DIVISOR_RUNS:-10}
+divisors_json() {
     echo "["
-    for i in $(seq 1 "$plans"); do
+    for i in $(seq 1 "$divisor_runs"); do
         [ "$i" -gt 1 ] && echo ","
-        FMADIV_PLAN_FILE="$plan_file" "${fmadiv[@]}" plan --check --json
+        "${fmadiv[@]}" bench --divisors --json
     done
     echo "]"
 }
-save "$out/$family-plans-file.json" plans_file_json
-rm -f "$plan_file"
+save "$out/$family-divisors.json" divisors_json

@@ -825,107 +825,21 @@ fn recip_length_mismatch(divisors: usize, out: usize) -> ! {
 mod flagged;
 
 #[cfg(fmadiv_x86)]
+mod lanes;
+
+/// The x86-64 entry points: the lane-checked loops on AVX2+FMA, and the flag-checked
+/// two-products loop (AVX2 assembly) where the check and the length call for it.
+#[cfg(fmadiv_x86)]
 mod x86 {
-    use core::arch::x86_64::*;
+    use super::{Check, Proven, Strategy, flagged, lanes};
+    use crate::arch::x86_64::avx2::Avx2Fma;
 
-    use super::{Check, Proven, Strategy, flagged};
-    use crate::arch::x86_64::avx2::{Avx2Fma, LANES};
-    use crate::backoff::Backoff;
-    use crate::bits::{ABS_MASK, QUOTIENT_MAX_BITS};
+    pub(super) use lanes::divide_by_divider;
 
-    /// Strategies as const parameters, so each gets its own tight loop.
-    const RECIPROCAL: u8 = 0;
-    pub(super) const TWO_PRODUCTS: u8 = 1;
-    const MARKSTEIN: u8 = 2;
-    const HARDWARE: u8 = 3;
-
-    /// The FMA sequence of the strategy for eight dividends.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    fn sequence<const S: u8>(d: &Consts, a: __m256) -> __m256 {
-        match S {
-            RECIPROCAL => _mm256_mul_ps(a, d.zh),
-            TWO_PRODUCTS => _mm256_fmadd_ps(a, d.zh, _mm256_mul_ps(a, d.zl)),
-            MARKSTEIN => {
-                let q = _mm256_mul_ps(a, d.zh);
-                let r = _mm256_fnmadd_ps(q, d.b, a);
-                _mm256_fmadd_ps(r, d.zh, q)
-            }
-            _ => _mm256_div_ps(a, d.b),
-        }
-    }
-
-    struct Consts {
-        b: __m256,
-        abs_mask: __m256,
-        zh: __m256,
-        zl: __m256,
-        /// i32::MIN - min_quotient_bits, for the one-compare range check.
-        offset: __m256i,
-        /// i32::MIN + (QUOTIENT_MAX - min_quotient_bits).
-        limit: __m256i,
-    }
-
-    impl Consts {
-        /// The divisor's constants, broadcast.
-        #[inline]
-        #[target_feature(enable = "avx2,fma")]
-        fn of(d: &Proven) -> Consts {
-            Consts {
-                b: _mm256_set1_ps(d.b),
-                abs_mask: _mm256_castsi256_ps(_mm256_set1_epi32(ABS_MASK as i32)),
-                zh: _mm256_set1_ps(d.zh),
-                zl: _mm256_set1_ps(d.zl),
-                offset: _mm256_set1_epi32(i32::MIN.wrapping_sub(d.min_quotient_bits as i32)),
-                limit: _mm256_set1_epi32(
-                    i32::MIN
-                        .wrapping_add(QUOTIENT_MAX_BITS.wrapping_sub(d.min_quotient_bits) as i32),
-                ),
-            }
-        }
-    }
-
-    /// Eight quotients by the strategy's sequence, and the lanes it cannot guarantee.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    fn fast8<const S: u8>(d: &Consts, a: __m256) -> (__m256, __m256) {
-        let q = sequence::<S>(d, a);
-        let bad = match S {
-            // Exact for every input.
-            RECIPROCAL | HARDWARE => _mm256_setzero_ps(),
-            // |q| in [min_quotient, MAX] as one signed compare (as in the kernel). Infinite
-            // results are not trusted: a·zl itself overflows when |a/b| is far above MAX,
-            // and fma(a, zh, ±inf) then has the sign of a·zl.
-            _ => {
-                let abs = _mm256_and_si256(_mm256_castps_si256(q), _mm256_castps_si256(d.abs_mask));
-                _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_add_epi32(abs, d.offset), d.limit))
-            }
-        };
-        (q, bad)
-    }
-
-    /// Recomputes the flagged lanes with the divider.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    fn fix(d: &Consts, a: __m256, q: __m256, bad: __m256) -> __m256 {
-        _mm256_blendv_ps(q, _mm256_div_ps(a, d.b), bad)
-    }
-
-    /// Divides eight dividends exactly.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    fn divide8<const S: u8>(d: &Consts, a: __m256) -> __m256 {
-        let (q, bad) = fast8::<S>(d, a);
-        if _mm256_movemask_ps(bad) == 0 {
-            q
-        } else {
-            fix(d, a, q, bad)
-        }
-    }
-
+    /// `out[i] = a[i] / d` by the proven sequence, checked as `check` says.
+    ///
     /// # Safety
     /// `a` readable and `out` writable for `len` floats; they must not overlap.
-    #[target_feature(enable = "avx2,fma")]
     pub unsafe fn divide_raw(
         k: Avx2Fma,
         d: &Proven,
@@ -934,16 +848,15 @@ mod x86 {
         out: *mut f32,
         len: usize,
     ) {
-        // SAFETY: the caller's guarantees are exactly `divide_loop`'s and `flagged`'s.
+        // SAFETY: the caller's guarantees are both loops'.
         unsafe {
-            match d.strategy {
-                Strategy::Reciprocal => divide_loop::<RECIPROCAL>(k, d, a, out, len),
-                Strategy::TwoProducts if check != Check::Lanes && len >= flagged::MIN_LEN => {
-                    flagged::two_products(k, d, check == Check::FlagsThenLanes, a, out, len)
-                }
-                Strategy::TwoProducts => divide_loop::<TWO_PRODUCTS>(k, d, a, out, len),
-                Strategy::Markstein => divide_loop::<MARKSTEIN>(k, d, a, out, len),
-                Strategy::Hardware => divide_loop::<HARDWARE>(k, d, a, out, len),
+            if d.strategy == Strategy::TwoProducts
+                && check != Check::Lanes
+                && len >= flagged::MIN_LEN
+            {
+                flagged::two_products(k, d, check == Check::FlagsThenLanes, a, out, len)
+            } else {
+                lanes::divide(k, d, a, out, len)
             }
         }
     }
@@ -954,194 +867,18 @@ mod x86 {
     ///
     /// # Safety
     /// `a` readable and writable for `len` floats.
-    #[target_feature(enable = "avx2,fma")]
     pub unsafe fn divide_raw_in_place(k: Avx2Fma, d: &Proven, a: *mut f32, len: usize) {
-        // SAFETY: the caller's guarantee; `divide_loop` allows `out == a`.
-        unsafe {
-            match d.strategy {
-                Strategy::TwoProducts => divide_loop::<TWO_PRODUCTS>(k, d, a, a, len),
-                Strategy::Reciprocal => divide_loop::<RECIPROCAL>(k, d, a, a, len),
-                Strategy::Markstein => divide_loop::<MARKSTEIN>(k, d, a, a, len),
-                Strategy::Hardware => divide_loop::<HARDWARE>(k, d, a, a, len),
-            }
-        }
-    }
-
-    /// `out[i] = a[i] / b` on the divider alone, with nothing to set up: the plain loop,
-    /// one vector at a time as the loop it must never lose to, then the last few in
-    /// scalar. (Loads grouped ahead of their stores lost 20% to it where the output lies
-    /// 128 bytes past the input modulo 4 KiB: a load that seems to alias a store waits for
-    /// its quotient.)
-    ///
-    /// # Safety
-    /// `a` readable and `out` writable for `len` floats; `out` is `a` or does not overlap
-    /// it.
-    #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn divide_by_divider(_k: Avx2Fma, b: f32, a: *const f32, out: *mut f32, len: usize) {
-        let vb = _mm256_set1_ps(b);
-        let full = len - len % LANES;
-        // SAFETY: `full / LANES` whole vectors, inside both.
-        unsafe { divider_vectors(vb, a, out, 0, full / LANES) };
-        for i in full..len {
-            // SAFETY: i < len; `divss` gives the bits of `vdivps` (NaN rules included).
-            unsafe { *out.add(i) = *a.add(i) / b };
-        }
+        // SAFETY: the caller's guarantee; the lane-checked loop allows `out == a`.
+        unsafe { lanes::divide(k, d, a, a, len) }
     }
 
     /// Eight quotients `a / d` by the divisor's strategy, lane-checked.
-    #[target_feature(enable = "avx2,fma")]
-    pub fn divide_vector(_k: Avx2Fma, d: &Proven, a: __m256) -> __m256 {
-        let consts = Consts::of(d);
-        match d.strategy {
-            Strategy::Reciprocal => divide8::<RECIPROCAL>(&consts, a),
-            Strategy::TwoProducts => divide8::<TWO_PRODUCTS>(&consts, a),
-            Strategy::Markstein => divide8::<MARKSTEIN>(&consts, a),
-            Strategy::Hardware => divide8::<HARDWARE>(&consts, a),
-        }
-    }
-
-    /// Stores a block whose check flagged some lanes: the flagged vectors' quotients from
-    /// the divider. Returns how many vectors had flagged lanes. (Everything is passed by
-    /// value: a reference would keep the block and the constants in memory on the hot
-    /// path too.)
-    ///
-    /// # Safety
-    /// `out` writable for four vectors.
-    #[cold]
-    #[inline(never)]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn fix_block(
-        b: __m256,
-        x: [__m256; 4],
-        r: [(__m256, __m256); 4],
-        out: *mut f32,
-    ) -> usize {
-        let mut flagged = 0;
-        for (k, &(q, bad)) in r.iter().enumerate() {
-            let q = if _mm256_movemask_ps(bad) == 0 {
-                q
-            } else {
-                flagged += 1;
-                _mm256_blendv_ps(q, _mm256_div_ps(x[k], b), bad)
-            };
-            // SAFETY: inside the block (the caller's guarantee).
-            unsafe { _mm256_storeu_ps(out.add(k * LANES), q) };
-        }
-        flagged
-    }
-
-    /// `vectors` vectors (a multiple of four) from element `i` on the divider alone: a
-    /// stretch of special-rich blocks.
-    ///
-    /// # Safety
-    /// As [`divider_vectors`].
-    #[cold]
-    #[inline(never)]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn divider_blocks(b: __m256, a: *const f32, out: *mut f32, i: usize, vectors: usize) {
-        // SAFETY: the caller's guarantees.
-        unsafe { divider_vectors(b, a, out, i, vectors) }
-    }
-
-    /// `vectors` vectors from element `i` on the divider alone, each loaded, divided and
-    /// stored in turn.
-    ///
-    /// # Safety
-    /// `a` readable and `out` writable for `i + vectors * LANES` floats; `out` is `a` or
-    /// does not overlap it.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn divider_vectors(b: __m256, a: *const f32, out: *mut f32, i: usize, vectors: usize) {
-        for v in 0..vectors {
-            let j = i + v * LANES;
-            // SAFETY: j + LANES <= i + vectors·LANES: inside both slices; each vector is
-            // loaded before its quotient is stored.
-            unsafe { _mm256_storeu_ps(out.add(j), _mm256_div_ps(_mm256_loadu_ps(a.add(j)), b)) };
-        }
-    }
-
-    /// The lane-checked loop's back-off, in blocks: after a block with flagged lanes in two
-    /// or more of its vectors, 1, 2, 4 … 64 blocks go straight to the divider.
-    type LanesBackoff = Backoff<1, 64>;
-
-    std::thread_local! {
-        /// The lane-checked loop's back-off, kept between calls on this thread.
-        static LANES_BACKOFF: core::cell::Cell<LanesBackoff> =
-            const { core::cell::Cell::new(LanesBackoff::CLEAR) };
-    }
-
-    /// # Safety
-    /// `a` readable and `out` writable for `len` floats; `out` either does not overlap `a`
-    /// or is `a` itself (every vector is loaded before its quotient is stored).
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn divide_loop<const S: u8>(
-        _k: Avx2Fma,
+    pub fn divide_vector(
+        k: Avx2Fma,
         d: &Proven,
-        a: *const f32,
-        out: *mut f32,
-        len: usize,
-    ) {
-        let consts = Consts::of(d);
-        // Four vectors per iteration with one combined check: the check and its branch
-        // cost as much as the two-operation sequence itself.
-        const UNROLL: usize = 4;
-        let blocks_end = len - len % (UNROLL * LANES);
-        let mut i = 0;
-        // Special-rich data (random bit patterns) would pay the sequence, the check and the
-        // divider for every block (and microcode assists for subnormal intermediates):
-        // after a block with flagged lanes in two or more of its vectors, the following
-        // blocks go straight to the divider ([`LanesBackoff`]). A lone special (sparse
-        // data) only sends its own vector to the divider.
-        let mut backoff = LanesBackoff::load(&LANES_BACKOFF);
-        while i < blocks_end {
-            if backoff.skip() > 0 {
-                let n = (backoff.skip() as usize).min((blocks_end - i) / (UNROLL * LANES));
-                // SAFETY: n whole blocks from i, inside both slices.
-                unsafe { divider_blocks(consts.b, a, out, i, n * UNROLL) };
-                i += n * UNROLL * LANES;
-                // n <= skip, a u32.
-                backoff.skipped(n as u32);
-                continue;
-            }
-            // SAFETY: i + 4·LANES <= len: inside both slices; unaligned access is allowed.
-            unsafe {
-                let x: [__m256; UNROLL] =
-                    core::array::from_fn(|k| _mm256_loadu_ps(a.add(i + k * LANES)));
-                let r: [(__m256, __m256); UNROLL] =
-                    core::array::from_fn(|k| fast8::<S>(&consts, x[k]));
-                let any = _mm256_or_ps(_mm256_or_ps(r[0].1, r[1].1), _mm256_or_ps(r[2].1, r[3].1));
-                if _mm256_movemask_ps(any) == 0 {
-                    backoff.passed();
-                    for (k, (q, _)) in r.iter().enumerate() {
-                        _mm256_storeu_ps(out.add(i + k * LANES), *q);
-                    }
-                } else if fix_block(consts.b, x, r, out.add(i)) >= 2 {
-                    backoff.failed();
-                }
-            }
-            i += UNROLL * LANES;
-        }
-        backoff.store(&LANES_BACKOFF);
-        let full = len - len % LANES;
-        while i < full {
-            // SAFETY: i + LANES <= len: inside both slices; unaligned access is allowed.
-            unsafe {
-                let x = _mm256_loadu_ps(a.add(i));
-                _mm256_storeu_ps(out.add(i), divide8::<S>(&consts, x));
-            }
-            i += LANES;
-        }
-        let rest = len - full;
-        if rest > 0 {
-            let mut t = [1.0f32; LANES];
-            // SAFETY: `rest` elements from `full` are inside both slices; `t` is local.
-            unsafe {
-                core::ptr::copy_nonoverlapping(a.add(full), t.as_mut_ptr(), rest);
-                let x = _mm256_loadu_ps(t.as_ptr());
-                _mm256_storeu_ps(t.as_mut_ptr(), divide8::<S>(&consts, x));
-                core::ptr::copy_nonoverlapping(t.as_ptr(), out.add(full), rest);
-            }
-        }
+        a: core::arch::x86_64::__m256,
+    ) -> core::arch::x86_64::__m256 {
+        lanes::divide_vector(k, d, a)
     }
 }
 

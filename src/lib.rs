@@ -11,6 +11,11 @@
 //! --measure` measures on request). Elsewhere a portable path gives the same bits.
 //! [`backend`] and [`plan()`] say what runs.
 //!
+//! Under another MXCSR rounding mode every function gives the bits of `/` under that mode
+//! (the FMA sequences run only where MXCSR rounds to nearest); [`div_rounded`] and
+//! [`div_bounds`] round down, up or toward zero whatever mode MXCSR holds, without writing
+//! it on the fast path ([`kernel_notes`] has the proof).
+//!
 //! ```
 //! let a = [1.0f32, 2.0, -0.0, f32::INFINITY];
 //! let b = [3.0f32, 0.99999994, 5.0, 2.0];
@@ -24,6 +29,29 @@
 //! Correctness is shown by exhaustive verification: the fast path depends only on the two
 //! mantissas, and `fmadiv verify mantissa` compares all 2^46 mantissa pairs with the
 //! hardware; see the README and [`kernel_notes`].
+//!
+//! # Layers
+//!
+//! Each module imports only from layers below its own (`scripts/layers.py` checks it in CI,
+//! with the crate's other two, `fmadiv-verify` and `fmadiv-cli`). From the bottom: plain bit
+//! and number facts; the arithmetic of one lane or one vector (the portable path, the
+//! width-generic kernel, MXCSR's rounding field); the slice loops written once over a vector
+//! width; the backends that compile them (AVX2+FMA); what runs where (detection, the
+//! schedules); the plan; the slice functions; the types and forms built on them; and the
+//! verification door on top.
+//!
+//! ```text
+//! layers (top first):
+//! 9 door        verify
+//! 8 types       divisor simd ndarray
+//! 7 slices      slices rounding
+//! 6 plan        plan
+//! 5 choosing    dispatch schedule
+//! 4 backends    arch::x86_64::avx2
+//! 3 loops       arch::simd arch::simd::loops arch::simd::directed
+//! 2 arithmetic  arch::portable arch::simd::kernel arch::x86_64::mode arch::x86_64::short seeds
+//! 1 ground      bits variant backoff cpu kernel_notes
+//! ```
 
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]

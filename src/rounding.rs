@@ -87,7 +87,7 @@ fn length_mismatch(function: &str, lens: &[usize]) -> ! {
 #[inline]
 pub(crate) fn nearest_in_force() -> bool {
     #[cfg(fmadiv_x86)]
-    return crate::arch::x86_64::directed::rounds_to_nearest();
+    return crate::arch::x86_64::mode::rounds_to_nearest();
     #[cfg(not(fmadiv_x86))]
     true
 }
@@ -124,23 +124,24 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
     }
     #[cfg(fmadiv_x86)]
     {
-        use crate::arch::x86_64::directed::{self as d, SHIPPED};
+        use crate::arch::simd::directed::SHIPPED;
+        use crate::arch::x86_64::{avx2::entry, mode as mxcsr};
         let (x, y, o, n) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len());
         if crate::dispatch::avx2_fma().is_some() {
             // SAFETY: AVX2+FMA are in use; a and b are readable and out writable for n
             // floats, and out (a unique borrow) overlaps neither.
             unsafe {
                 match mode {
-                    Rounding::Nearest => d::div_in_mode_raw::<{ d::NEAREST }>(x, y, o, n),
-                    Rounding::Down => d::div_rounded_raw::<{ d::DOWN }, SHIPPED>(x, y, o, n),
-                    Rounding::Up => d::div_rounded_raw::<{ d::UP }, SHIPPED>(x, y, o, n),
+                    Rounding::Nearest => entry::div_in_mode::<{ mxcsr::NEAREST }>(x, y, o, n),
+                    Rounding::Down => entry::div_rounded::<{ mxcsr::DOWN }, SHIPPED>(x, y, o, n),
+                    Rounding::Up => entry::div_rounded::<{ mxcsr::UP }, SHIPPED>(x, y, o, n),
                     Rounding::TowardZero => {
-                        d::div_rounded_raw::<{ d::TOWARD_ZERO }, SHIPPED>(x, y, o, n)
+                        entry::div_rounded::<{ mxcsr::TOWARD_ZERO }, SHIPPED>(x, y, o, n)
                     }
                 }
             }
         } else {
-            d::div_in_mode_sse(a, b, out, mode.control());
+            mxcsr::div_in_mode_sse(a, b, out, mode.control());
         }
     }
     #[cfg(not(fmadiv_x86))]
@@ -168,15 +169,16 @@ pub fn div_bounds(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
     check("div_bounds", &[a.len(), b.len(), lo.len(), hi.len()]);
     #[cfg(fmadiv_x86)]
     {
-        use crate::arch::x86_64::directed::{self as d, SHIPPED};
+        use crate::arch::simd::directed::SHIPPED;
+        use crate::arch::x86_64::{avx2::entry, mode as mxcsr};
         if crate::dispatch::avx2_fma().is_some() {
             let (x, y, n) = (a.as_ptr(), b.as_ptr(), a.len());
             // SAFETY: AVX2+FMA are in use; a and b are readable and lo, hi writable for n
             // floats; lo and hi are unique borrows, overlapping nothing.
-            unsafe { d::div_bounds_raw::<SHIPPED>(x, y, lo.as_mut_ptr(), hi.as_mut_ptr(), n) };
+            unsafe { entry::div_bounds::<SHIPPED>(x, y, lo.as_mut_ptr(), hi.as_mut_ptr(), n) };
         } else {
-            d::div_in_mode_sse(a, b, lo, Rounding::Down.control());
-            d::div_in_mode_sse(a, b, hi, Rounding::Up.control());
+            mxcsr::div_in_mode_sse(a, b, lo, Rounding::Down.control());
+            mxcsr::div_in_mode_sse(a, b, hi, Rounding::Up.control());
         }
     }
     #[cfg(not(fmadiv_x86))]

@@ -206,53 +206,57 @@ pub(crate) type RawFn = unsafe fn(*const f32, *const f32, *mut f32, usize);
 /// The loop of schedule `s` as a function pointer, chosen once (by the plan) so that a
 /// call costs one indirect call, not a match. The kernel's schedules are guarded: under an
 /// MXCSR rounding mode other than to nearest they run the divider (see
-/// `avx2::div_raw_guarded`).
+/// `simd::loops::div_raw_guarded`).
 pub(crate) fn raw_fn<const RECIP: bool>(s: Schedule) -> RawFn {
     kernel_fn::<RECIP, true>(s)
 }
 
 /// [`raw_fn`], with the mode guard (`GUARDED`) or without (for measuring what it costs).
+///
+/// The backend table: each SIMD backend's row names its entry points (see
+/// `crate::arch::simd::entry_points`); the portable path runs everything else.
 pub(crate) fn kernel_fn<const RECIP: bool, const GUARDED: bool>(s: Schedule) -> RawFn {
+    /// Schedule `s`'s loop among one backend's entry points.
     #[cfg(fmadiv_x86)]
-    {
-        use crate::arch::x86_64::avx2::{div_raw, div_raw_guarded, divider_raw};
-        use crate::variant::Variant;
-        const SHIPPED: u8 = Variant::SHIPPED;
-        macro_rules! mix {
-            ($d:expr) => {
-                if GUARDED {
-                    div_raw_guarded::<SHIPPED, $d, RECIP>
-                } else {
-                    div_raw::<SHIPPED, $d, RECIP>
+    macro_rules! loop_of {
+        ($entry:path) => {{
+            use $entry as entry;
+            const SHIPPED: u8 = crate::variant::Variant::SHIPPED;
+            match s {
+                Schedule::Portable => portable::div_raw::<RECIP>,
+                Schedule::Divider => entry::divider::<RECIP>,
+                Schedule::Kernel => entry::mixed::<SHIPPED, 0, RECIP, GUARDED>,
+                Schedule::Mixed(Mix(1)) => entry::mixed::<SHIPPED, 1, RECIP, GUARDED>,
+                Schedule::Mixed(Mix(2)) => entry::mixed::<SHIPPED, 2, RECIP, GUARDED>,
+                Schedule::Mixed(Mix(4)) => entry::mixed::<SHIPPED, 4, RECIP, GUARDED>,
+                Schedule::Mixed(Mix(8)) => entry::mixed::<SHIPPED, 8, RECIP, GUARDED>,
+                Schedule::Mixed(Mix(16)) => entry::mixed::<SHIPPED, 16, RECIP, GUARDED>,
+                Schedule::Mixed(Mix(other)) => {
+                    unreachable!("Mix::new makes only the mixes of Mix::ALL, not {other}")
                 }
-            };
-        }
-        match s {
-            Schedule::Portable => {}
-            Schedule::Divider => return divider_raw::<RECIP>,
-            Schedule::Kernel => return mix!(0),
-            Schedule::Mixed(Mix(1)) => return mix!(1),
-            Schedule::Mixed(Mix(2)) => return mix!(2),
-            Schedule::Mixed(Mix(4)) => return mix!(4),
-            Schedule::Mixed(Mix(8)) => return mix!(8),
-            Schedule::Mixed(Mix(16)) => return mix!(16),
-            Schedule::Mixed(Mix(other)) => {
-                unreachable!("Mix::new makes only the mixes of Mix::ALL, not {other}")
             }
+        }};
+    }
+    match crate::backend() {
+        #[cfg(fmadiv_x86)]
+        crate::Backend::Avx2Fma => loop_of!(crate::arch::x86_64::avx2::entry),
+        _ => {
+            let _ = s;
+            portable::div_raw::<RECIP>
         }
     }
-    let _ = s;
-    portable::div_raw::<RECIP>
 }
 
 /// [`raw_fn`] for an output that overlaps neither input (`div`, `try_div`, `recip`):
 /// the divider alone then runs a loop the compiler knows to be alias-free.
 pub(crate) fn raw_fn_disjoint<const RECIP: bool>(s: Schedule) -> RawFn {
-    #[cfg(fmadiv_x86)]
-    if s == Schedule::Divider {
-        return crate::arch::x86_64::avx2::divider_disjoint::<RECIP>;
+    match (crate::backend(), s) {
+        #[cfg(fmadiv_x86)]
+        (crate::Backend::Avx2Fma, Schedule::Divider) => {
+            crate::arch::x86_64::avx2::entry::divider_disjoint::<RECIP>
+        }
+        _ => raw_fn::<RECIP>(s),
     }
-    raw_fn::<RECIP>(s)
 }
 
 #[cfg(feature = "verify")]

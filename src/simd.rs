@@ -235,7 +235,7 @@ mod x86 {
                 f(simd)
             }
             let simd = if (self.div_kernel || self.recip_kernel)
-                && !crate::arch::x86_64::directed::rounds_to_nearest()
+                && !crate::arch::x86_64::mode::rounds_to_nearest()
             {
                 self.with_kernel(false)
             } else {
@@ -251,9 +251,9 @@ mod x86 {
         pub fn div_ps(self, a: __m256, b: __m256) -> __m256 {
             // The mode check is free for a divider token; for a kernel token it is one
             // addition the compiler hoists out of the caller's loop.
-            if self.div_kernel && crate::arch::x86_64::directed::rounds_to_nearest() {
+            if self.div_kernel && crate::arch::x86_64::mode::rounds_to_nearest() {
                 // SAFETY: the token proves AVX2 and FMA.
-                unsafe { avx2::div8::<{ Variant::SHIPPED }>(a, b) }
+                unsafe { avx2::div8::<{ Variant::SHIPPED }, false>(a, b) }
             } else {
                 // SAFETY: the token proves AVX2 (hence AVX).
                 unsafe { _mm256_div_ps(a, b) }
@@ -264,9 +264,9 @@ mod x86 {
         /// `_mm256_div_ps(_mm256_set1_ps(1.0), b)`.
         #[inline(always)]
         pub fn recip_ps(self, b: __m256) -> __m256 {
-            if self.recip_kernel && crate::arch::x86_64::directed::rounds_to_nearest() {
+            if self.recip_kernel && crate::arch::x86_64::mode::rounds_to_nearest() {
                 // SAFETY: the token proves AVX2 and FMA.
-                unsafe { avx2::div8_of::<{ Variant::SHIPPED }, true>(_mm256_set1_ps(1.0), b) }
+                unsafe { avx2::div8::<{ Variant::SHIPPED }, true>(_mm256_set1_ps(1.0), b) }
             } else {
                 // SAFETY: the token proves AVX2 (hence AVX).
                 unsafe { _mm256_div_ps(_mm256_set1_ps(1.0), b) }
@@ -281,16 +281,15 @@ mod x86 {
         #[inline(always)]
         pub fn div_rounded_ps(self, a: __m256, b: __m256, mode: crate::Rounding) -> __m256 {
             use crate::Rounding;
-            use crate::arch::x86_64::directed::{
-                DOWN, NEAREST, SHIPPED, TOWARD_ZERO, UP, div_rounded8,
-            };
+            use crate::arch::x86_64::avx2::div_rounded8;
+            use crate::arch::x86_64::mode::{DOWN, NEAREST, TOWARD_ZERO, UP};
             // SAFETY: the token proves AVX2 and FMA.
             unsafe {
                 match mode {
-                    Rounding::Nearest => div_rounded8::<NEAREST, SHIPPED>(a, b),
-                    Rounding::Down => div_rounded8::<DOWN, SHIPPED>(a, b),
-                    Rounding::Up => div_rounded8::<UP, SHIPPED>(a, b),
-                    Rounding::TowardZero => div_rounded8::<TOWARD_ZERO, SHIPPED>(a, b),
+                    Rounding::Nearest => div_rounded8::<NEAREST>(a, b),
+                    Rounding::Down => div_rounded8::<DOWN>(a, b),
+                    Rounding::Up => div_rounded8::<UP>(a, b),
+                    Rounding::TowardZero => div_rounded8::<TOWARD_ZERO>(a, b),
                 }
             }
         }
@@ -299,9 +298,8 @@ mod x86 {
         /// [`crate::div_bounds`]).
         #[inline(always)]
         pub fn div_bounds_ps(self, a: __m256, b: __m256) -> (__m256, __m256) {
-            use crate::arch::x86_64::directed::{SHIPPED, div_bounds8};
             // SAFETY: the token proves AVX2 and FMA.
-            unsafe { div_bounds8::<SHIPPED>(a, b) }
+            unsafe { avx2::div_bounds8(a, b) }
         }
 
         /// [`Avx2Fma::div_rounded_ps`] of `wide` vectors.

@@ -133,10 +133,10 @@ pub fn div_rounded_with(
     #[cfg(fmadiv_x86)]
     {
         use crate::Rounding;
-        use crate::arch::x86_64::directed::{
-            DIVISOR_SIGN_IGNORED, DOWN, SHIPPED, TOWARD_ZERO, UP, div_rounded_raw,
-        };
-        crate::arch::x86_64::avx2::Avx2Fma::new()?;
+        use crate::arch::simd::directed::{DIVISOR_SIGN_IGNORED, SHIPPED};
+        use crate::arch::x86_64::avx2::{Avx2Fma, entry};
+        use crate::arch::x86_64::mode::{DOWN, TOWARD_ZERO, UP};
+        Avx2Fma::new()?;
         let (x, y, o, n) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len());
         macro_rules! run {
             ($mode:expr) => {
@@ -144,9 +144,9 @@ pub fn div_rounded_with(
                 // out a unique borrow.
                 unsafe {
                     if weakened {
-                        div_rounded_raw::<{ $mode }, DIVISOR_SIGN_IGNORED>(x, y, o, n)
+                        entry::div_rounded::<{ $mode }, DIVISOR_SIGN_IGNORED>(x, y, o, n)
                     } else {
-                        div_rounded_raw::<{ $mode }, SHIPPED>(x, y, o, n)
+                        entry::div_rounded::<{ $mode }, SHIPPED>(x, y, o, n)
                     }
                 }
             };
@@ -224,16 +224,20 @@ pub fn rcp_sample_check(
     crate::seeds::check_sample_within(bound, rcp)
 }
 
-/// The kernel's steps (x86-64 with AVX2+FMA), for the sweeps that run them on seeds of
-/// their choosing: every item is the library's own, generic over the variant.
+/// The kernel's steps and the directed step (x86-64), for the sweeps that run them on seeds
+/// of their choosing: every item is the library's own, generic over the vector width
+/// ([`Vector`](x86::Vector)) and the variant; [`Avx2Fma`](x86::Avx2Fma) is the eight-lane
+/// width.
 #[cfg(fmadiv_x86)]
 pub mod x86 {
-    pub use crate::arch::x86_64::avx2::{
-        Avx2Fma, InputCheck, LANES, corrected_quotient, div8, fast_path, kernel_quotient_from,
+    pub use crate::arch::simd::Vector;
+    pub use crate::arch::simd::directed::{DIVISOR_SIGN_IGNORED, SHIPPED, round_from};
+    pub use crate::arch::simd::kernel::{
+        InputCheck, corrected_quotient, div_vector_of, fast_path_of, kernel_quotient_from,
         reciprocal, reciprocal_quotient_from, refine,
     };
-    pub use crate::arch::x86_64::directed::{
-        DIVISOR_SIGN_IGNORED, DOWN, NEAREST, ROUNDING_CONTROL, ROUNDING_CONTROL_SHIFT, SHIPPED,
-        TOWARD_ZERO, UP, div_rounded8, round_from,
+    pub use crate::arch::x86_64::avx2::{Avx2Fma, LANES};
+    pub use crate::arch::x86_64::mode::{
+        DOWN, NEAREST, ROUNDING_CONTROL, ROUNDING_CONTROL_SHIFT, TOWARD_ZERO, UP,
     };
 }

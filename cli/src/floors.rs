@@ -14,6 +14,12 @@ pub struct Row {
     pub method: &'static str,
     pub baseline: &'static str,
     pub inputs: &'static str,
+    /// The divisor of every element (`--divisors`); otherwise the inputs' own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub divisor: Option<f32>,
+    /// That divisor's `Divisor` strategy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<String>,
     pub size: usize,
     /// Median over rounds of the baseline's time over the method's (higher is faster).
     pub vs_baseline: f64,
@@ -41,6 +47,9 @@ pub struct Plan {
     pub sample: f64,
     /// Rows per matrix for the per-row pairs.
     pub rows: usize,
+    /// Each size and input kind measured once per divisor here, every element divided by
+    /// it; none: the inputs' own divisors.
+    pub divisors: Vec<f32>,
 }
 
 impl Plan {
@@ -54,6 +63,7 @@ impl Plan {
             rounds: 41,
             sample: 250e-6,
             rows: 512,
+            divisors: Vec::new(),
         }
     }
 
@@ -94,9 +104,36 @@ impl Plan {
             rounds: 21,
             sample: 100e-6,
             rows: 0,
+            divisors: Vec::new(),
+        }
+    }
+
+    /// `Divisor::new(b).divide_slice` against the broadcast divider loop, for divisors of
+    /// every zero-sign class and magnitude, from L1 to L2: where the proven two-product
+    /// sequence runs, and what it gains.
+    pub fn divisors() -> Plan {
+        Plan {
+            pairs: vec![(methods::DIVISOR, methods::HARDWARE_BY_HELD)],
+            row_pairs: Vec::new(),
+            sizes: vec![1024, 4096, 1 << 14],
+            inputs: vec![
+                Inputs::Normal,
+                Inputs::OnePercentSpecials,
+                Inputs::RandomBits,
+            ],
+            rounds: 21,
+            sample: 100e-6,
+            rows: 0,
+            divisors: DIVISORS.to_vec(),
         }
     }
 }
+
+/// The divisors of `fmadiv bench --divisors`: significands and magnitudes spread from 1e-3 to
+/// 12345.678 (the table says each one's strategy).
+// 0.7071 as a user writes it, not 1/sqrt(2) rounded: a divisor like any other.
+#[allow(clippy::approx_constant)]
+pub const DIVISORS: [f32; 6] = [3.7, 3.0, 1.1, 0.7071, 12345.678, 1e-3];
 
 /// The floor every entry point must keep against the divider loop doing the same job.
 pub const FLOOR: f64 = 0.97;
@@ -174,9 +211,13 @@ fn measure(
     pairs: &[(Method, Method)],
     inputs: Inputs,
     n: usize,
+    divisor: Option<f32>,
     rows: &mut Vec<Row>,
 ) -> Result<(), String> {
-    let (a, b) = inputs.generate(n, 0x5eed ^ n as u64);
+    let (a, mut b) = inputs.generate(n, 0x5eed ^ n as u64);
+    if let Some(d) = divisor {
+        b.fill(d);
+    }
     for (m, base) in pairs {
         check(m, &a, &b)?;
         check(base, &a, &b)?;
@@ -217,6 +258,8 @@ fn measure(
             method: m.name,
             baseline: base.name,
             inputs: inputs.name(),
+            divisor,
+            strategy: divisor.map(|d| fmadiv::Divisor::new(d).strategy().to_string()),
             size: n,
             vs_baseline: med,
             vs_baseline_low: low,
@@ -242,9 +285,15 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, Inputs)) -> Result<Vec<R
     let pairs = available(&plan.pairs);
     let row_pairs = available(&plan.row_pairs);
     let mut rows = Vec::new();
+    let divisors: Vec<Option<f32>> = match plan.divisors.as_slice() {
+        [] => vec![None],
+        list => list.iter().copied().map(Some).collect(),
+    };
     for &size in &plan.sizes {
         for &inputs in &plan.inputs {
-            measure(plan, &pairs, inputs, size, &mut rows)?;
+            for &divisor in &divisors {
+                measure(plan, &pairs, inputs, size, divisor, &mut rows)?;
+            }
             progress(size, inputs);
         }
     }
@@ -258,6 +307,7 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, Inputs)) -> Result<Vec<R
                 std::slice::from_ref(pair),
                 inputs,
                 plan.rows * len,
+                None,
                 &mut rows,
             )?;
         }
@@ -268,14 +318,23 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, Inputs)) -> Result<Vec<R
 
 /// A plain-text table: one line per cell.
 pub fn print_table(rows: &[Row]) {
+    let name = |r: &Row| match r.divisor {
+        Some(d) => format!(
+            "{} by {d} ({})",
+            r.method,
+            r.strategy.as_deref().unwrap_or("?")
+        ),
+        None => r.method.to_string(),
+    };
+    let width = rows.iter().map(|r| name(r).len()).max().unwrap_or(0).max(46);
     println!(
-        "{:<46} {:>7} {:>12} {:>9} {:>17}",
+        "{:<width$} {:>7} {:>12} {:>9} {:>17}",
         "method (vs its divider loop)", "size", "inputs", "Gdiv/s", "ratio (95% CI)"
     );
     for r in rows {
         println!(
-            "{:<46} {:>7} {:>12} {:>9.3} {:>6.2}x ({:.2}..{:.2})",
-            r.method,
+            "{:<width$} {:>7} {:>12} {:>9.3} {:>6.2}x ({:.2}..{:.2})",
+            name(r),
             crate::bench::size_name(r.size),
             r.inputs,
             r.gdiv_per_s,

@@ -1,8 +1,20 @@
 //! `fmadiv`: self-check, exhaustive verification and benchmarks of the fmadiv kernel.
+//!
+//! Each module imports only from layers below its own (`scripts/layers.py` checks it):
+//!
+//! ```text
+//! layers (top first):
+//! 5 commands    selfcheck floors plan_measure verify
+//! 4 tables      bench rounding_bench
+//! 3 resumable   verify::runner
+//! 2 records     report progress verify::checkpoint
+//! 1 ground      files hex_pair
+//! ```
 
 mod bench;
 mod files;
 mod floors;
+mod hex_pair;
 mod plan_measure;
 mod progress;
 mod report;
@@ -76,6 +88,11 @@ enum Command {
         /// MXCSR-set region and per-vector ldmxcsr, and the rounding-mode guard's cost.
         #[arg(long, conflicts_with_all = ["floors", "schedules", "quick", "only"])]
         rounding: bool,
+        /// `Divisor::new(b).divide_slice` against the broadcast divider loop for six
+        /// divisors (3.7, 3, 1.1, 0.7071, 12345.678, 1e-3) at 1K, 4K and 16K, over rotating
+        /// buffer layouts.
+        #[arg(long, conflicts_with_all = ["floors", "schedules", "quick", "only", "rounding"])]
+        divisors: bool,
     },
 }
 
@@ -94,11 +111,28 @@ fn main() -> ExitCode {
             floors,
             only,
             rounding,
+            divisors,
         }) => {
             if rounding {
                 run_rounding_bench(json)
-            } else if floors || schedules {
-                run_floors(quick, json, schedules, only.as_deref())
+            } else if floors || schedules || divisors {
+                let plan = if divisors {
+                    floors::Plan::divisors()
+                } else if schedules {
+                    floors::Plan::schedules()
+                } else if quick {
+                    floors::Plan::quick()
+                } else {
+                    floors::Plan::full()
+                };
+                let command = if divisors {
+                    "fmadiv bench --divisors --json"
+                } else if schedules {
+                    "fmadiv bench --schedules --json"
+                } else {
+                    "fmadiv bench --floors --json"
+                };
+                run_floors(plan, command, json, only.as_deref())
             } else if only.is_some() {
                 Err("--only selects among the methods of --floors or --schedules".into())
             } else {
@@ -196,18 +230,11 @@ fn machine_json() -> serde_json::Value {
 }
 
 fn run_floors(
-    quick: bool,
+    mut plan: floors::Plan,
+    command: &str,
     json: bool,
-    schedules: bool,
     only: Option<&str>,
 ) -> Result<ExitCode, String> {
-    let mut plan = if schedules {
-        floors::Plan::schedules()
-    } else if quick {
-        floors::Plan::quick()
-    } else {
-        floors::Plan::full()
-    };
     if let Some(text) = only {
         plan.keep_methods(text)?;
     }
@@ -221,11 +248,6 @@ fn run_floors(
     })?;
     if json {
         let mut doc = machine_json();
-        let command = if schedules {
-            "fmadiv bench --schedules --json"
-        } else {
-            "fmadiv bench --floors --json"
-        };
         doc["command"] = match only {
             Some(text) => format!("{command} --only {text:?}"),
             None => command.to_string(),

@@ -2,10 +2,11 @@
 
 use std::path::Path;
 
-use fmadiv_verify::sweep::{Counterexample, Tally};
+use fmadiv_verify::sweep::Tally;
 use serde::{Deserialize, Serialize};
 
 use crate::files;
+use crate::hex_pair::HexPair;
 
 /// The format tag of reports this version writes and reads.
 pub const REPORT_FORMAT: &str = "fmadiv-report-2";
@@ -14,49 +15,6 @@ pub const REPORT_FORMAT: &str = "fmadiv-report-2";
 /// cannot run (the portable path then gives the shipped kernel's bits).
 pub fn digest_of(kernel: fmadiv::verify::Kernel) -> String {
     fmadiv_verify::digest::kernel_digest(kernel).unwrap_or_else(|| "none".into())
-}
-
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-pub struct HexPair {
-    pub a: String,
-    pub b: String,
-    pub got: String,
-    pub want: String,
-    /// Every-table sweeps: the `rcpps` seed for `b` under which the kernel is wrong.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seed: Option<String>,
-}
-
-impl HexPair {
-    pub fn from(c: &Counterexample) -> HexPair {
-        HexPair {
-            a: hex(c.a),
-            b: hex(c.b),
-            got: hex(c.got),
-            want: hex(c.want),
-            seed: c.seed.map(hex),
-        }
-    }
-
-    pub fn parse(&self) -> Result<Counterexample, String> {
-        Ok(Counterexample {
-            a: parse_hex(&self.a)?,
-            b: parse_hex(&self.b)?,
-            got: parse_hex(&self.got)?,
-            want: parse_hex(&self.want)?,
-            seed: self.seed.as_deref().map(parse_hex).transpose()?,
-        })
-    }
-}
-
-pub fn hex(bits: u32) -> String {
-    format!("{bits:#010x}")
-}
-
-pub fn parse_hex(s: &str) -> Result<u32, String> {
-    s.strip_prefix("0x")
-        .and_then(|h| u32::from_str_radix(h, 16).ok())
-        .ok_or_else(|| format!("not a 0x-prefixed hex bit pattern: {s:?}"))
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -280,44 +238,6 @@ impl Report {
 
     /// Sets the rates from the pairs checked in this process and its run time (a resumed
     /// run's wall time includes earlier runs, its rate only this one).
-    /// The report of a resumable sweep (`verify::runner`): its tally and times, and the
-    /// rate of this process alone (pairs it covered over its run time; the pairs of a
-    /// resumed checkpoint excluded).
-    #[allow(clippy::too_many_arguments)]
-    pub fn of_run(
-        mode: &str,
-        kernel: &str,
-        kernel_digest: &str,
-        sweep_mode: Option<fmadiv_verify::sweep::Mode>,
-        range: MantissaRange,
-        shard: Option<(u32, u32)>,
-        parameters: serde_json::Value,
-        pairs_expected: u64,
-        outcome: &crate::verify::runner::Outcome,
-        machine: Machine,
-    ) -> Report {
-        Report::new(
-            mode,
-            kernel,
-            kernel_digest,
-            sweep_mode,
-            Some(range),
-            shard.map(|(index, count)| Shard { index, count }),
-            parameters,
-            pairs_expected,
-            &outcome.tally,
-            machine,
-            outcome.threads,
-            outcome.elapsed_seconds,
-            0,
-        )
-        .with_rate(
-            outcome.tally.covered() - outcome.covered_before,
-            outcome.run_seconds,
-            outcome.threads,
-        )
-    }
-
     pub fn with_rate(mut self, pairs: u64, seconds: f64, threads: usize) -> Report {
         self.pairs_per_second = pairs as f64 / seconds.max(1e-9);
         self.pairs_per_second_per_thread = self.pairs_per_second / threads.max(1) as f64;

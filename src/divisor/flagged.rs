@@ -37,7 +37,7 @@ use core::arch::asm;
 use core::arch::x86_64::*;
 
 use super::Proven;
-use super::x86::{TWO_PRODUCTS, divide_by_divider, divide_loop};
+use super::lanes::{TWO_PRODUCTS, divide_by_divider_in, divide_loop};
 use crate::arch::x86_64::avx2::{Avx2Fma, LANES};
 use crate::backoff::Backoff;
 use crate::bits::SIGN_MASK;
@@ -209,7 +209,7 @@ unsafe fn bare(zero: ZeroSign, d: &Proven, a: *const f32, out: *mut f32, blocks:
 #[target_feature(enable = "avx2,fma")]
 unsafe fn checked(k: Avx2Fma, d: &Proven, a: *const f32, out: *mut f32, len: usize) {
     // SAFETY: the caller's guarantees are `divide_loop`'s.
-    unsafe { divide_loop::<TWO_PRODUCTS>(k, d, a, out, len) }
+    unsafe { divide_loop::<Avx2Fma, TWO_PRODUCTS>(k, d, a, out, len) }
 }
 
 /// A voided chunk, or one of the back-off: the lane-checked loop (`lanes`) or the divider.
@@ -223,7 +223,7 @@ unsafe fn redo(k: Avx2Fma, d: &Proven, lanes: bool, a: *const f32, out: *mut f32
         if lanes {
             checked(k, d, a, out, len)
         } else {
-            divide_by_divider(k, d.b, a, out, len)
+            divide_by_divider_in(k, d.b, a, out, len)
         }
     }
 }
@@ -258,7 +258,7 @@ pub(super) unsafe fn two_products(
         backoff.skipped(chunks as u32);
         backoff.store(&BACKOFF);
         // SAFETY: the caller's guarantees.
-        return unsafe { divide_by_divider(k, d.b, a, out, len) };
+        return unsafe { divide_by_divider_in(k, d.b, a, out, len) };
     }
     let mut i = 0;
     while i < len {

@@ -95,6 +95,11 @@ impl Choices {
         file::render(self, cpu, note)
     }
 
+    /// The portable path: no FMA sequence, a `Divisor` on the divider at every length.
+    fn portable() -> Choices {
+        Choices::uniform(Schedule::Portable, table::DIVISOR_NEVER)
+    }
+
     /// Everything on one schedule, the `Divisor` as the table says.
     fn uniform(s: Schedule, divisor: DivisorChoices) -> Choices {
         Choices {
@@ -447,7 +452,7 @@ fn choose_schedules(
         } else {
             Origin::NoKernel
         };
-        return Plan::with(cpu, Choices::uniform(Schedule::Portable, divisor), origin);
+        return Plan::with(cpu, Choices::portable(), origin);
     }
     match seeds() {
         Some(Ok(())) => {}
@@ -456,11 +461,7 @@ fn choose_schedules(
             return Plan::with(cpu, choices, Origin::SeedsOutOfBound(e));
         }
         None => {
-            return Plan::with(
-                cpu,
-                Choices::uniform(Schedule::Portable, divisor),
-                Origin::NoKernel,
-            );
+            return Plan::with(cpu, Choices::portable(), Origin::NoKernel);
         }
     }
     if let Some(s) = forced {

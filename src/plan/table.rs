@@ -70,6 +70,14 @@ pub(super) const DIVISOR_UNMEASURED: DivisorChoices = DivisorChoices {
     redo_by_lanes: false,
 };
 
+/// `Divisor` where no FMA sequence runs (the portable path): the divider at every length.
+pub(super) const DIVISOR_NEVER: DivisorChoices = DivisorChoices {
+    sequence_from: usize::MAX,
+    first_proof_from: usize::MAX,
+    in_place_from: usize::MAX,
+    redo_by_lanes: false,
+};
+
 /// The plan of a CPU in no row.
 pub(super) const FALLBACK: Choices = Choices {
     div: DIVIDER,

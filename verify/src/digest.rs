@@ -280,22 +280,21 @@ pub fn directed_digest(mode: fmadiv::Rounding) -> Option<String> {
 #[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx2,fma")]
 fn hash_directed<const MODE: u8, const V: u8>(
-    _proof: fmadiv::verify::x86::Avx2Fma,
+    k: fmadiv::verify::x86::Avx2Fma,
     a: &[f32],
     b: &[f32],
     h: &mut Fnv,
 ) {
     use core::arch::x86_64::*;
     use fmadiv::verify::Variant;
-    use fmadiv::verify::x86::round_from;
-    use fmadiv::verify::x86::{InputCheck, div8};
+    use fmadiv::verify::x86::{InputCheck, div_vector_of, round_from};
     for (ca, cb) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
         // SAFETY: each chunk holds exactly eight floats.
         let (va, vb) = unsafe { (_mm256_loadu_ps(ca.as_ptr()), _mm256_loadu_ps(cb.as_ptr())) };
-        let q = div8::<{ Variant::SHIPPED }>(va, vb);
-        let inside = InputCheck::window_of(va, vb).accepted();
+        let q = div_vector_of::<_, { Variant::SHIPPED }, false>(k, va, vb);
+        let inside = InputCheck::window_of(k, va, vb).accepted(k);
         let got = _mm256_and_si256(
-            _mm256_castps_si256(round_from::<MODE, V>(va, vb, q)),
+            _mm256_castps_si256(round_from::<_, MODE, V>(k, va, vb, q)),
             inside,
         );
         let mut words = [0u32; 16];
@@ -314,7 +313,7 @@ fn hash_directed<const MODE: u8, const V: u8>(
 #[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx2,fma")]
 fn hash_seeded<const V: u8, const RECIP: bool>(
-    _proof: fmadiv::verify::x86::Avx2Fma,
+    k: fmadiv::verify::x86::Avx2Fma,
     a: &[f32],
     b: &[f32],
     seeds: &[f32],
@@ -336,10 +335,10 @@ fn hash_seeded<const V: u8, const RECIP: bool>(
             )
         };
         let va = if RECIP { _mm256_set1_ps(1.0) } else { va };
-        let accepted = InputCheck::of::<V, RECIP>(va, vb).accepted();
+        let accepted = InputCheck::of::<V, RECIP>(k, va, vb).accepted(k);
         let keep = |v: __m256| _mm256_and_si256(_mm256_castps_si256(v), accepted);
-        let q = keep(kernel_quotient_from::<V, RECIP>(va, vb, vs));
-        let y = keep(refine::<V>(vb, vs));
+        let q = keep(kernel_quotient_from::<_, V, RECIP>(k, va, vb, vs));
+        let y = keep(refine::<_, V>(k, vb, vs));
         let mut words = [0u32; 24];
         // SAFETY: 24 u32 hold the three vectors.
         unsafe {
@@ -356,23 +355,18 @@ fn hash_seeded<const V: u8, const RECIP: bool>(
 /// Hashes the fast path's quotient and flag bits of every vector of pairs.
 #[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx2,fma")]
-fn hash_fast_path<const V: u8>(
-    _proof: fmadiv::verify::x86::Avx2Fma,
-    a: &[f32],
-    b: &[f32],
-    h: &mut Fnv,
-) {
+fn hash_fast_path<const V: u8>(k: fmadiv::verify::x86::Avx2Fma, a: &[f32], b: &[f32], h: &mut Fnv) {
     use core::arch::x86_64::*;
-    use fmadiv::verify::x86::fast_path;
+    use fmadiv::verify::x86::fast_path_of;
     for (ca, cb) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
         // SAFETY: each chunk holds exactly eight floats.
         let (va, vb) = unsafe { (_mm256_loadu_ps(ca.as_ptr()), _mm256_loadu_ps(cb.as_ptr())) };
-        let (quotient, flagged) = fast_path::<V>(va, vb);
+        let (quotient, flagged) = fast_path_of::<_, V, false>(k, va, vb);
         let mut words = [0u32; 16];
         // SAFETY: 16 u32 hold the two vectors.
         unsafe {
             _mm256_storeu_ps(words.as_mut_ptr().cast(), quotient);
-            _mm256_storeu_ps(words.as_mut_ptr().add(8).cast(), flagged);
+            _mm256_storeu_si256(words.as_mut_ptr().add(8).cast(), flagged);
         }
         for w in words {
             h.word(w);

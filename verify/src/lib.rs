@@ -7,8 +7,15 @@
 //! It reaches the kernels, their weakened variants included, through the library's
 //! feature-gated door `fmadiv::verify`; nothing here is part of `fmadiv`'s API.
 //!
-//! Layers (each imports only those above it): `samples`, `seeds` → `fingerprint`, `digest`
-//! → `sweep` → `methods`.
+//! Each module imports only from layers below its own (`scripts/layers.py` checks it):
+//!
+//! ```text
+//! layers (top first):
+//! 4 benchmarks  methods
+//! 3 naming      fingerprint digest
+//! 2 sweeps      sweep
+//! 1 ground      samples seeds
+//! ```
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]

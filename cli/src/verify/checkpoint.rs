@@ -10,7 +10,7 @@ use fmadiv_verify::sweep::Tally;
 use serde::{Deserialize, Serialize};
 
 use crate::files;
-use crate::report::HexPair;
+use crate::hex_pair::HexPair;
 
 const CHECKPOINT_FORMAT: &str = "fmadiv-checkpoint-2";
 

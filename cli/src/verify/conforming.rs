@@ -16,7 +16,7 @@ use super::checkpoint::RunKey;
 use super::runner::{self, Units};
 use super::{CommonArgs, MantissaArgs, ReciprocalArgs, finish, pool};
 use crate::files;
-use crate::report::{EveryTable, Machine, MantissaRange, Report, SeedStatsJson};
+use crate::report::{EveryTable, Machine, MantissaRange, SeedStatsJson};
 
 /// Divisor mantissas per task when the rows and statistics are computed up front.
 const DIVISOR_SLICE: u32 = 1 << 15;
@@ -129,25 +129,25 @@ pub fn division(args: &MantissaArgs, lo: u32, hi: u32) -> Result<ExitCode, Strin
         run: &run_unit,
     };
     let outcome = runner::run(&units, &args.resume.options(&args.common))?;
-    let report = Report::of_run(
-        "mantissa",
-        kernel.name(),
-        &crate::report::digest_of(kernel),
-        Some(mode),
-        MantissaRange { from: lo, to: hi },
-        args.resume.shard,
-        serde_json::json!({ "from": args.from, "to": args.to, "rcp": "any" }),
-        units.expected,
-        &outcome,
-        machine,
-    )
-    .with_every_table(EveryTable {
-        seed_bound: bound.to_string(),
-        claim: claim(false, bound),
-        arithmetic_digest: digest,
-        rows_digest: Some(rows_digest),
-        stats: SeedStatsJson::from(&stats),
-    });
+    let report = outcome
+        .report(
+            "mantissa",
+            kernel.name(),
+            &crate::report::digest_of(kernel),
+            Some(mode),
+            MantissaRange { from: lo, to: hi },
+            args.resume.shard,
+            serde_json::json!({ "from": args.from, "to": args.to, "rcp": "any" }),
+            units.expected,
+            machine,
+        )
+        .with_every_table(EveryTable {
+            seed_bound: bound.to_string(),
+            claim: claim(false, bound),
+            arithmetic_digest: digest,
+            rows_digest: Some(rows_digest),
+            stats: SeedStatsJson::from(&stats),
+        });
     finish(&report, args.common.report.as_ref())
 }
 
@@ -208,7 +208,7 @@ pub fn reciprocals(args: &ReciprocalArgs) -> Result<ExitCode, String> {
         run: &run_unit,
     };
     let outcome = runner::run(&units, &args.resume.options(&args.common))?;
-    let report = Report::of_run(
+    let report = outcome.report(
         "reciprocals",
         kernel.name(),
         &fmadiv_verify::digest::reciprocal_digest(kernel).unwrap_or_else(|| "none".into()),
@@ -217,7 +217,6 @@ pub fn reciprocals(args: &ReciprocalArgs) -> Result<ExitCode, String> {
         args.resume.shard,
         serde_json::json!({ "from": args.from, "to": args.to, "rcp": "any", "dividend": "0x3f800000" }),
         units.expected,
-        &outcome,
         machine,
     )
     .with_every_table(EveryTable {

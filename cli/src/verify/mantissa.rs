@@ -8,7 +8,7 @@ use super::checkpoint::RunKey;
 use super::runner::{self, Units};
 use super::{MantissaArgs, RcpArg, finish};
 use crate::files;
-use crate::report::{Machine, MantissaRange, Report};
+use crate::report::{Machine, MantissaRange};
 
 /// Divisor tiles per dividend tile.
 const DIVISOR_TILES: u32 = MANTISSAS / DIVISOR_TILE;
@@ -104,18 +104,18 @@ pub fn run(args: MantissaArgs) -> Result<ExitCode, String> {
         run: &run_unit,
     };
     let outcome = runner::run(&units, &args.resume.options(&args.common))?;
-    let report = Report::of_run(
-        "mantissa",
-        kernel.name(),
-        &digest,
-        Some(mode),
-        MantissaRange { from: lo, to: hi },
-        args.resume.shard,
-        serde_json::json!({ "from": args.from, "to": args.to }),
-        units.expected,
-        &outcome,
-        machine,
-    )
-    .with_rounding(rounding);
+    let report = outcome
+        .report(
+            "mantissa",
+            kernel.name(),
+            &digest,
+            Some(mode),
+            MantissaRange { from: lo, to: hi },
+            args.resume.shard,
+            serde_json::json!({ "from": args.from, "to": args.to }),
+            units.expected,
+            machine,
+        )
+        .with_rounding(rounding);
     finish(&report, args.common.report.as_ref())
 }

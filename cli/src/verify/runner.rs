@@ -12,6 +12,7 @@ use super::checkpoint::{RunKey, State};
 use super::pool;
 use crate::files;
 use crate::progress::Progress;
+use crate::report::{Machine, MantissaRange, Report, Shard};
 
 /// A sweep cut into independent units.
 pub struct Units<'a> {
@@ -33,6 +34,45 @@ pub struct Outcome {
     pub run_seconds: f64,
     pub covered_before: u64,
     pub threads: usize,
+}
+
+impl Outcome {
+    /// The report of this run: its tally and times, and the rate of this process alone
+    /// (pairs it covered over its run time; the pairs of a resumed checkpoint excluded).
+    #[allow(clippy::too_many_arguments)]
+    pub fn report(
+        &self,
+        mode: &str,
+        kernel: &str,
+        kernel_digest: &str,
+        sweep_mode: Option<fmadiv_verify::sweep::Mode>,
+        range: MantissaRange,
+        shard: Option<(u32, u32)>,
+        parameters: serde_json::Value,
+        pairs_expected: u64,
+        machine: Machine,
+    ) -> Report {
+        Report::new(
+            mode,
+            kernel,
+            kernel_digest,
+            sweep_mode,
+            Some(range),
+            shard.map(|(index, count)| Shard { index, count }),
+            parameters,
+            pairs_expected,
+            &self.tally,
+            machine,
+            self.threads,
+            self.elapsed_seconds,
+            0,
+        )
+        .with_rate(
+            self.tally.covered() - self.covered_before,
+            self.run_seconds,
+            self.threads,
+        )
+    }
 }
 
 /// Options every resumable sweep takes.

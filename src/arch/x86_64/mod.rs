@@ -1,5 +1,6 @@
-//! x86-64 kernels.
+//! x86-64: the AVX2+FMA backend, the rounding mode MXCSR holds, and SSE loops for short
+//! slices.
 
 pub mod avx2;
-pub mod directed;
+pub mod mode;
 pub(crate) mod short;

@@ -321,7 +321,7 @@ mod x86 {
     /// the first seed that gives it; returns whether the kernel flags `b`.
     #[target_feature(enable = "avx2,fma")]
     pub(super) fn refinements<const V: u8>(
-        _proof: Avx2Fma,
+        k: Avx2Fma,
         b: f32,
         seeds: RangeInclusive<u32>,
         ys: &mut Vec<(u32, u32)>,
@@ -329,13 +329,13 @@ mod x86 {
         let (first, last) = (*seeds.start(), *seeds.end());
         let vb = _mm256_set1_ps(b);
         ys.clear();
-        let y0 = lanes(refine::<V>(vb, _mm256_set1_ps(f32::from_bits(first))))[0];
+        let y0 = lanes(refine::<_, V>(k, vb, _mm256_set1_ps(f32::from_bits(first))))[0];
         ys.push((y0, first));
         let common = _mm256_castsi256_ps(_mm256_set1_epi32(y0 as i32));
         let mut r = first;
         while r <= last {
             let seed = seeds_from(r, last);
-            let y = refine::<V>(vb, seed);
+            let y = refine::<_, V>(k, vb, seed);
             // Bitwise equality with the first y (an ordered compare would also do: these
             // are positive normal floats).
             let same = _mm256_cmpeq_epi32(_mm256_castps_si256(y), _mm256_castps_si256(common));
@@ -352,13 +352,13 @@ mod x86 {
                 None => break,
             };
         }
-        _mm256_movemask_ps(flags::<V>(vb)) != 0
+        _mm256_movemask_ps(flags::<V>(k, vb)) != 0
     }
 
     /// Compares up to eight rows against `dividends`.
     #[target_feature(enable = "avx2,fma")]
     pub(super) fn compare_chunk(
-        _proof: Avx2Fma,
+        k: Avx2Fma,
         tally: &mut Tally,
         chunk: &[Row],
         dividends: Range<u32>,
@@ -380,26 +380,26 @@ mod x86 {
             seeds: Some(seeds),
             valid: chunk.len(),
         };
-        compare_rows_with(tally, &rows, dividends);
+        compare_rows_with(k, tally, &rows, dividends);
     }
 
     /// Whether the reciprocal kernel of variant `kernel` sends `b` to the divider.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) fn reciprocal_flagged(_proof: Avx2Fma, kernel: Kernel, b: f32) -> bool {
+    pub(super) fn reciprocal_flagged(k: Avx2Fma, kernel: Kernel, b: f32) -> bool {
         let (one, vb) = (_mm256_set1_ps(1.0), _mm256_set1_ps(b));
         !match kernel {
-            Kernel::Shipped => InputCheck::of::<{ Variant::SHIPPED }, true>(one, vb),
-            Kernel::Newton => InputCheck::of::<{ Variant::NEWTON }, true>(one, vb),
-            Kernel::Published => InputCheck::of::<{ Variant::PUBLISHED }, true>(one, vb),
+            Kernel::Shipped => InputCheck::of::<{ Variant::SHIPPED }, true>(k, one, vb),
+            Kernel::Newton => InputCheck::of::<{ Variant::NEWTON }, true>(k, one, vb),
+            Kernel::Published => InputCheck::of::<{ Variant::PUBLISHED }, true>(k, one, vb),
         }
-        .all_accepted()
+        .all_accepted(k)
     }
 
     /// The reciprocal kernel on every seed of `b` (which it does not flag) against
     /// `vdivps`' `1 / b`.
     #[target_feature(enable = "avx2,fma")]
     pub(super) fn reciprocals<const V: u8>(
-        _proof: Avx2Fma,
+        k: Avx2Fma,
         tally: &mut Tally,
         b: f32,
         seeds: RangeInclusive<u32>,
@@ -411,7 +411,7 @@ mod x86 {
         let mut r = first;
         while r <= last {
             let seed = seeds_from(r, last);
-            let got = reciprocal_quotient_from::<V>(vb, seed);
+            let got = reciprocal_quotient_from::<_, V>(k, vb, seed);
             let same = _mm256_cmpeq_epi32(_mm256_castps_si256(got), _mm256_castps_si256(want));
             if _mm256_movemask_ps(_mm256_castsi256_ps(same)) != 0xff {
                 record(tally, b, got, want, seed, r, last);

@@ -134,7 +134,7 @@ mod x86 {
 
     #[target_feature(enable = "avx2,fma")]
     pub(super) fn tile<const MODE: u8, const V: u8>(
-        _proof: Avx2Fma,
+        k: Avx2Fma,
         dividends: core::ops::Range<u32>,
         divisors: core::ops::Range<u32>,
     ) -> Tally {
@@ -154,9 +154,9 @@ mod x86 {
                 odd_lanes,
             );
             let b = _mm256_castsi256_ps(b_bits);
-            let y = reciprocal::<SHIPPED>(b);
+            let y = reciprocal::<_, SHIPPED>(k, b);
             // The near-all-ones divisors: `div` takes their quotients from the divider.
-            let flagged = flags::<SHIPPED>(b);
+            let flagged = flags::<SHIPPED>(k, b);
             let any_flagged = _mm256_movemask_ps(flagged) != 0;
             let mut ma = dividends.start;
             while ma < dividends.end {
@@ -167,11 +167,11 @@ mod x86 {
                 references::<MODE>(b, &a_block[..n], &mut want[..n]);
                 let ours = |j: usize| {
                     let a = _mm256_set1_ps(a_block[j]);
-                    let mut q = corrected_quotient(a, b, y);
+                    let mut q = corrected_quotient(k, a, b, y);
                     if any_flagged {
                         q = _mm256_blendv_ps(q, _mm256_div_ps(a, b), flagged);
                     }
-                    (a, round_from::<MODE, V>(a, b, q))
+                    (a, round_from::<_, MODE, V>(k, a, b, q))
                 };
                 let equal = |got: __m256, want: __m256| {
                     _mm256_cmpeq_epi32(_mm256_castps_si256(got), _mm256_castps_si256(want))

@@ -163,7 +163,7 @@ pub const MARKSTEIN_ROW_BOUND: f64 = 1.0 / (1u64 << 25) as f64;
 #[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx2,fma")]
 fn tile<const V: u8>(
-    _proof: fmadiv::verify::x86::Avx2Fma,
+    k: fmadiv::verify::x86::Avx2Fma,
     prune: bool,
     dividends: core::ops::Range<u32>,
     divisors: core::ops::Range<u32>,
@@ -180,11 +180,15 @@ fn tile<const V: u8>(
     for mb in divisors.clone().step_by(8) {
         let b_bits = _mm256_add_epi32(_mm256_set1_epi32((ONE_BITS | mb) as i32), lane_offsets);
         if !prune {
-            compare_rows::<V>(&mut tally, b_bits, 8, dividends.clone());
+            compare_rows::<V>(k, &mut tally, b_bits, 8, dividends.clone());
             continue;
         }
         let b = _mm256_castsi256_ps(b_bits);
-        let (bs, ys, flagged) = (lanes(b), lanes(reciprocal::<V>(b)), lanes(flags::<V>(b)));
+        let (bs, ys, flagged) = (
+            lanes(b),
+            lanes(reciprocal::<_, V>(k, b)),
+            lanes(flags::<V>(k, b)),
+        );
         for k in 0..8 {
             // Flagged lanes are the divider's (correct by construction) and compared.
             if flagged[k] == 0 && markstein_row_proven(f32::from_bits(bs[k]), f32::from_bits(ys[k]))
@@ -204,7 +208,7 @@ fn tile<const V: u8>(
         }
         // SAFETY: `bits` is an array of eight u32.
         let b_bits = unsafe { _mm256_loadu_si256(bits.as_ptr().cast()) };
-        compare_rows::<V>(&mut tally, b_bits, chunk.len(), dividends.clone());
+        compare_rows::<V>(k, &mut tally, b_bits, chunk.len(), dividends.clone());
     }
     tally.trim();
     tally
@@ -215,10 +219,13 @@ fn tile<const V: u8>(
 #[cfg(fmadiv_x86)]
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-pub(crate) fn flags<const V: u8>(b: core::arch::x86_64::__m256) -> core::arch::x86_64::__m256 {
+pub(crate) fn flags<const V: u8>(
+    k: fmadiv::verify::x86::Avx2Fma,
+    b: core::arch::x86_64::__m256,
+) -> core::arch::x86_64::__m256 {
     use core::arch::x86_64::*;
     use fmadiv::verify::x86::InputCheck;
-    let accepted = InputCheck::of::<V, false>(_mm256_set1_ps(1.0), b).accepted();
+    let accepted = InputCheck::of::<V, false>(k, _mm256_set1_ps(1.0), b).accepted(k);
     _mm256_castsi256_ps(_mm256_xor_si256(accepted, _mm256_set1_epi32(-1)))
 }
 
@@ -228,6 +235,7 @@ pub(crate) fn flags<const V: u8>(b: core::arch::x86_64::__m256) -> core::arch::x
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn compare_rows<const V: u8>(
+    k: fmadiv::verify::x86::Avx2Fma,
     tally: &mut Tally,
     b_bits: core::arch::x86_64::__m256i,
     valid: usize,
@@ -239,14 +247,14 @@ fn compare_rows<const V: u8>(
     let b = _mm256_castsi256_ps(b_bits);
     let rows = Rows {
         b,
-        y: reciprocal::<V>(b),
+        y: reciprocal::<_, V>(k, b),
         // Flagged lanes take the divider's quotient, which is the reference itself: they
         // compare equal by construction, as in `div8`'s blend.
-        flagged: _mm256_castps_si256(flags::<V>(b)),
+        flagged: _mm256_castps_si256(flags::<V>(k, b)),
         seeds: None,
         valid,
     };
-    compare_rows_with(tally, &rows, dividends);
+    compare_rows_with(k, tally, &rows, dividends);
 }
 
 /// Eight divisor rows as the comparison sees them: each lane's divisor, its refined
@@ -266,7 +274,12 @@ pub(crate) struct Rows {
 #[cfg(fmadiv_x86)]
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-pub(crate) fn compare_rows_with(tally: &mut Tally, rows: &Rows, dividends: core::ops::Range<u32>) {
+pub(crate) fn compare_rows_with(
+    k: fmadiv::verify::x86::Avx2Fma,
+    tally: &mut Tally,
+    rows: &Rows,
+    dividends: core::ops::Range<u32>,
+) {
     use core::arch::x86_64::*;
     use fmadiv::verify::bits::ONE_BITS;
     use fmadiv::verify::x86::corrected_quotient;
@@ -275,7 +288,7 @@ pub(crate) fn compare_rows_with(tally: &mut Tally, rows: &Rows, dividends: core:
     tally.pairs += valid as u64 * u64::from(dividends.len() as u32);
     let one_pair = |ma: u32| {
         let a = _mm256_castsi256_ps(_mm256_set1_epi32((ONE_BITS | ma) as i32));
-        let got = corrected_quotient(a, b, y);
+        let got = corrected_quotient(k, a, b, y);
         let want = _mm256_div_ps(a, b);
         let equal = _mm256_or_si256(
             _mm256_cmpeq_epi32(_mm256_castps_si256(got), _mm256_castps_si256(want)),

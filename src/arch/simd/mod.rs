@@ -1,0 +1,263 @@
+//! The kernels and loops, written once over the operations of one vector width.
+//!
+//! [`Vector`] is what they need of a SIMD backend: loads and stores (partial ones for the
+//! tails), `div`, `rcp`, FMA, the integer operations of the input check and the directed
+//! step, lane masks, and `vdivps` under a given rounding mode. A backend (AVX2+FMA's eight
+//! lanes, `x86_64::avx2`) implements it in one file; [`kernel`], [`loops`] and [`directed`]
+//! are generic over it, `#[inline(always)]`, and compiled for the backend's features by its
+//! `#[target_feature]` entry points (memchr's generic `Vector` over its per-ISA files is the
+//! model). A new width is one such file, one variant of `crate::Backend` with its detection
+//! (`crate::dispatch`), and one arm where the backend is chosen: the plan's loops
+//! (`crate::schedule::kernel_fn`, `raw_fn_disjoint`), the directed functions
+//! (`crate::rounding`) and the `Divisor`'s lane-checked loops (`crate::divisor`, whose
+//! flag-checked two-product loop is AVX2 assembly).
+//!
+//! Lane masks are integer vectors whose lanes are all ones or all zeros, as AVX2 makes
+//! them; a backend with mask registers converts at its edges.
+
+pub mod directed;
+pub mod kernel;
+pub mod loops;
+
+/// A backend's entry points, `pub mod entry` in the invoking file: the generic loops of
+/// [`loops`] and [`directed`] instantiated for the proof type `$W` and compiled with
+/// `#[target_feature(enable = $features)]`, the features `$W` proves. The plan's schedules
+/// and the directed functions call these (as function pointers or directly); they are the
+/// same for every width, so a backend writes none of them by hand.
+macro_rules! entry_points {
+    ($W:ident, $features:literal) => {
+        /// The plan's loops and the directed loops compiled for this backend (see
+        /// [`crate::arch::simd::entry_points`]). Each has the safety conditions of the
+        /// generic loop it runs, and runs only where the backend's features are present.
+        pub mod entry {
+            use super::$W;
+            use crate::arch::simd::{Vector, directed, loops};
+
+            /// [`loops::divider_raw`].
+            ///
+            /// # Safety
+            /// The backend's features; [`loops::divider_raw`]'s conditions.
+            #[target_feature(enable = $features)]
+            pub unsafe fn divider<const RECIP: bool>(
+                a: *const f32,
+                b: *const f32,
+                out: *mut f32,
+                len: usize,
+            ) {
+                // SAFETY: this function runs only where the features are present; the
+                // caller's pointers.
+                unsafe { loops::divider_raw::<$W, RECIP>($W::assume(), a, b, out, len) }
+            }
+
+            /// [`loops::divider_disjoint`].
+            ///
+            /// # Safety
+            /// The backend's features; [`loops::divider_disjoint`]'s conditions.
+            #[target_feature(enable = $features)]
+            pub unsafe fn divider_disjoint<const RECIP: bool>(
+                a: *const f32,
+                b: *const f32,
+                out: *mut f32,
+                len: usize,
+            ) {
+                // SAFETY: as in `divider`.
+                unsafe { loops::divider_disjoint::<$W, RECIP>($W::assume(), a, b, out, len) }
+            }
+
+            /// [`loops::div_raw_guarded`] (`GUARDED`) or [`loops::div_raw`].
+            ///
+            /// # Safety
+            /// The backend's features; [`loops::div_raw`]'s conditions.
+            #[target_feature(enable = $features)]
+            pub unsafe fn mixed<
+                const V: u8,
+                const D: usize,
+                const RECIP: bool,
+                const GUARDED: bool,
+            >(
+                a: *const f32,
+                b: *const f32,
+                out: *mut f32,
+                len: usize,
+            ) {
+                // SAFETY: as in `divider`.
+                unsafe {
+                    let w = $W::assume();
+                    if GUARDED {
+                        loops::div_raw_guarded::<$W, V, D, RECIP>(w, a, b, out, len)
+                    } else {
+                        loops::div_raw::<$W, V, D, RECIP>(w, a, b, out, len)
+                    }
+                }
+            }
+
+            /// [`directed::div_rounded_raw`].
+            ///
+            /// # Safety
+            /// The backend's features; [`directed::div_rounded_raw`]'s conditions.
+            #[target_feature(enable = $features)]
+            pub unsafe fn div_rounded<const MODE: u8, const V: u8>(
+                a: *const f32,
+                b: *const f32,
+                out: *mut f32,
+                len: usize,
+            ) {
+                // SAFETY: as in `divider`.
+                unsafe { directed::div_rounded_raw::<$W, MODE, V>($W::assume(), a, b, out, len) }
+            }
+
+            /// [`directed::div_bounds_raw`].
+            ///
+            /// # Safety
+            /// The backend's features; [`directed::div_bounds_raw`]'s conditions.
+            #[target_feature(enable = $features)]
+            pub unsafe fn div_bounds<const V: u8>(
+                a: *const f32,
+                b: *const f32,
+                lo: *mut f32,
+                hi: *mut f32,
+                len: usize,
+            ) {
+                // SAFETY: as in `divider`.
+                unsafe { directed::div_bounds_raw::<$W, V>($W::assume(), a, b, lo, hi, len) }
+            }
+
+            /// [`directed::div_in_mode_raw`].
+            ///
+            /// # Safety
+            /// The backend's features; [`directed::div_in_mode_raw`]'s conditions.
+            #[target_feature(enable = $features)]
+            pub unsafe fn div_in_mode<const MODE: u8>(
+                a: *const f32,
+                b: *const f32,
+                out: *mut f32,
+                len: usize,
+            ) {
+                // SAFETY: as in `divider`.
+                unsafe { directed::div_in_mode_raw::<$W, MODE>($W::assume(), a, b, out, len) }
+            }
+        }
+    };
+}
+pub(crate) use entry_points;
+
+/// One SIMD width's operations. An implementor is a zero-sized proof that the CPU has the
+/// instructions its methods use: a value exists only where they were detected or enabled
+/// at compile time, so the methods taking `self` are safe to call; those taking pointers
+/// are `unsafe` for the memory they touch.
+///
+/// # Safety
+/// Implementing it promises that no value of the type exists unless the CPU has every
+/// instruction the methods execute.
+pub unsafe trait Vector: Copy {
+    /// Lanes per vector.
+    const LANES: usize;
+    /// `LANES` f32 lanes.
+    type F: Copy;
+    /// `LANES` 32-bit lanes of bit patterns and lane masks.
+    type I: Copy;
+
+    /// Loads `LANES` floats from `p`.
+    ///
+    /// # Safety
+    /// `p` readable for `LANES` floats (any alignment).
+    unsafe fn load(self, p: *const f32) -> Self::F;
+    /// Stores `LANES` floats at `p`.
+    ///
+    /// # Safety
+    /// `p` writable for `LANES` floats (any alignment).
+    unsafe fn store(self, p: *mut f32, v: Self::F);
+    /// The first `n <= LANES` floats at `p`, the other lanes `pad`: nothing past them is
+    /// touched.
+    ///
+    /// # Safety
+    /// `p` readable for `n` floats.
+    unsafe fn load_partial(self, p: *const f32, n: usize, pad: f32) -> Self::F;
+    /// Stores the first `n <= LANES` lanes of `v` at `p`, touching nothing past them.
+    ///
+    /// # Safety
+    /// `p` writable for `n` floats.
+    unsafe fn store_partial(self, p: *mut f32, n: usize, v: Self::F);
+
+    /// Every lane `x`.
+    fn splat(self, x: f32) -> Self::F;
+    /// `a / b`, correctly rounded in the MXCSR mode in force (the divider).
+    fn div(self, a: Self::F, b: Self::F) -> Self::F;
+    /// `a · b`.
+    fn mul(self, a: Self::F, b: Self::F) -> Self::F;
+    /// `a · b + c`, one rounding.
+    fn mul_add(self, a: Self::F, b: Self::F, c: Self::F) -> Self::F;
+    /// `c − a · b`, one rounding.
+    fn neg_mul_add(self, a: Self::F, b: Self::F, c: Self::F) -> Self::F;
+    /// The reciprocal seed `≈ 1/b` (`rcpps`: about 12 bits).
+    fn rcp(self, b: Self::F) -> Self::F;
+    /// `a / b` by the divider with MXCSR's rounding field set to `mode` (MXCSR's numbering)
+    /// for this division alone: set and restored inside one `asm!` block, the other bits
+    /// (flush-to-zero, denormals-are-zero) as they are, the flags raised kept.
+    fn div_in_mode(self, a: Self::F, b: Self::F, mode: u8) -> Self::F;
+    /// `out[i] = a[i] / b[i]` by the divider under rounding direction `MODE` for `vectors`
+    /// whole vectors, MXCSR set once and restored inside one `asm!` block.
+    ///
+    /// # Safety
+    /// `a` and `b` readable and `out` writable for `vectors · LANES` floats; `out` overlaps
+    /// neither input, or is exactly `a`.
+    unsafe fn div_in_mode_region<const MODE: u8>(
+        self,
+        a: *const f32,
+        b: *const f32,
+        out: *mut f32,
+        vectors: usize,
+    );
+
+    /// The lanes' bit patterns.
+    fn bits(self, x: Self::F) -> Self::I;
+    /// The floats of bit patterns.
+    fn float(self, x: Self::I) -> Self::F;
+    /// Every lane `bits`.
+    fn splat_bits(self, bits: u32) -> Self::I;
+    /// Lane-wise wrapping `a + b`.
+    fn add(self, a: Self::I, b: Self::I) -> Self::I;
+    /// Lane-wise wrapping `a − b`.
+    fn sub(self, a: Self::I, b: Self::I) -> Self::I;
+    /// `a & b`.
+    fn and(self, a: Self::I, b: Self::I) -> Self::I;
+    /// `!a & b`.
+    fn and_not(self, a: Self::I, b: Self::I) -> Self::I;
+    /// `a | b`.
+    fn or(self, a: Self::I, b: Self::I) -> Self::I;
+    /// `a ^ b`.
+    fn xor(self, a: Self::I, b: Self::I) -> Self::I;
+    /// `a << 1`.
+    fn shift_left_1(self, a: Self::I) -> Self::I;
+    /// `a >> 31`, arithmetic: all ones where the sign bit is set.
+    fn sign_fill(self, a: Self::I) -> Self::I;
+    /// Lane-wise unsigned maximum.
+    fn max_u32(self, a: Self::I, b: Self::I) -> Self::I;
+    /// All ones where `a == b`.
+    fn equal(self, a: Self::I, b: Self::I) -> Self::I;
+    /// All ones where `a > b` as signed integers.
+    fn greater(self, a: Self::I, b: Self::I) -> Self::I;
+
+    /// Whether every bit of `m` is set (every lane of a mask).
+    fn all(self, m: Self::I) -> bool;
+    /// Whether any lane of the mask `m` is set.
+    fn any(self, m: Self::I) -> bool;
+    /// `b` in the lanes where the mask `m` is set, `a` elsewhere.
+    fn blend(self, a: Self::F, b: Self::F, m: Self::I) -> Self::F;
+
+    /// Runs `f` out of line, in a function compiled for the backend's instructions (a
+    /// generic function cannot name them): the slow paths the hot loops keep out of their
+    /// bodies.
+    fn cold<R>(self, f: impl FnOnce() -> R) -> R;
+
+    /// Runs `f` inside a function compiled for the backend's instructions, where it is
+    /// inlined: how code written once over `Vector` (a `Divisor`'s loops, the plan's entry
+    /// points) is compiled for each backend.
+    fn vectorize<R>(self, f: impl FnOnce() -> R) -> R;
+
+    /// The proof, without checking.
+    ///
+    /// # Safety
+    /// The CPU running the program must have the backend's instructions.
+    unsafe fn assume() -> Self;
+}

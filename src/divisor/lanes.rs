@@ -1,0 +1,289 @@
+//! A [`super::Divisor`]'s lane-checked loops, written once over one vector width
+//! ([`Vector`]): the strategy's FMA sequence on every vector, a range check of each
+//! quotient, and the divider for the lanes the check flags; and the divider's own loop.
+//!
+//! Every function is `#[inline(always)]` and generic; the entry points at the bottom run
+//! them inside [`Vector::vectorize`], so they are compiled for the backend's instructions.
+
+use super::{Proven, Strategy};
+use crate::arch::simd::Vector;
+use crate::backoff::Backoff;
+use crate::bits::{ABS_MASK, QUOTIENT_MAX_BITS};
+
+/// Strategies as const parameters, so each gets its own tight loop.
+const RECIPROCAL: u8 = 0;
+/// The two-products sequence (also run, checked by flags, by `super::flagged`).
+pub(super) const TWO_PRODUCTS: u8 = 1;
+const MARKSTEIN: u8 = 2;
+const HARDWARE: u8 = 3;
+
+/// Vectors per block of the lane-checked loop: one combined check per block, as the check
+/// and its branch cost as much as the two-operation sequence itself.
+const UNROLL: usize = 4;
+
+/// The lane-checked loop's back-off, in blocks: after a block with flagged lanes in two or
+/// more of its vectors, 1, 2, 4 … 64 blocks go straight to the divider.
+type LanesBackoff = Backoff<1, 64>;
+
+std::thread_local! {
+    /// The lane-checked loop's back-off, kept between calls on this thread.
+    static LANES_BACKOFF: core::cell::Cell<LanesBackoff> =
+        const { core::cell::Cell::new(LanesBackoff::CLEAR) };
+}
+
+/// The divisor's constants, broadcast.
+#[derive(Clone, Copy)]
+struct Consts<W: Vector> {
+    b: W::F,
+    zh: W::F,
+    zl: W::F,
+    /// `i32::MIN - min_quotient_bits`, for the one-compare range check.
+    offset: W::I,
+    /// `i32::MIN + (QUOTIENT_MAX - min_quotient_bits)`.
+    limit: W::I,
+}
+
+impl<W: Vector> Consts<W> {
+    #[inline(always)]
+    fn of(w: W, d: &Proven) -> Consts<W> {
+        Consts {
+            b: w.splat(d.b),
+            zh: w.splat(d.zh),
+            zl: w.splat(d.zl),
+            // Wrapping: the range check compares as signed integers shifted by i32::MIN.
+            offset: w.splat_bits((i32::MIN as u32).wrapping_sub(d.min_quotient_bits)),
+            limit: w.splat_bits(
+                (i32::MIN as u32).wrapping_add(QUOTIENT_MAX_BITS.wrapping_sub(d.min_quotient_bits)),
+            ),
+        }
+    }
+}
+
+/// The strategy's FMA sequence for one vector of dividends.
+#[inline(always)]
+fn sequence<W: Vector, const S: u8>(w: W, d: Consts<W>, a: W::F) -> W::F {
+    match S {
+        RECIPROCAL => w.mul(a, d.zh),
+        TWO_PRODUCTS => w.mul_add(a, d.zh, w.mul(a, d.zl)),
+        MARKSTEIN => {
+            let q = w.mul(a, d.zh);
+            let r = w.neg_mul_add(q, d.b, a);
+            w.mul_add(r, d.zh, q)
+        }
+        _ => w.div(a, d.b),
+    }
+}
+
+/// One vector's quotients by the strategy's sequence, and the mask of lanes it cannot
+/// guarantee.
+#[inline(always)]
+fn fast<W: Vector, const S: u8>(w: W, d: Consts<W>, a: W::F) -> (W::F, W::I) {
+    let q = sequence::<W, S>(w, d, a);
+    let bad = match S {
+        // Exact for every input.
+        RECIPROCAL | HARDWARE => w.splat_bits(0),
+        // |q| in [min_quotient, MAX] as one signed compare (as in the kernel). Infinite
+        // results are not trusted: a·zl itself overflows when |a/b| is far above MAX, and
+        // fma(a, zh, ±inf) then has the sign of a·zl.
+        _ => {
+            let abs = w.and(w.bits(q), w.splat_bits(ABS_MASK));
+            w.greater(w.add(abs, d.offset), d.limit)
+        }
+    };
+    (q, bad)
+}
+
+/// One vector's quotients, exact: the flagged lanes from the divider.
+#[inline(always)]
+fn divide_one<W: Vector, const S: u8>(w: W, d: Consts<W>, a: W::F) -> W::F {
+    let (q, bad) = fast::<W, S>(w, d, a);
+    if w.any(bad) {
+        w.blend(q, w.div(a, d.b), bad)
+    } else {
+        q
+    }
+}
+
+/// `vectors` vectors from element `i` on the divider alone, each loaded, divided and
+/// stored in turn.
+///
+/// # Safety
+/// `a` readable and `out` writable for `i + vectors * LANES` floats; `out` is `a` or does
+/// not overlap it.
+#[inline(always)]
+unsafe fn divider_vectors<W: Vector>(
+    w: W,
+    b: W::F,
+    a: *const f32,
+    out: *mut f32,
+    i: usize,
+    vectors: usize,
+) {
+    for v in 0..vectors {
+        let j = i + v * W::LANES;
+        // SAFETY: j + LANES <= i + vectors·LANES: inside both slices; each vector is loaded
+        // before its quotient is stored.
+        unsafe { w.store(out.add(j), w.div(w.load(a.add(j)), b)) };
+    }
+}
+
+/// Stores a block whose check flagged some lanes, the flagged vectors' quotients from the
+/// divider (out of line: the hot loop keeps a small body). Returns how many vectors had
+/// flagged lanes.
+///
+/// # Safety
+/// `out` writable for `UNROLL` vectors.
+#[inline(always)]
+unsafe fn fix_block<W: Vector>(
+    w: W,
+    b: W::F,
+    x: [W::F; UNROLL],
+    r: [(W::F, W::I); UNROLL],
+    out: *mut f32,
+) -> usize {
+    w.cold(move || {
+        let mut flagged = 0;
+        for (k, &(q, bad)) in r.iter().enumerate() {
+            let q = if w.any(bad) {
+                flagged += 1;
+                w.blend(q, w.div(x[k], b), bad)
+            } else {
+                q
+            };
+            // SAFETY: inside the block (the caller's guarantee).
+            unsafe { w.store(out.add(k * W::LANES), q) };
+        }
+        flagged
+    })
+}
+
+/// `out[i] = a[i] / d` by strategy `S`, lane-checked: blocks of [`UNROLL`] vectors with one
+/// combined check, single vectors, then the last few lanes padded with 1.0.
+///
+/// # Safety
+/// `a` readable and `out` writable for `len` floats; `out` either does not overlap `a` or
+/// is `a` itself (every vector is loaded before its quotient is stored).
+#[inline(always)]
+pub(super) unsafe fn divide_loop<W: Vector, const S: u8>(
+    w: W,
+    d: &Proven,
+    a: *const f32,
+    out: *mut f32,
+    len: usize,
+) {
+    let consts = Consts::of(w, d);
+    let block = UNROLL * W::LANES;
+    let blocks_end = len - len % block;
+    let mut i = 0;
+    // Special-rich data (random bit patterns) would pay the sequence, the check and the
+    // divider for every block (and microcode assists for subnormal intermediates): after
+    // a block with flagged lanes in two or more of its vectors, the following blocks go
+    // straight to the divider ([`LanesBackoff`]). A lone special (sparse data) only sends
+    // its own vector to the divider.
+    let mut backoff = LanesBackoff::load(&LANES_BACKOFF);
+    while i < blocks_end {
+        if backoff.skip() > 0 {
+            let n = (backoff.skip() as usize).min((blocks_end - i) / block);
+            // SAFETY: n whole blocks from i, inside both slices.
+            w.cold(|| unsafe { divider_vectors(w, consts.b, a, out, i, n * UNROLL) });
+            i += n * block;
+            // n <= skip, a u32.
+            backoff.skipped(n as u32);
+            continue;
+        }
+        // SAFETY: i + block <= len: inside both slices; unaligned access is allowed.
+        unsafe {
+            let x: [W::F; UNROLL] = core::array::from_fn(|k| w.load(a.add(i + k * W::LANES)));
+            let r: [(W::F, W::I); UNROLL] = core::array::from_fn(|k| fast::<W, S>(w, consts, x[k]));
+            let flagged = r.iter().fold(w.splat_bits(0), |m, &(_, bad)| w.or(m, bad));
+            if !w.any(flagged) {
+                backoff.passed();
+                for (k, (q, _)) in r.iter().enumerate() {
+                    w.store(out.add(i + k * W::LANES), *q);
+                }
+            } else if fix_block(w, consts.b, x, r, out.add(i)) >= 2 {
+                backoff.failed();
+            }
+        }
+        i += block;
+    }
+    backoff.store(&LANES_BACKOFF);
+    while i < len {
+        let n = (len - i).min(W::LANES);
+        // SAFETY: n elements from i are inside both slices; the padded lanes are 1.0 and
+        // not stored; the vector is loaded before it is stored.
+        unsafe {
+            let x = w.load_partial(a.add(i), n, 1.0);
+            w.store_partial(out.add(i), n, divide_one::<W, S>(w, consts, x));
+        }
+        i += n;
+    }
+}
+
+/// `out[i] = a[i] / d` by the divisor's strategy, lane-checked.
+///
+/// # Safety
+/// As [`divide_loop`].
+pub(super) unsafe fn divide<W: Vector>(w: W, d: &Proven, a: *const f32, out: *mut f32, len: usize) {
+    // SAFETY: the caller's guarantees are the loop's.
+    w.vectorize(|| unsafe {
+        match d.strategy {
+            Strategy::Reciprocal => divide_loop::<W, RECIPROCAL>(w, d, a, out, len),
+            Strategy::TwoProducts => divide_loop::<W, TWO_PRODUCTS>(w, d, a, out, len),
+            Strategy::Markstein => divide_loop::<W, MARKSTEIN>(w, d, a, out, len),
+            Strategy::Hardware => divide_loop::<W, HARDWARE>(w, d, a, out, len),
+        }
+    })
+}
+
+/// `out[i] = a[i] / b` on the divider alone, with nothing to set up: the plain loop, one
+/// vector at a time as the loop it must never lose to, then the last few in scalar. (Loads
+/// grouped ahead of their stores lost 20% to it where the output lies 128 bytes past the
+/// input modulo 4 KiB: a load that seems to alias a store waits for its quotient.)
+///
+/// # Safety
+/// `a` readable and `out` writable for `len` floats; `out` is `a` or does not overlap it.
+#[inline(always)]
+pub(super) unsafe fn divide_by_divider_in<W: Vector>(
+    w: W,
+    b: f32,
+    a: *const f32,
+    out: *mut f32,
+    len: usize,
+) {
+    let full = len - len % W::LANES;
+    // SAFETY: `full / LANES` whole vectors, inside both.
+    unsafe { divider_vectors(w, w.splat(b), a, out, 0, full / W::LANES) };
+    for i in full..len {
+        // SAFETY: i < len; `divss` gives the bits of `vdivps` (NaN rules included).
+        unsafe { *out.add(i) = *a.add(i) / b };
+    }
+}
+
+/// [`divide_by_divider_in`], compiled for the backend.
+///
+/// # Safety
+/// As [`divide_by_divider_in`].
+pub(super) unsafe fn divide_by_divider<W: Vector>(
+    w: W,
+    b: f32,
+    a: *const f32,
+    out: *mut f32,
+    len: usize,
+) {
+    // SAFETY: the caller's guarantees.
+    w.vectorize(|| unsafe { divide_by_divider_in(w, b, a, out, len) })
+}
+
+/// One vector's quotients `a / d` by the divisor's strategy, lane-checked.
+pub(super) fn divide_vector<W: Vector>(w: W, d: &Proven, a: W::F) -> W::F {
+    w.vectorize(|| {
+        let consts = Consts::of(w, d);
+        match d.strategy {
+            Strategy::Reciprocal => divide_one::<W, RECIPROCAL>(w, consts, a),
+            Strategy::TwoProducts => divide_one::<W, TWO_PRODUCTS>(w, consts, a),
+            Strategy::Markstein => divide_one::<W, MARKSTEIN>(w, consts, a),
+            Strategy::Hardware => divide_one::<W, HARDWARE>(w, consts, a),
+        }
+    })
+}
