@@ -262,8 +262,10 @@ def divisors(family):
             for n in sizes:
                 v = sorted(cells[(kind, d, n)])
                 row.append(f"{v[0]:.2f} / {statistics.median(v):.2f} / {v[-1]:.2f}")
-            out.append(f"| {d:g} | " + " | ".join(row) + " |")
+            out.append(f"| {d:.7g} | " + " | ".join(row) + " |")
         out.append("")
+    strategies = sorted({r["strategy"] for run in runs for r in run["rows"]})
+    out.append(f"Strategies (`Divisor::strategy`): {', '.join(strategies)}.")
     normal = [min(cells[k]) for k in cells if k[0] == "normal"]
     rest = [min(cells[k]) for k in cells if k[0] != "normal"]
     out.append(f"Lowest of any process: {min(normal):.2f}× on normal inputs (goal 1.25×), "

@@ -121,8 +121,8 @@ impl Plan {
                 Inputs::OnePercentSpecials,
                 Inputs::RandomBits,
             ],
-            rounds: 21,
-            sample: 100e-6,
+            rounds: 41,
+            sample: 250e-6,
             rows: 0,
             divisors: DIVISORS.to_vec(),
         }

@@ -6,7 +6,7 @@
 //! them inside [`Vector::vectorize`], so they are compiled for the backend's instructions.
 
 use super::{Proven, Strategy};
-use crate::arch::simd::Vector;
+use crate::arch::simd::{Vector, array_of};
 use crate::backoff::Backoff;
 use crate::bits::{ABS_MASK, QUOTIENT_MAX_BITS};
 
@@ -193,8 +193,9 @@ pub(super) unsafe fn divide_loop<W: Vector, const S: u8>(
         }
         // SAFETY: i + block <= len: inside both slices; unaligned access is allowed.
         unsafe {
-            let x: [W::F; UNROLL] = core::array::from_fn(|k| w.load(a.add(i + k * W::LANES)));
-            let r: [(W::F, W::I); UNROLL] = core::array::from_fn(|k| fast::<W, S>(w, consts, x[k]));
+            let x: [W::F; UNROLL] = array_of(w.splat(0.0), |k| w.load(a.add(i + k * W::LANES)));
+            let none = (w.splat(0.0), w.splat_bits(0));
+            let r: [(W::F, W::I); UNROLL] = array_of(none, |k| fast::<W, S>(w, consts, x[k]));
             let flagged = r.iter().fold(w.splat_bits(0), |m, &(_, bad)| w.or(m, bad));
             if !w.any(flagged) {
                 backoff.passed();

@@ -187,8 +187,8 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize>(
         // SAFETY: i + block <= len: inside both inputs.
         let (x, y): ([W::F; BLOCK_VECTORS], [W::F; BLOCK_VECTORS]) = unsafe {
             (
-                core::array::from_fn(|k| w.load(a.add(i + k * W::LANES))),
-                core::array::from_fn(|k| w.load(b.add(i + k * W::LANES))),
+                super::array_of(w.splat(0.0), |k| w.load(a.add(i + k * W::LANES))),
+                super::array_of(w.splat(0.0), |k| w.load(b.add(i + k * W::LANES))),
             )
         };
         let mut check = InputCheck::window_of(w, x[0], y[0]);

@@ -207,7 +207,7 @@ unsafe fn divider_group<W: Vector, const RECIP: bool>(
 ) {
     // SAFETY: the caller's guarantees.
     unsafe {
-        let q: [W::F; DIVIDER_GROUP] = core::array::from_fn(|k| {
+        let q: [W::F; DIVIDER_GROUP] = super::array_of(w.splat(0.0), |k| {
             let j = i + k * W::LANES;
             w.div(load_a::<W, RECIP>(w, a, j), w.load(b.add(j)))
         });

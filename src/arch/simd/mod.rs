@@ -19,6 +19,19 @@ pub mod directed;
 pub mod kernel;
 pub mod loops;
 
+/// `[f(0), …, f(N - 1)]` by a plain loop over an array first filled with `fill`.
+/// `core::array::from_fn` is not reliably inlined into the backends' `#[target_feature]`
+/// entry points, and out of line its closure runs without their features: one call per
+/// vector (`div_in_place` measured at a quarter of the divider's speed that way).
+#[inline(always)]
+pub fn array_of<T: Copy, const N: usize>(fill: T, mut f: impl FnMut(usize) -> T) -> [T; N] {
+    let mut out = [fill; N];
+    for (k, o) in out.iter_mut().enumerate() {
+        *o = f(k);
+    }
+    out
+}
+
 /// A backend's entry points, `pub mod entry` in the invoking file: the generic loops of
 /// [`loops`] and [`directed`] instantiated for the proof type `$W` and compiled with
 /// `#[target_feature(enable = $features)]`, the features `$W` proves. The plan's schedules
