@@ -442,11 +442,11 @@ impl Proven {
 impl Divisor {
     /// `out[i] = a[i] / b`.
     ///
-    /// Runs the proven sequence where it is faster than the divider on this CPU for a
-    /// slice of this length (see [`crate::Plan::divisor_sequence_lens`]), making the proof
-    /// if it was not made and it pays: on the divisor's first slice, only where the proof
-    /// is small beside the slice ([`crate::Plan::divisor_proof_lens`]); on a later one,
-    /// wherever the sequence runs. The divider otherwise.
+    /// Runs the proven sequence where the plan runs it on this CPU for a slice of this
+    /// length ([`crate::plan::DivisorChoices::sequence_from`]), making the proof if it was not
+    /// made and it pays: on the divisor's first slice, only where the proof is small beside
+    /// the slice ([`crate::plan::DivisorChoices::first_proof_from`]); on a later one, wherever the
+    /// sequence runs. The divider otherwise.
     ///
     /// # Panics
     /// If the lengths differ (nothing is written then).

@@ -32,7 +32,7 @@
 //!
 //! - `rcp(±mb·2^eb) = ±rcp(mb)·2^-eb`: a property of AMD's table, checked for every
 //!   mantissa, every exponent of the window and both signs by
-//!   [`crate::sweep::check_rcp_scaling`] (at the start of every own-table
+//!   `fmadiv_verify::sweep::check_rcp_scaling` (at the start of every own-table
 //!   `fmadiv verify mantissa` run and in the test suite). The every-table proof below does
 //!   not need it: there, whatever seed a table gives `±mb·2^eb`, that seed times `±2^eb`
 //!   is itself a conforming seed of `mb`, and every seed of `mb` is swept;
@@ -67,7 +67,7 @@
 //!   `2^-25` below 1); at the ulp change at 1 the same sums stay below the bound. Both
 //!   hypotheses then hold for the whole row of 2^23 dividends. `b·y` has at most 48
 //!   significant bits and lies within a factor two of 1, so `1 - b·y` is exact in binary64:
-//!   [`crate::sweep::markstein_row_proven`] decides the condition exactly. On AMD's table
+//!   `fmadiv_verify::sweep::markstein_row_proven` decides the condition exactly. On AMD's table
 //!   (fingerprint `877ee81e5312491d`) it holds for about 69% of the divisors;
 //!   `fmadiv verify mantissa --prune` proves those rows and compares the rest pair by pair.
 //! - **The other rows** have `2^-25 <= |1 - b·y| < 2^-24` (see below), where `q` may miss
@@ -143,7 +143,7 @@
 //! masks, loads and checks need a CPU to run on), and other rounding modes.
 //!
 //! The digests: a report of this kind names the **arithmetic digest**
-//! ([`crate::digest::arithmetic_digest`]), a hash of the kernel run from software-chosen
+//! (`fmadiv_verify::digest::arithmetic_digest`), a hash of the kernel run from software-chosen
 //! seeds (conforming ones, the extremes of the bound, and deliberately poor ones, which
 //! tell apart sequences that agree wherever they are exact). No table enters it, so shards
 //! run on different CPUs merge.

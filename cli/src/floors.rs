@@ -326,7 +326,12 @@ pub fn print_table(rows: &[Row]) {
         ),
         None => r.method.to_string(),
     };
-    let width = rows.iter().map(|r| name(r).len()).max().unwrap_or(0).max(46);
+    let width = rows
+        .iter()
+        .map(|r| name(r).len())
+        .max()
+        .unwrap_or(0)
+        .max(46);
     println!(
         "{:<width$} {:>7} {:>12} {:>9} {:>17}",
         "method (vs its divider loop)", "size", "inputs", "Gdiv/s", "ratio (95% CI)"

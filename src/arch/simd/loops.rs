@@ -8,7 +8,9 @@
 use core::cell::Cell;
 
 use super::Vector;
-use super::kernel::{InputCheck, div_vector_of, kernel_quotient};
+#[cfg(feature = "verify")]
+use super::kernel::div_vector_of;
+use super::kernel::{InputCheck, kernel_quotient};
 use crate::backoff::Backoff;
 
 /// Kernel vectors per block: the check is reduced and branched on once per block.

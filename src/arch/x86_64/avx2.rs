@@ -40,7 +40,7 @@ impl Avx2Fma {
     }
 
     /// `out[i] = a[i] / b[i]` with kernel variant `V` on every lane (see
-    /// [`loops::kernel_raw`]).
+    /// `arch::simd::loops::kernel_raw`).
     ///
     /// # Panics
     /// If the three lengths differ.

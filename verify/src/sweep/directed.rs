@@ -2,7 +2,7 @@
 //! quotient rounded down, up or toward zero, compared with `vdivps` under that rounding
 //! mode, over mantissa pairs in [1, 2) × [1, 2).
 //!
-//! Our side is the library's own step ([`round_from`]) applied to the kernel's
+//! Our side is the library's own step (`fmadiv::verify::x86::round_from`) applied to the kernel's
 //! round-to-nearest quotient (the divider's for the near-all-ones divisors, as in `div`):
 //! the quotient source the round-to-nearest sweeps prove. The reference is `vdivps` with
 //! MXCSR's rounding field set to the mode and put back inside one `asm!` block, a block of
