@@ -217,3 +217,49 @@ impl State {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key() -> RunKey {
+        RunKey {
+            kernel: "shipped".into(),
+            kernel_digest: "0123456789abcdef".into(),
+            sweep_mode: "brute-force".into(),
+            from: 0,
+            to: 1 << 23,
+            rcp_fingerprint: "fedcba9876543210".into(),
+            rcp_tables: String::new(),
+            rounding: "down".into(),
+        }
+    }
+
+    /// A checkpoint must load back whatever its elapsed time: this one was written by a
+    /// real sweep and refused on resume while serde_json parsed floats approximately
+    /// (the value read back printed differently, so the checksum differed).
+    #[test]
+    fn a_saved_checkpoint_loads_back_whatever_its_elapsed_time() {
+        let dir = std::env::temp_dir().join(format!("fmadiv-ckpt-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("state.ckpt");
+        let units = 64;
+        for elapsed in [
+            11261.111926589001,
+            0.1,
+            1e-7,
+            2.0f64.sqrt() * 1e4,
+            12345.678901234567,
+        ] {
+            let mut state = State::new(key(), units);
+            state.done[3] = true;
+            state.elapsed_seconds = elapsed;
+            state.save(&path).unwrap();
+            let back = State::load(&path, &key(), units)
+                .unwrap_or_else(|e| panic!("elapsed {elapsed:?}: {e}"));
+            assert_eq!(back.elapsed_seconds.to_bits(), elapsed.to_bits());
+            assert_eq!(back.done, state.done);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
