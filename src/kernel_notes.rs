@@ -192,16 +192,20 @@
 //! 2. `r = a - q·b`, one FMA: exact, by the residual lemma above (Boldo–Daumas: `q` faithful
 //!    and, inside the window, `r` either zero or at least `2^-110`, normal), so also exact
 //!    under any rounding mode and under flush-to-zero;
-//! 3. `sign(a/b - q) = sign(r)·sign(b)`, and `r` is a zero exactly when `q` is exact:
-//!    `s = r ^ (b & SIGN)` as an integer is positive where the exact quotient lies above
-//!    `q`, negative and not `-0`'s bits where it lies below, `0` or `-0`'s bits where `q` is
-//!    exact (an exact cancellation gives `+0` under round-to-nearest, `-0` under
-//!    round-down: both count as exact);
-//! 4. the directed result is `q` or its neighbour on the exact quotient's side: `RD` steps
-//!    down where `a/b < q`, `RU` up where `a/b > q`, `RZ` toward zero where `|a/b| < |q|`
-//!    (`s ^ (q & SIGN)` negative). Inside the window `q` lies in `(2^-126, 2^126)` and so
-//!    do its neighbours (`a/b > 2^-126` there, so `RD` never needs a subnormal), so the
-//!    step is `±1` on `q`'s bit pattern: integer arithmetic after the one FMA.
+//! 3. the exact quotient lies on the side of `q` given by the residual: `a/b - q = r/b`, so
+//!    `sign(a/b - q) = sign(r)·sign(b)`, and as `q` has the sign of `a/b`, which is
+//!    `sign(a)·sign(b)` (q is not a zero inside the window), `|a/b|` exceeds `|q|` exactly
+//!    where `sign(r)·sign(a) > 0`; `r` is a zero exactly where `q` is exact (`+0`, or `-0`
+//!    under round-down: an ordered compare with zero finds both);
+//! 4. `n`, `q`'s neighbour on that side, is `q`'s bit pattern plus `sign(r)·sign(a)` (`q`
+//!    itself where `r` is a zero): inside the window `q` lies in `(2^-126, 2^126)` and so do
+//!    its neighbours, so one ulp is one step of the pattern, whatever `q`'s sign. Computed as
+//!    two `psignd` (`-1` where `r` is not a zero, its sign flipped by `r`'s and by `a`'s) and
+//!    one subtraction;
+//! 5. the exact quotient lies between `q` and `n` (`q` is faithful: `|a/b - q| < ulp(q)`),
+//!    so `RD(a/b) = min(q, n)`, `RU(a/b) = max(q, n)`, and `RZ(a/b)` is the one of smaller
+//!    magnitude — the signed-integer minimum of the two patterns, which share a sign.
+//!    `div_bounds` takes both of the same `n`.
 //!
 //! Every lane is the mantissa pair's computation scaled by a power of two (as for the
 //! kernel: `q` normal, `r` exact, the step on the bit pattern unchanged by the exponent),

@@ -4,13 +4,15 @@
 //! Given `q`, a faithful rounding of `a/b` (the divider's quotient under any rounding mode,
 //! or the kernel's under round-to-nearest), the residual `r = a - q·b` is exact inside the
 //! input window (one FMA; [`crate::kernel_notes`] has the proof), so its sign and the
-//! divisor's say on which side of `q` the exact quotient lies: `sign(a/b - q) = sign(r) ·
-//! sign(b)`, and `r` is a zero exactly when `q` is exact. The directed result is `q` or its
-//! neighbour one ulp away; inside the window `q` is normal and so is that neighbour, so the
-//! step is `±1` on the bit pattern.
+//! dividend's say on which side of `q` the exact quotient lies: `|a/b| > |q|` where
+//! `sign(r)·sign(a) > 0`, and `r` is a zero exactly when `q` is exact. The directed result
+//! is `q` or `n`, its neighbour one ulp away on that side; inside the window both are
+//! normal, so `n` is `±1` on the bit pattern, and the result is `min(q, n)` (down),
+//! `max(q, n)` (up) or the smaller in magnitude (toward zero).
 //!
-//! Everything after the residual is integer arithmetic: on family 0x19 a vector FMA beside
-//! `vdivps` costs most of a cycle, an integer operation less (`fmadiv bench --rounding`).
+//! Five operations after the divider for one bound, six for both (FMA, compare, two
+//! `psignd`, subtract, min/max): the loop is bound by the FP pipes beside `vdivps`, so every
+//! operation counts (`fmadiv bench --rounding`).
 
 use core::cell::Cell;
 
@@ -18,7 +20,6 @@ use super::Vector;
 use super::kernel::InputCheck;
 use crate::arch::x86_64::mode::{DOWN, NEAREST, UP, rounds_to_nearest};
 use crate::backoff::Backoff;
-use crate::bits::SIGN_MASK;
 
 /// The shipped step.
 pub const SHIPPED: u8 = 0;
@@ -27,39 +28,29 @@ pub const SHIPPED: u8 = 0;
 #[cfg(feature = "verify")]
 pub const DIVISOR_SIGN_IGNORED: u8 = 1;
 
-/// Where the exact quotient lies: `s` has the sign of `a/b - q`, and is `0` or `SIGN_MASK`
-/// (a zero's bits) exactly when `q` is exact.
+/// The bit pattern of `q`'s neighbour on the exact quotient's side, or of `q` itself where
+/// `q` is exact: the two candidates of every directed rounding.
 #[inline(always)]
-fn side<W: Vector, const V: u8>(w: W, a: W::F, b: W::F, q: W::F) -> W::I {
-    // a - q·b, exact inside the window: a zero (+0 under round-to-nearest, -0 under
-    // round-down) exactly when q is exact.
-    let r = w.bits(w.neg_mul_add(q, b, a));
+fn toward_exact<W: Vector, const V: u8>(w: W, a: W::F, b: W::F, q: W::F) -> W::I {
+    // r = a - q·b, exact inside the window: a zero (+0, or -0 under round-down) exactly
+    // where q is exact.
+    let r = w.neg_mul_add(q, b, a);
+    // -1 where q is inexact, 0 where it is exact.
+    let inexact = w.nonzero(r);
+    // The exact quotient lies farther from zero than q where sign(r)·sign(a) > 0: a/b - q
+    // = r/b, and q has the sign of a/b, which is sign(a)·sign(b).
     #[cfg(feature = "verify")]
-    if V == DIVISOR_SIGN_IGNORED {
-        return r;
-    }
-    // sign(a/b - q) = sign(r)·sign(b): fold b's sign bit into r's.
-    w.xor(r, w.and(w.bits(b), w.splat_bits(SIGN_MASK)))
-}
-
-/// All ones where `a/b > q`: `s > 0` as a signed integer (a zero's bits are not).
-#[inline(always)]
-fn above<W: Vector>(w: W, s: W::I) -> W::I {
-    w.greater(s, w.splat_bits(0))
-}
-
-/// All ones where `a/b < q`: `s < 0` other than `-0`'s bits, i.e. `-s > 0` (the negation
-/// of `SIGN_MASK` wraps to itself, which is not positive).
-#[inline(always)]
-fn below<W: Vector>(w: W, s: W::I) -> W::I {
-    w.greater(w.sub(w.splat_bits(0), s), w.splat_bits(0))
-}
-
-/// One ulp toward +∞ as a change of the bit pattern of a nonzero finite `q`: `+1` where
-/// `q > 0`, `-1` where `q < 0` (the magnitude shrinks).
-#[inline(always)]
-fn up_step<W: Vector>(w: W, q: W::I) -> W::I {
-    w.or(w.sign_fill(q), w.splat_bits(1))
+    let a = if V == DIVISOR_SIGN_IGNORED {
+        // sign(r)·sign(q): the divisor's sign counted twice, i.e. not at all.
+        q
+    } else {
+        a
+    };
+    // psignd twice: -1 becomes -sign(r)·sign(a); 0 stays 0.
+    let step = w.sign_by(w.sign_by(inexact, w.bits(r)), w.bits(a));
+    // One ulp away from zero (pattern + 1) or toward it (pattern - 1): q and its
+    // neighbours are normal inside the window.
+    w.sub(w.bits(q), step)
 }
 
 /// `a / b` rounded in direction `MODE` ([`NEAREST`] returns `q`), from `q`, a faithful
@@ -70,34 +61,24 @@ pub fn round_from<W: Vector, const MODE: u8, const V: u8>(w: W, a: W::F, b: W::F
     if MODE == NEAREST {
         return q;
     }
-    let s = side::<W, V>(w, a, b, q);
-    let qi = w.bits(q);
-    let bits = match MODE {
-        // Down a step where the exact quotient lies below q.
-        DOWN => w.sub(qi, w.and(up_step(w, qi), below(w, s))),
-        // Up a step where it lies above.
-        UP => w.add(qi, w.and(up_step(w, qi), above(w, s))),
-        // Toward zero where it lies between zero and q: sign(a/b - q) differs from q's. The
-        // magnitude shrinks by one ulp: the bit pattern by one, whatever the sign, so the
-        // all-ones lanes of the mask are the step itself.
-        _ => {
-            let toward = below(w, w.xor(s, w.and(qi, w.splat_bits(SIGN_MASK))));
-            w.add(qi, toward)
-        }
-    };
-    w.float(bits)
+    // The exact quotient lies between q and n (or is q = n): the directed rounding is the
+    // lower, the upper, or the smaller in magnitude of the two.
+    let n = toward_exact::<W, V>(w, a, b, q);
+    match MODE {
+        DOWN => w.minimum(q, w.float(n)),
+        UP => w.maximum(q, w.float(n)),
+        // q and n have the same sign: as signed integers their patterns order by
+        // magnitude for positive and negative lanes alike.
+        _ => w.float(w.min_signed(w.bits(q), n)),
+    }
 }
 
 /// Both bounds at once: `(RD(a/b), RU(a/b))` from a faithful `q`, with [`round_from`]'s
-/// conditions.
+/// conditions (the same two candidates as `round_from`'s `DOWN` and `UP`).
 #[inline(always)]
 pub fn bounds_from<W: Vector, const V: u8>(w: W, a: W::F, b: W::F, q: W::F) -> (W::F, W::F) {
-    let s = side::<W, V>(w, a, b, q);
-    let qi = w.bits(q);
-    let up = up_step(w, qi);
-    let lo = w.sub(qi, w.and(up, below(w, s)));
-    let hi = w.add(qi, w.and(up, above(w, s)));
-    (w.float(lo), w.float(hi))
+    let n = w.float(toward_exact::<W, V>(w, a, b, q));
+    (w.minimum(q, n), w.maximum(q, n))
 }
 
 /// One vector's quotients rounded in direction `MODE`, whatever the lanes hold: the directed

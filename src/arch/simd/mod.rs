@@ -242,14 +242,23 @@ pub unsafe trait Vector: Copy {
     fn xor(self, a: Self::I, b: Self::I) -> Self::I;
     /// `a << 1`.
     fn shift_left_1(self, a: Self::I) -> Self::I;
-    /// `a >> 31`, arithmetic: all ones where the sign bit is set.
-    fn sign_fill(self, a: Self::I) -> Self::I;
     /// Lane-wise unsigned maximum.
     fn max_u32(self, a: Self::I, b: Self::I) -> Self::I;
     /// All ones where `a == b`.
     fn equal(self, a: Self::I, b: Self::I) -> Self::I;
     /// All ones where `a > b` as signed integers.
     fn greater(self, a: Self::I, b: Self::I) -> Self::I;
+    /// Lane-wise signed minimum.
+    fn min_signed(self, a: Self::I, b: Self::I) -> Self::I;
+    /// `x` where `sign > 0`, `-x` where `sign < 0`, `0` where `sign == 0`, as signed
+    /// integers (SSSE3's `psignd`).
+    fn sign_by(self, x: Self::I, sign: Self::I) -> Self::I;
+    /// All ones where `x` is not a zero of either sign (nor a NaN).
+    fn nonzero(self, x: Self::F) -> Self::I;
+    /// Lane-wise `min(a, b)` of floats that are not NaNs, and not both zeros.
+    fn minimum(self, a: Self::F, b: Self::F) -> Self::F;
+    /// Lane-wise `max(a, b)` of floats that are not NaNs, and not both zeros.
+    fn maximum(self, a: Self::F, b: Self::F) -> Self::F;
 
     /// Whether every bit of `m` is set (every lane of a mask).
     fn all(self, m: Self::I) -> bool;

@@ -241,12 +241,6 @@ unsafe impl Vector for Avx2Fma {
     }
 
     #[inline(always)]
-    fn sign_fill(self, a: __m256i) -> __m256i {
-        // SAFETY: `self` proves AVX2.
-        unsafe { _mm256_srai_epi32::<31>(a) }
-    }
-
-    #[inline(always)]
     fn max_u32(self, a: __m256i, b: __m256i) -> __m256i {
         // SAFETY: `self` proves AVX2.
         unsafe { _mm256_max_epu32(a, b) }
@@ -262,6 +256,36 @@ unsafe impl Vector for Avx2Fma {
     fn greater(self, a: __m256i, b: __m256i) -> __m256i {
         // SAFETY: `self` proves AVX2.
         unsafe { _mm256_cmpgt_epi32(a, b) }
+    }
+
+    #[inline(always)]
+    fn min_signed(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: `self` proves AVX2.
+        unsafe { _mm256_min_epi32(a, b) }
+    }
+
+    #[inline(always)]
+    fn sign_by(self, x: __m256i, sign: __m256i) -> __m256i {
+        // SAFETY: `self` proves AVX2.
+        unsafe { _mm256_sign_epi32(x, sign) }
+    }
+
+    #[inline(always)]
+    fn nonzero(self, x: __m256) -> __m256i {
+        // SAFETY: `self` proves AVX. Ordered not-equal: false for both zeros (and NaNs).
+        unsafe { _mm256_castps_si256(_mm256_cmp_ps::<_CMP_NEQ_OQ>(x, _mm256_setzero_ps())) }
+    }
+
+    #[inline(always)]
+    fn minimum(self, a: __m256, b: __m256) -> __m256 {
+        // SAFETY: `self` proves AVX.
+        unsafe { _mm256_min_ps(a, b) }
+    }
+
+    #[inline(always)]
+    fn maximum(self, a: __m256, b: __m256) -> __m256 {
+        // SAFETY: `self` proves AVX.
+        unsafe { _mm256_max_ps(a, b) }
     }
 
     #[inline(always)]
