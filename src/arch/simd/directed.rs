@@ -10,9 +10,9 @@
 //! normal, so `n` is `±1` on the bit pattern, and the result is `min(q, n)` (down),
 //! `max(q, n)` (up) or the smaller in magnitude (toward zero).
 //!
-//! Five operations after the divider for one bound, six for both (FMA, compare, two
-//! `psignd`, subtract, min/max): the loop is bound by the FP pipes beside `vdivps`, so every
-//! operation counts (`fmadiv bench --rounding`).
+//! Six operations after the divider for one bound, seven for both (FMA, compare, two
+//! `psignd`, subtract, min and/or max): the loop is bound by the FP pipes beside `vdivps`,
+//! so every operation counts (`fmadiv bench --rounding`, BENCHMARKS "Directed rounding").
 
 use core::cell::Cell;
 
