@@ -218,6 +218,10 @@ mod x86 {
         /// every `#[inline]` function it calls, this token's methods and `wide`'s operators
         /// included) is compiled for AVX2+FMA.
         ///
+        /// Mark a closure with more than a few lines `#[inline(always)]`: a closure is
+        /// compiled without the target features of the function that runs it, and one the
+        /// inliner leaves out of line calls every intrinsic in it as a function.
+        ///
         /// Divide with the token the closure receives (`|simd| … simd.div_f32x8(x, y)`),
         /// not with one captured from outside: a captured token is read through a
         /// reference, and the compiler may then test its in-register choice at every

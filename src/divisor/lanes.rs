@@ -141,20 +141,23 @@ unsafe fn fix_block<W: Vector>(
     r: [(W::F, W::I); UNROLL],
     out: *mut f32,
 ) -> usize {
-    w.cold(move || {
-        let mut flagged = 0;
-        for (k, &(q, bad)) in r.iter().enumerate() {
-            let q = if w.any(bad) {
-                flagged += 1;
-                w.blend(q, w.div(x[k], b), bad)
-            } else {
-                q
-            };
-            // SAFETY: inside the block (the caller's guarantee).
-            unsafe { w.store(out.add(k * W::LANES), q) };
-        }
-        flagged
-    })
+    w.cold(
+        #[inline(always)]
+        move || {
+            let mut flagged = 0;
+            for (k, &(q, bad)) in r.iter().enumerate() {
+                let q = if w.any(bad) {
+                    flagged += 1;
+                    w.blend(q, w.div(x[k], b), bad)
+                } else {
+                    q
+                };
+                // SAFETY: inside the block (the caller's guarantee).
+                unsafe { w.store(out.add(k * W::LANES), q) };
+            }
+            flagged
+        },
+    )
 }
 
 /// `out[i] = a[i] / d` by strategy `S`, lane-checked: blocks of [`UNROLL`] vectors with one
@@ -185,7 +188,10 @@ pub(super) unsafe fn divide_loop<W: Vector, const S: u8>(
         if backoff.skip() > 0 {
             let n = (backoff.skip() as usize).min((blocks_end - i) / block);
             // SAFETY: n whole blocks from i, inside both slices.
-            w.cold(|| unsafe { divider_vectors(w, consts.b, a, out, i, n * UNROLL) });
+            w.cold(
+                #[inline(always)]
+                || unsafe { divider_vectors(w, consts.b, a, out, i, n * UNROLL) },
+            );
             i += n * block;
             // n <= skip, a u32.
             backoff.skipped(n as u32);
@@ -227,14 +233,17 @@ pub(super) unsafe fn divide_loop<W: Vector, const S: u8>(
 /// As [`divide_loop`].
 pub(super) unsafe fn divide<W: Vector>(w: W, d: &Proven, a: *const f32, out: *mut f32, len: usize) {
     // SAFETY: the caller's guarantees are the loop's.
-    w.vectorize(|| unsafe {
-        match d.strategy {
-            Strategy::Reciprocal => divide_loop::<W, RECIPROCAL>(w, d, a, out, len),
-            Strategy::TwoProducts => divide_loop::<W, TWO_PRODUCTS>(w, d, a, out, len),
-            Strategy::Markstein => divide_loop::<W, MARKSTEIN>(w, d, a, out, len),
-            Strategy::Hardware => divide_loop::<W, HARDWARE>(w, d, a, out, len),
-        }
-    })
+    w.vectorize(
+        #[inline(always)]
+        || unsafe {
+            match d.strategy {
+                Strategy::Reciprocal => divide_loop::<W, RECIPROCAL>(w, d, a, out, len),
+                Strategy::TwoProducts => divide_loop::<W, TWO_PRODUCTS>(w, d, a, out, len),
+                Strategy::Markstein => divide_loop::<W, MARKSTEIN>(w, d, a, out, len),
+                Strategy::Hardware => divide_loop::<W, HARDWARE>(w, d, a, out, len),
+            }
+        },
+    )
 }
 
 /// `out[i] = a[i] / b` on the divider alone, with nothing to set up: the plain loop, one
@@ -273,18 +282,24 @@ pub(super) unsafe fn divide_by_divider<W: Vector>(
     len: usize,
 ) {
     // SAFETY: the caller's guarantees.
-    w.vectorize(|| unsafe { divide_by_divider_in(w, b, a, out, len) })
+    w.vectorize(
+        #[inline(always)]
+        || unsafe { divide_by_divider_in(w, b, a, out, len) },
+    )
 }
 
 /// One vector's quotients `a / d` by the divisor's strategy, lane-checked.
 pub(super) fn divide_vector<W: Vector>(w: W, d: &Proven, a: W::F) -> W::F {
-    w.vectorize(|| {
-        let consts = Consts::of(w, d);
-        match d.strategy {
-            Strategy::Reciprocal => divide_one::<W, RECIPROCAL>(w, consts, a),
-            Strategy::TwoProducts => divide_one::<W, TWO_PRODUCTS>(w, consts, a),
-            Strategy::Markstein => divide_one::<W, MARKSTEIN>(w, consts, a),
-            Strategy::Hardware => divide_one::<W, HARDWARE>(w, consts, a),
-        }
-    })
+    w.vectorize(
+        #[inline(always)]
+        || {
+            let consts = Consts::of(w, d);
+            match d.strategy {
+                Strategy::Reciprocal => divide_one::<W, RECIPROCAL>(w, consts, a),
+                Strategy::TwoProducts => divide_one::<W, TWO_PRODUCTS>(w, consts, a),
+                Strategy::Markstein => divide_one::<W, MARKSTEIN>(w, consts, a),
+                Strategy::Hardware => divide_one::<W, HARDWARE>(w, consts, a),
+            }
+        },
+    )
 }

@@ -381,7 +381,10 @@ unsafe fn divider_block<W: Vector, const RECIP: bool>(
 ) {
     let end = i + BLOCK_VECTORS * W::LANES;
     // SAFETY: the caller's guarantees.
-    w.cold(|| unsafe { divider_vectors::<W, RECIP>(w, a, b, out, i, end) })
+    w.cold(
+        #[inline(always)]
+        || unsafe { divider_vectors::<W, RECIP>(w, a, b, out, i, end) },
+    )
 }
 
 /// After a failed block: up to `steps` steps from element `i` on the divider alone (fewer
@@ -405,7 +408,10 @@ unsafe fn divider_stretch<W: Vector, const RECIP: bool>(
     let whole = ((len - i) / step).min(steps as usize);
     let end = i + whole * step;
     // SAFETY: end <= len; the caller's guarantees otherwise.
-    w.cold(|| unsafe { divider_vectors::<W, RECIP>(w, a, b, out, i, end) });
+    w.cold(
+        #[inline(always)]
+        || unsafe { divider_vectors::<W, RECIP>(w, a, b, out, i, end) },
+    );
     // `whole <= steps`, a u32.
     (end, whole as u32)
 }

@@ -269,12 +269,16 @@ pub unsafe trait Vector: Copy {
 
     /// Runs `f` out of line, in a function compiled for the backend's instructions (a
     /// generic function cannot name them): the slow paths the hot loops keep out of their
-    /// bodies.
+    /// bodies. `f` must be an `#[inline(always)]` closure (see [`Vector::vectorize`]).
     fn cold<R>(self, f: impl FnOnce() -> R) -> R;
 
-    /// Runs `f` inside a function compiled for the backend's instructions, where it is
-    /// inlined: how code written once over `Vector` (a `Divisor`'s loops, the plan's entry
-    /// points) is compiled for each backend.
+    /// Runs `f` inside a function compiled for the backend's instructions: how code written
+    /// once over `Vector` (a `Divisor`'s loops, the plan's entry points) is compiled for
+    /// each backend. `f` must be an `#[inline(always)]` closure: a closure is compiled
+    /// without the caller's target features, and one the inliner leaves out of line (a
+    /// large body: the `Divisor`'s four strategies) calls every intrinsic as a function —
+    /// `Divisor::divide_in_place` measured 45 times slower that way in a user's crate
+    /// (`scripts/outlined.sh` checks that no intrinsic is left out of line).
     fn vectorize<R>(self, f: impl FnOnce() -> R) -> R;
 
     /// The proof, without checking.

@@ -51,7 +51,10 @@ impl Avx2Fma {
         let (x, y, o, n) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len());
         // SAFETY: a and b are readable and out writable for n elements, and `out` (a unique
         // borrow) cannot overlap a or b; `self` proves the features.
-        self.vectorize(|| unsafe { loops::kernel_raw::<Self, V, false>(self, x, y, o, n) })
+        self.vectorize(
+            #[inline(always)]
+            || unsafe { loops::kernel_raw::<Self, V, false>(self, x, y, o, n) },
+        )
     }
 
     /// `out[i] = 1 / b[i]` with the reciprocal kernel (fix of variant `V`) on every lane.
@@ -65,9 +68,10 @@ impl Avx2Fma {
         let (y, o, n) = (b.as_ptr(), out.as_mut_ptr(), out.len());
         // SAFETY: b is readable and out writable for n elements and cannot overlap; `a` is
         // not read for reciprocals.
-        self.vectorize(|| unsafe {
-            loops::kernel_raw::<Self, V, true>(self, core::ptr::null(), y, o, n)
-        })
+        self.vectorize(
+            #[inline(always)]
+            || unsafe { loops::kernel_raw::<Self, V, true>(self, core::ptr::null(), y, o, n) },
+        )
     }
 }
 

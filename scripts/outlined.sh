@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Checks that no SIMD intrinsic is left out of line in a user's binary: builds
+# scripts/versions/main.rs (which calls the slice functions and the Divisor's) as a crate of
+# its own against this tree, in release, and looks for out-of-line bodies of
+# core::arch's AVX, AVX2 or FMA intrinsics in its disassembly. A generic loop run through a
+# closure that the inliner leaves out of line is compiled without the backend's features
+# and calls every intrinsic as a function (Divisor::divide_in_place measured 45 times
+# slower so); std's own feature detection (xgetbv) is the only allowed one.
+#
+#   scripts/outlined.sh        # exit 0: none; 1: the symbols found
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/src"
+cp scripts/versions/main.rs "$work/src/main.rs"
+printf '[package]\nname = "versions"\nversion = "0.0.0"\nedition = "2024"\n[dependencies]\nfmadiv = { path = "%s", default-features = false }\n[workspace]\n' "$PWD" >"$work/Cargo.toml"
+cargo build -q --release --manifest-path "$work/Cargo.toml" --target-dir "${CARGO_TARGET_DIR:-target}/outlined"
+bin=${CARGO_TARGET_DIR:-target}/outlined/release/versions
+found=$(objdump -d --no-show-raw-insn -C "$bin" | grep -E '^[0-9a-f]+ <core::core_arch::x86::(avx|avx2|fma|sse[0-9.]*|ssse3)::' || true)
+if [ -n "$found" ]; then
+    echo "intrinsics left out of line in a user's build:"
+    echo "$found"
+    exit 1
+fi
+echo "no SIMD intrinsic out of line in a user's release build ($(basename "$bin"))"
