@@ -61,6 +61,52 @@ fn every_length_and_offset() {
     }
 }
 
+/// The divider's loops run backward where the output lies a little past an input modulo
+/// 4 KiB (4K aliasing): every placement of the output in 16-byte steps, so both directions
+/// and every group/tail split run, for `div`, `div_in_place`, `recip` and the divider
+/// forced, out of place and in place.
+#[test]
+fn every_placement_modulo_4k() {
+    for (n, b_offset) in [(1000usize, 0usize), (37, 16), (4096 + 13, 48), (300, 4000)] {
+        let (a, b) = random_inputs(n, 9 + n as u64);
+        // a at 0, b at a 4 KiB boundary plus `b_offset` bytes, the output after them.
+        let b_at = (n + 1024).next_multiple_of(1024) + b_offset / 4;
+        let out_base = (b_at + n + 1024).next_multiple_of(1024);
+        let mut buf = vec![0.0f32; out_base + n + 2048];
+        let base_mod = (buf.as_ptr() as usize / 4) % 1024;
+        let shift = (1024 - base_mod) % 1024; // floats to a 4 KiB boundary
+        buf[shift..shift + n].copy_from_slice(&a);
+        buf[shift + b_at..shift + b_at + n].copy_from_slice(&b);
+        for step in 0..256 {
+            let out_at = shift + out_base + step * 4;
+            let (inputs, rest) = buf.split_at_mut(out_at);
+            let (sa, sb) = (
+                &inputs[shift..shift + n],
+                &inputs[shift + b_at..shift + b_at + n],
+            );
+            let out = &mut rest[..n];
+            fmadiv::div(sa, sb, out);
+            assert_quotients("div", sa, sb, out);
+            fmadiv::recip(sb, out);
+            let ones = vec![1.0f32; n];
+            assert_quotients("recip", &ones, sb, out);
+            assert!(
+                fmadiv::verify::run_schedule(fmadiv::Schedule::Divider, Some(sa), sb, out)
+                    .is_some()
+            );
+            assert_quotients("divider forced", sa, sb, out);
+            out.copy_from_slice(sa);
+            fmadiv::div_in_place(out, sb);
+            assert_quotients("div_in_place", sa, sb, out);
+            out.copy_from_slice(sa);
+            assert!(
+                fmadiv::verify::run_schedule_in_place(fmadiv::Schedule::Divider, out, sb).is_some()
+            );
+            assert_quotients("divider forced, in place", sa, sb, out);
+        }
+    }
+}
+
 /// Every schedule, at every length up to two of its longest steps (kernel block plus 16
 /// divider vectors) and several offsets, out of place and in place, with guards; over
 /// inputs with specials in most kernel blocks (the divider's paths and the back-off after
