@@ -42,6 +42,11 @@ save "$out/$family-ndarray.json" "${pin[@]}" target/release/examples/ndarray_row
 
 save "$out/$family-rounding.json" "${fmadiv[@]}" bench --rounding --json
 
+# Layout and version comparisons (Markdown): the divider loops over every placement of the
+# output modulo 4 KiB, and six functions against the 0.3.0 release in one harness.
+scripts/aliasing.sh >"$out/$family-aliasing.md.tmp" && mv "$out/$family-aliasing.md.tmp" "$out/$family-aliasing.md"
+scripts/versions.sh aed851f >"$out/$family-versions.md.tmp" && mv "$out/$family-versions.md.tmp" "$out/$family-versions.md"
+
 # The plan in fresh processes: a row of the committed table, the same in every process.
 plans_json() {
     echo "["
