@@ -21,7 +21,7 @@ echo "CPU family $family model $model; \`scripts/aliasing.sh\` at $(git rev-pars
 echo
 echo "| elements | divisors' offset (bytes) | div: median | div: worst | grouped divider loop: median | worst |"
 echo "|---|---|---|---|---|---|"
-for n in 1024 4096 16384; do
+for n in ${SIZES:-1024 4096 16384}; do
     for off in 0 16 48 3072; do
         "${pin[@]}" "$bin" "$n" "$off"
     done

@@ -93,7 +93,7 @@ pub unsafe fn divider_raw<W: Vector, const RECIP: bool>(
 ) {
     let group = DIVIDER_GROUP * W::LANES;
     let groups_end = len - len % group;
-    if runs_backward(out, [if RECIP { b } else { a }, b]) {
+    if runs_backward(out, [if RECIP { b } else { a }, b], len) {
         // The same groups from the last (see `runs_backward`), then the rest.
         for i in (0..groups_end).step_by(group).rev() {
             // SAFETY: i + group <= groups_end <= len; the caller's guarantees otherwise.
@@ -141,20 +141,17 @@ pub unsafe fn divider_disjoint<W: Vector, const RECIP: bool>(
     };
     let full = len - len % W::LANES;
     let a_or_b = if RECIP { b } else { a };
-    let backward = runs_backward(out, [a_or_b, b]);
-    if RECIP {
+    if runs_backward(out, [a_or_b, b], len) {
+        // SAFETY: the caller's guarantees (as for the forward loop below).
+        unsafe { divider_disjoint_backward::<W, RECIP>(w, a, bs, os, full) };
+    } else if RECIP {
         let one = w.splat(1.0);
-        let chunks = os[..full]
+        for (o, y) in os[..full]
             .chunks_exact_mut(W::LANES)
-            .zip(bs.chunks_exact(W::LANES));
-        // SAFETY: each chunk holds exactly LANES floats.
-        let step = |(o, y): (&mut [f32], &[f32])| unsafe {
-            w.store(o.as_mut_ptr(), w.div(one, w.load(y.as_ptr())))
-        };
-        if backward {
-            chunks.rev().for_each(step);
-        } else {
-            chunks.for_each(step);
+            .zip(bs.chunks_exact(W::LANES))
+        {
+            // SAFETY: each chunk holds exactly LANES floats.
+            unsafe { w.store(o.as_mut_ptr(), w.div(one, w.load(y.as_ptr()))) };
         }
     } else {
         // SAFETY: the caller's guarantee for `a`.
@@ -163,17 +160,12 @@ pub unsafe fn divider_disjoint<W: Vector, const RECIP: bool>(
             .chunks_exact_mut(W::LANES)
             .zip(xs.chunks_exact(W::LANES))
             .zip(bs.chunks_exact(W::LANES));
-        // SAFETY: each chunk holds exactly LANES floats.
-        let step = |((o, x), y): ((&mut [f32], &[f32]), &[f32])| unsafe {
-            w.store(
-                o.as_mut_ptr(),
-                w.div(w.load(x.as_ptr()), w.load(y.as_ptr())),
-            )
-        };
-        if backward {
-            chunks.rev().for_each(step);
-        } else {
-            chunks.for_each(step);
+        for ((o, x), y) in chunks {
+            // SAFETY: each chunk holds exactly LANES floats.
+            unsafe {
+                let q = w.div(w.load(x.as_ptr()), w.load(y.as_ptr()));
+                w.store(o.as_mut_ptr(), q);
+            }
         }
     }
     if full < len {
@@ -187,21 +179,62 @@ pub unsafe fn divider_disjoint<W: Vector, const RECIP: bool>(
 /// slowed `div` by up to 7 times at 4K elements, `scripts/aliasing.sh`), with a margin.
 const LOAD_REACH: usize = 1024;
 
+/// Slices shorter than this run forward whatever their layout: on family 0x19 aliasing
+/// cost nothing measurable up to 2048 elements (three arrays in L1; from 3072 it did), and
+/// running backward measured slower on `recip` of 256 elements with special values
+/// (`bench --floors`, 1% specials and random bits: 0.71–0.75 of the forward baseline loop,
+/// 0.97–1.43 forward).
+const BACKWARD_FROM: usize = 2048;
+
 /// Whether a loop storing to `out` while loading from `inputs` should run from the end.
 /// A load whose address agrees in its low 12 bits with an earlier store still in flight
 /// waits for it (the CPU compares only those bits first: "4K aliasing"). Running forward,
 /// the loads ahead of a store at `out + k` read `input + k + d`: they collide where `out`
 /// lies a little past an input modulo 4 KiB (`d` in `(0, LOAD_REACH)`); running backward,
 /// where it lies a little before. The direction that collides with neither input wins;
-/// forward where neither or both collide.
+/// forward where neither or both collide, and for slices shorter than [`BACKWARD_FROM`].
 #[inline(always)]
-fn runs_backward(out: *mut f32, inputs: [*const f32; 2]) -> bool {
+fn runs_backward(out: *mut f32, inputs: [*const f32; 2], len: usize) -> bool {
+    if len < BACKWARD_FROM {
+        return false;
+    }
     // `x` modulo 4 KiB in (0, LOAD_REACH): `x - 1` wraps 0 around to 4095.
     let near = |x: usize| (x.wrapping_sub(1) & 4095) < LOAD_REACH - 1;
     let (o, [p, q]) = (out as usize, inputs.map(|p| p as usize));
     let forward_collides = near(o.wrapping_sub(p)) || near(o.wrapping_sub(q));
     let backward_collides = near(p.wrapping_sub(o)) || near(q.wrapping_sub(o));
     forward_collides && !backward_collides
+}
+
+/// [`divider_disjoint`]'s whole vectors from the last to the first.
+///
+/// # Safety
+/// As [`divider_disjoint`]; `full` a multiple of `LANES`, at most the slices' length.
+#[inline(always)]
+unsafe fn divider_disjoint_backward<W: Vector, const RECIP: bool>(
+    w: W,
+    a: *const f32,
+    bs: &[f32],
+    os: &mut [f32],
+    full: usize,
+) {
+    let chunks = os[..full]
+        .chunks_exact_mut(W::LANES)
+        .zip(bs.chunks_exact(W::LANES))
+        .enumerate()
+        .rev();
+    for (k, (o, y)) in chunks {
+        // SAFETY: each chunk holds exactly LANES floats; `a` (read unless RECIP) holds
+        // `full` floats (the caller's guarantee).
+        unsafe {
+            let x = if RECIP {
+                w.splat(1.0)
+            } else {
+                w.load(a.add(k * W::LANES))
+            };
+            w.store(o.as_mut_ptr(), w.div(x, w.load(y.as_ptr())));
+        }
+    }
 }
 
 /// Divides element `from` up to `len` on the divider: whole vectors, then a partial tail.
