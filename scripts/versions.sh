@@ -28,14 +28,14 @@ command -v taskset >/dev/null && pin=(taskset -c 0)
 median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 family=$(printf '0x%x' "$(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2)")
 model=$(printf '0x%x' "$(grep -m1 '^model\s' /proc/cpuinfo | cut -d: -f2)")
-echo "CPU family $family model $model; \`scripts/versions.sh $rev\` ($(git rev-parse --short "$rev") against $(git rev-parse --short HEAD)$(git diff --quiet || echo ' with changes')); ns per call, median of 5 alternate runs of the best of 5 timings."
+echo "CPU family $family model $model; \`scripts/versions.sh $rev\` ($(git rev-parse --short "$rev") against $(git rev-parse --short HEAD)$(git diff --quiet || echo ' with changes')); ns per call, median of ${RUNS:-9} alternate runs of the best of 5 timings."
 echo
 echo "| function | length | $rev | this tree |"
 echo "|---|---|---|---|"
 for f in div div_in_place recip div_scalar Divisor::divide_slice Divisor::divide_in_place; do
     for n in 8 64 1024 16384; do
         o=() m=()
-        for _ in 1 2 3 4 5; do
+        for _ in $(seq "${RUNS:-9}"); do
             o+=("$("${pin[@]}" "$work/old.bin" "$f" "$n")")
             m+=("$("${pin[@]}" "$work/new.bin" "$f" "$n")")
         done
