@@ -154,7 +154,7 @@ fn testfloat_level_1_in_every_mode() {
             &format!("vdivps under {mode} against TestFloat"),
             &v.a,
             &v.b,
-            &hardware::divide(&v.a, &v.b, mode),
+            &fmadiv_verify::mxcsr::divide_in_mode(&v.a, &v.b, mode),
             want,
         ));
         failures.extend(check_all("TestFloat", &v.a, &v.b, mode, want));
@@ -184,7 +184,7 @@ fn edges_powers_of_two_and_random_bits_in_every_mode() {
     }
     let mut failures = Vec::new();
     for mode in Rounding::ALL {
-        let want = hardware::divide(&a, &b, mode);
+        let want = fmadiv_verify::mxcsr::divide_in_mode(&a, &b, mode);
         failures.extend(check_all(
             "edges, powers of two, random bits",
             &a,
@@ -208,7 +208,7 @@ fn a_step_that_ignores_the_divisors_sign_is_caught() {
     let a: Vec<f32> = (0..n).map(|_| normal(rng.next_u64())).collect();
     let b: Vec<f32> = (0..n).map(|_| normal(rng.next_u64())).collect();
     for mode in [Rounding::Down, Rounding::Up, Rounding::TowardZero] {
-        let want = hardware::divide(&a, &b, mode);
+        let want = fmadiv_verify::mxcsr::divide_in_mode(&a, &b, mode);
         let mut out = vec![0.0f32; n];
         if fmadiv::verify::div_rounded_with(true, &a, &b, &mut out, mode).is_none() {
             common::skipped_once("the weakened directed step (needs AVX2+FMA)");
@@ -242,53 +242,4 @@ fn length_mismatches_panic_and_write_nothing() {
         (lo, hi)
     });
     assert!(r.is_err());
-}
-
-/// `vdivps` under a rounding mode: MXCSR set and restored inside one `asm!` block (the
-/// test's own, independent of the library's).
-#[cfg(fmadiv_x86)]
-mod hardware {
-    use fmadiv::Rounding;
-
-    pub fn divide(a: &[f32], b: &[f32], mode: Rounding) -> Vec<f32> {
-        let mut out = vec![0.0f32; a.len()];
-        let mut saved = 0u32;
-        let mut set = 0u32;
-        if a.is_empty() {
-            return out;
-        }
-        // SAFETY: reads and writes `a.len()` floats of three slices of that length; MXCSR
-        // is saved, its rounding field set, and restored within the block.
-        unsafe {
-            core::arch::asm!(
-                "stmxcsr [{saved}]",
-                "mov {t:e}, [{saved}]",
-                "and {t:e}, 0xffff9fff",
-                "or {t:e}, {rc:e}",
-                "mov [{set}], {t:e}",
-                "ldmxcsr [{set}]",
-                "2:",
-                "movss {x}, [{a}]",
-                "divss {x}, [{b}]",
-                "movss [{o}], {x}",
-                "add {a}, 4",
-                "add {b}, 4",
-                "add {o}, 4",
-                "dec {n}",
-                "jnz 2b",
-                "ldmxcsr [{saved}]",
-                saved = in(reg) &mut saved,
-                set = in(reg) &mut set,
-                t = out(reg) _,
-                rc = in(reg) u32::from(mode.control()) << 13,
-                a = inout(reg) a.as_ptr() => _,
-                b = inout(reg) b.as_ptr() => _,
-                o = inout(reg) out.as_mut_ptr() => _,
-                n = inout(reg) a.len() => _,
-                x = out(xmm_reg) _,
-                options(nostack),
-            );
-        }
-        out
-    }
 }

@@ -140,52 +140,6 @@ fn per_vector(a: &[f32], b: &[f32], lo: &mut [f32], hi: Option<&mut [f32]>, mode
     }
 }
 
-/// `vdivps`'s bits under rounding direction `mode` (MXCSR's other bits as they are): SSE's
-/// `divss` with the rounding field set and restored inside one `asm!` block. The reference
-/// of the self-check (any x86-64 CPU).
-pub fn hardware_in_mode(a: &[f32], b: &[f32], mode: Rounding) -> Vec<f32> {
-    assert_eq!(a.len(), b.len());
-    let mut out = vec![0.0f32; a.len()];
-    if a.is_empty() {
-        return out;
-    }
-    let (mut saved, mut set) = (0u32, 0u32);
-    // SAFETY: reads and writes `a.len()` floats of three slices of that length; MXCSR read,
-    // set and restored inside the block.
-    unsafe {
-        core::arch::asm!(
-            "stmxcsr [{saved}]",
-            "mov {t:e}, [{saved}]",
-            "and {t:e}, {keep}",
-            "or {t:e}, {rc:e}",
-            "mov [{set}], {t:e}",
-            "ldmxcsr [{set}]",
-            "2:",
-            "movss {x}, [{a}]",
-            "divss {x}, [{b}]",
-            "movss [{o}], {x}",
-            "add {a}, 4",
-            "add {b}, 4",
-            "add {o}, 4",
-            "dec {n}",
-            "jnz 2b",
-            "ldmxcsr [{saved}]",
-            saved = in(reg) &mut saved,
-            set = in(reg) &mut set,
-            t = out(reg) _,
-            keep = const !RC,
-            rc = in(reg) u32::from(mode.control()) << 13,
-            a = inout(reg) a.as_ptr() => _,
-            b = inout(reg) b.as_ptr() => _,
-            o = inout(reg) out.as_mut_ptr() => _,
-            n = inout(reg) a.len() => _,
-            x = out(xmm_reg) _,
-            options(nostack),
-        );
-    }
-    out
-}
-
 /// Normal values over ±30 binades: inside the kernel's window.
 fn normal(rng: &mut SplitMix64) -> f32 {
     let r = rng.next_u64();

@@ -2,7 +2,8 @@
 //! build: the exhaustive sweeps ([`sweep`]), the digests that name the arithmetic a report
 //! checked ([`digest`]), the CPU's `rcpps` fingerprint ([`fingerprint`]), documented seed
 //! bounds ([`seeds`]), the seeded samples and buffer layouts the tests and benchmarks share
-//! ([`samples`]), and the division methods the benchmarks compare ([`methods`]).
+//! ([`samples`]), the hardware's quotient under each rounding mode ([`mxcsr`]), and the
+//! division methods the benchmarks compare ([`methods`]).
 //!
 //! It reaches the kernels, their weakened variants included, through the library's
 //! feature-gated door `fmadiv::verify`; nothing here is part of `fmadiv`'s API.
@@ -14,7 +15,7 @@
 //! 4 benchmarks  methods
 //! 3 naming      fingerprint digest
 //! 2 sweeps      sweep
-//! 1 ground      samples seeds
+//! 1 ground      samples seeds mxcsr
 //! ```
 
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -23,6 +24,7 @@
 pub mod digest;
 pub mod fingerprint;
 pub mod methods;
+pub mod mxcsr;
 pub mod samples;
 pub mod seeds;
 pub mod sweep;
