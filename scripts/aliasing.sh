@@ -6,15 +6,8 @@
 #   scripts/aliasing.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/src"
-cp scripts/aliasing/main.rs "$work/src/main.rs"
-printf '[package]\nname = "aliasing"\nversion = "0.0.0"\nedition = "2024"\n[dependencies]\nfmadiv = { path = "%s", default-features = false, features = ["verify"] }\n[workspace]\n' "$PWD" >"$work/Cargo.toml"
-cargo build -q --release --manifest-path "$work/Cargo.toml" --target-dir "${CARGO_TARGET_DIR:-target}/aliasing"
-bin=${CARGO_TARGET_DIR:-target}/aliasing/release/aliasing
-pin=()
-command -v taskset >/dev/null && pin=(taskset -c 0)
+. scripts/harness.sh
+bin=$(build_harness scripts/aliasing/main.rs "$PWD" '["verify"]' "${CARGO_TARGET_DIR:-target}/aliasing")
 family=$(printf '0x%x' "$(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2)")
 model=$(printf '0x%x' "$(grep -m1 '^model\s' /proc/cpuinfo | cut -d: -f2)")
 echo "CPU family $family model $model; \`scripts/aliasing.sh\` at $(git rev-parse --short HEAD)$(git diff --quiet || echo ' with changes'); ns per call over 64 placements of the output."

@@ -10,13 +10,8 @@
 #   scripts/outlined.sh        # exit 0: none; 1: the symbols found
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/src"
-cp scripts/versions/main.rs "$work/src/main.rs"
-printf '[package]\nname = "versions"\nversion = "0.0.0"\nedition = "2024"\n[dependencies]\nfmadiv = { path = "%s", default-features = false }\n[workspace]\n' "$PWD" >"$work/Cargo.toml"
-cargo build -q --release --manifest-path "$work/Cargo.toml" --target-dir "${CARGO_TARGET_DIR:-target}/outlined"
-bin=${CARGO_TARGET_DIR:-target}/outlined/release/versions
+. scripts/harness.sh
+bin=$(build_harness scripts/versions/main.rs "$PWD" '[]' "${CARGO_TARGET_DIR:-target}/outlined")
 found=$(objdump -d --no-show-raw-insn -C "$bin" | grep -E '^[0-9a-f]+ <core::core_arch::x86::(avx|avx2|fma|sse[0-9.]*|ssse3)::' || true)
 if [ -n "$found" ]; then
     echo "intrinsics left out of line in a user's build:"

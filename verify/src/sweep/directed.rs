@@ -17,7 +17,7 @@
 
 use fmadiv::Rounding;
 
-use super::{MANTISSAS, Tally};
+use super::Tally;
 
 /// Dividends whose references one `asm!` block computes (per eight divisors).
 #[cfg_attr(not(fmadiv_x86), allow(dead_code))]
@@ -34,11 +34,7 @@ pub fn directed_tile(
     dividends: core::ops::Range<u32>,
     divisors: core::ops::Range<u32>,
 ) -> Option<Tally> {
-    assert!(dividends.end <= MANTISSAS && divisors.end <= MANTISSAS);
-    assert!(
-        divisors.start.is_multiple_of(8) && divisors.end.is_multiple_of(8),
-        "divisor bounds must be multiples of 8"
-    );
+    super::assert_tile_bounds(&dividends, &divisors);
     #[cfg(fmadiv_x86)]
     {
         use fmadiv::verify::x86::{DIVISOR_SIGN_IGNORED, DOWN, NEAREST, SHIPPED, TOWARD_ZERO, UP};

@@ -113,6 +113,19 @@ pub const PRUNING_THEOREM: &str = "Markstein's theorem (ACL2 RTL markstein-lemma
     24-bit a, b in [1,2), y with |1 - b*y| < 2^-25 makes q = RN(a*y) faithful for every a, \
     and then RN(q + y*(a - b*q)) = RN(a/b); |1 - b*y| is computed exactly in binary64";
 
+/// A tile's mantissa ranges: inside the 2^23 mantissas, the divisors' bounds multiples of
+/// 8 (a tile divides eight divisors at a time). Panics otherwise.
+pub(crate) fn assert_tile_bounds(
+    dividends: &core::ops::Range<u32>,
+    divisors: &core::ops::Range<u32>,
+) {
+    assert!(dividends.end <= MANTISSAS && divisors.end <= MANTISSAS);
+    assert!(
+        divisors.start.is_multiple_of(8) && divisors.end.is_multiple_of(8),
+        "divisor bounds must be multiples of 8"
+    );
+}
+
 /// Compares the kernel with `_mm256_div_ps` on dividends `1.ma`, `ma` in `dividends`,
 /// against divisors `1.mb`, `mb` in `divisors` (whose bounds must be multiples of 8), in
 /// the given mode. Returns `None` if this CPU lacks AVX2+FMA.
@@ -122,11 +135,7 @@ pub fn mantissa_tile(
     dividends: core::ops::Range<u32>,
     divisors: core::ops::Range<u32>,
 ) -> Option<Tally> {
-    assert!(dividends.end <= MANTISSAS && divisors.end <= MANTISSAS);
-    assert!(
-        divisors.start.is_multiple_of(8) && divisors.end.is_multiple_of(8),
-        "divisor bounds must be multiples of 8"
-    );
+    assert_tile_bounds(&dividends, &divisors);
     #[cfg(fmadiv_x86)]
     {
         use fmadiv::verify::Variant;
