@@ -90,19 +90,21 @@ fn every_placement_modulo_4k() {
             fmadiv::recip(sb, out);
             let ones = vec![1.0f32; n];
             assert_quotients("recip", &ones, sb, out);
-            assert!(
-                fmadiv::verify::run_schedule(fmadiv::Schedule::Divider, Some(sa), sb, out)
-                    .is_some()
-            );
-            assert_quotients("divider forced", sa, sb, out);
+            let divider = fmadiv::Schedule::Divider;
+            if fmadiv::verify::run_schedule(divider, Some(sa), sb, out).is_some() {
+                assert_quotients("divider forced", sa, sb, out);
+            } else {
+                common::skipped_once(
+                    "the divider's loops forced (need AVX2+FMA, not forced portable)",
+                );
+            }
             out.copy_from_slice(sa);
             fmadiv::div_in_place(out, sb);
             assert_quotients("div_in_place", sa, sb, out);
             out.copy_from_slice(sa);
-            assert!(
-                fmadiv::verify::run_schedule_in_place(fmadiv::Schedule::Divider, out, sb).is_some()
-            );
-            assert_quotients("divider forced, in place", sa, sb, out);
+            if fmadiv::verify::run_schedule_in_place(divider, out, sb).is_some() {
+                assert_quotients("divider forced, in place", sa, sb, out);
+            }
         }
     }
 }
