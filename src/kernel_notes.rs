@@ -202,7 +202,8 @@
 //!    its neighbours, so one ulp is one step of the pattern, whatever `q`'s sign. Computed as
 //!    two `psignd` (`-1` where `r` is not a zero, its sign flipped by `r`'s and by `a`'s) and
 //!    one subtraction;
-//! 5. the exact quotient lies between `q` and `n` (`q` is faithful: `|a/b - q| < ulp(q)`),
+//! 5. the exact quotient lies between `q` and `n` (`q` is faithful: one of the two floats
+//!    around `a/b`, the other being its neighbour on `a/b`'s side),
 //!    so `RD(a/b) = min(q, n)`, `RU(a/b) = max(q, n)`, and `RZ(a/b)` is the one of smaller
 //!    magnitude — the signed-integer minimum of the two patterns, which share a sign.
 //!    `div_bounds` takes both of the same `n`.
