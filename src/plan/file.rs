@@ -109,7 +109,7 @@ pub(super) fn parse(text: &str, cpu: &Cpu) -> Result<Choices, NotLoaded> {
             "it is cut short: its last line is not {END:?}"
         )));
     }
-    let mut fields: Vec<(&str, &str)> = Vec::new();
+    let mut fields = std::collections::BTreeMap::new();
     for line in text
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
@@ -120,16 +120,14 @@ pub(super) fn parse(text: &str, cpu: &Cpu) -> Result<Choices, NotLoaded> {
         if !KEYS.contains(&key) {
             return Err(bad(format!("unknown line {key:?}")));
         }
-        if fields.iter().any(|(k, _)| *k == key) {
+        if fields.insert(key, value).is_some() {
             return Err(bad(format!("{key:?} given twice")));
         }
-        fields.push((key, value));
     }
     let field = |key: &str| {
         fields
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| *v)
+            .get(key)
+            .copied()
             .ok_or_else(|| bad(format!("no {key:?} line")))
     };
     let made_for = field("for")?;
@@ -148,12 +146,12 @@ pub(super) fn parse(text: &str, cpu: &Cpu) -> Result<Choices, NotLoaded> {
     };
     let number = |key: &str| -> Result<usize, NotLoaded> {
         let value = field(key)?;
-        match value {
-            "max" => Ok(usize::MAX),
-            v => v
-                .parse()
-                .map_err(|_| bad(format!("{key}: {v:?} is not a length or max"))),
-        }
+        let n = if value == "max" {
+            Ok(usize::MAX)
+        } else {
+            value.parse()
+        };
+        n.map_err(|_| bad(format!("{key}: {value:?} is not a length or max")))
     };
     let redo_by_lanes = match field("divisor.redo")? {
         "lanes" => true,

@@ -133,8 +133,27 @@ pub enum Origin {
     SeedsOutOfBound(OutOfBound),
 }
 
+/// Where the choices come from, in a few words (the end of `fmadiv plan`'s line).
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Table { row, .. } => write!(f, "table row {row:?}"),
+            Origin::NotInTable => f.write_str("this CPU is in no row of the table"),
+            Origin::File(path) => write!(f, "plan file {:?}", path.display().to_string()),
+            Origin::Forced => write!(f, "forced by {SCHEDULE_ENV}"),
+            Origin::NoKernel => f.write_str("no AVX2+FMA kernel here, or forced portable"),
+            Origin::SeedsOutOfBound(e) => {
+                write!(
+                    f,
+                    "the kernels are not proven on this CPU ({e}): the divider runs"
+                )
+            }
+        }
+    }
+}
+
 /// The schedules this process runs, and why.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Plan {
     cpu: Cpu,
     /// Slices shorter than this are the small class.
@@ -147,44 +166,9 @@ pub struct Plan {
     file_unused: Option<String>,
     /// Microseconds it took to make the plan (the `rcpps` check included).
     made_in_micros: u64,
-    /// The loops of `div` and `recip`, per size class: a call is one load and one indirect
-    /// call.
-    runs: Runs,
-}
-
-/// The size classes: arrays in L1, and longer.
-const CLASSES: usize = 2;
-
-/// The loops of the chosen schedules per size class: `div` in place, `div` into a separate
-/// output, and `recip` (always into a separate output).
-#[derive(Clone, Copy)]
-struct Runs([RawFn; 3 * CLASSES]);
-
-impl Runs {
-    fn of(choices: &Choices) -> Runs {
-        let (d, r) = (choices.div, choices.recip);
-        Runs([
-            raw_fn::<false>(d[0]),
-            raw_fn::<false>(d[1]),
-            raw_fn_disjoint::<false>(d[0]),
-            raw_fn_disjoint::<false>(d[1]),
-            raw_fn_disjoint::<true>(r[0]),
-            raw_fn_disjoint::<true>(r[1]),
-        ])
-    }
-}
-
-/// The loops follow from the schedules, which `Plan`'s equality compares.
-impl PartialEq for Runs {
-    fn eq(&self, _: &Runs) -> bool {
-        true
-    }
-}
-
-impl fmt::Debug for Runs {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Runs(the schedules' loops)")
-    }
+    /// The loops of the chosen schedules, per size class (small, large): `div` in place,
+    /// `div` into a separate output, `recip`. A call is one load and one indirect call.
+    runs: [[RawFn; 2]; 3],
 }
 
 impl Plan {
@@ -231,19 +215,19 @@ impl Plan {
     /// The loop of [`Plan::div`] for `len` elements, whose output may be its dividends.
     #[inline]
     pub(crate) fn div_run(&self, len: usize) -> RawFn {
-        self.runs.0[self.class(len)]
+        self.runs[0][self.class(len)]
     }
 
     /// The loop of [`Plan::div`] for `len` elements, whose output overlaps no input.
     #[inline]
     pub(crate) fn div_run_disjoint(&self, len: usize) -> RawFn {
-        self.runs.0[CLASSES + self.class(len)]
+        self.runs[1][self.class(len)]
     }
 
     /// The loop of [`Plan::recip`] for `len` elements (output separate from the input).
     #[inline]
     pub(crate) fn recip_run(&self, len: usize) -> RawFn {
-        self.runs.0[2 * CLASSES + self.class(len)]
+        self.runs[2][self.class(len)]
     }
 
     /// Whether one vector at a time (the in-register token) runs the kernel rather than
@@ -289,21 +273,22 @@ impl Plan {
                 "measured on this CPU by `fmadiv plan --measure`, read from {}",
                 path.display()
             ),
-            Origin::Forced => format!("{SCHEDULE_ENV} forces div and recip"),
-            Origin::NoKernel => "no AVX2+FMA here, or forced portable".to_string(),
-            Origin::SeedsOutOfBound(e) => {
-                format!("the kernels are not proven on this CPU: {e}")
-            }
+            other => other.to_string(),
         }
     }
 
     /// The plan for `choices`.
     fn with(cpu: Cpu, choices: Choices, origin: Origin) -> Plan {
         let small_below = small_class_limit(cpu.l1d_bytes().unwrap_or(ASSUMED_L1D));
+        let (d, r) = (choices.div, choices.recip);
         Plan {
             cpu,
             small_below,
-            runs: Runs::of(&choices),
+            runs: [
+                d.map(raw_fn::<false>),
+                d.map(raw_fn_disjoint::<false>),
+                r.map(raw_fn_disjoint::<true>),
+            ],
             choices,
             origin,
             ignored: None,
@@ -315,43 +300,30 @@ impl Plan {
 
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let per_class = |s: &[Schedule; 2]| {
-            if s[0] == s[1] {
-                s[0].name()
-            } else {
-                format!(
-                    "{} below {} elements, {} from there",
-                    s[0].name(),
-                    self.small_below,
-                    s[1].name()
-                )
-            }
+        let per_class = |s: &[Schedule; 2]| match s[0] == s[1] {
+            true => s[0].name(),
+            false => format!(
+                "{} below {} elements, {} from there",
+                s[0].name(),
+                self.small_below,
+                s[1].name()
+            ),
         };
-        let d = &self.choices.divisor;
         let length = |n: usize| match n {
             usize::MAX => "never".to_string(),
             n => format!("from {n}"),
         };
+        let d = &self.choices.divisor;
         write!(
             f,
-            "div: {}; recip: {}; Divisor: sequence {} (first slice {}, in place {}) -- ",
+            "div: {}; recip: {}; Divisor: sequence {} (first slice {}, in place {}) -- {}",
             per_class(&self.choices.div),
             per_class(&self.choices.recip),
             length(d.sequence_from),
             length(d.first_proof_from),
             length(d.in_place_from),
+            self.origin,
         )?;
-        match &self.origin {
-            Origin::Table { row, .. } => write!(f, "table row {row:?}")?,
-            Origin::NotInTable => f.write_str("this CPU is in no row of the table")?,
-            Origin::File(path) => write!(f, "plan file {:?}", path.display().to_string())?,
-            Origin::Forced => write!(f, "forced by {SCHEDULE_ENV}")?,
-            Origin::NoKernel => f.write_str("no AVX2+FMA kernel here, or forced portable")?,
-            Origin::SeedsOutOfBound(e) => write!(
-                f,
-                "the kernels are not proven on this CPU ({e}): the divider runs"
-            )?,
-        }
         if let Some(value) = &self.ignored {
             write!(
                 f,
@@ -390,20 +362,15 @@ fn make_plan() -> &'static Plan {
         let start = std::time::Instant::now();
         let setting = std::env::var(SCHEDULE_ENV).ok();
         let file = std::env::var_os(PLAN_FILE_ENV).filter(|p| !p.is_empty());
-        let mut plan = choose(
-            Cpu::this(),
-            setting.as_deref(),
-            crate::seeds::this_cpu,
-            file.as_deref().map(Path::new),
-        );
+        let seeds = crate::seeds::this_cpu;
+        let file_path = file.as_deref().map(Path::new);
+        let mut plan = choose(Cpu::this(), setting.as_deref(), seeds, file_path);
         plan.made_in_micros = start.elapsed().as_micros() as u64;
         if let Some(value) = &plan.ignored {
+            let why = Schedule::from_name(value).err().map(|e| e.to_string());
             eprintln!(
                 "fmadiv: {SCHEDULE_ENV}={value:?} names no schedule and is ignored ({})",
-                Schedule::from_name(value)
-                    .err()
-                    .map(|e| e.to_string())
-                    .unwrap_or_default()
+                why.unwrap_or_default()
             );
         }
         if let (Some(why), Some(path)) = (&plan.file_unused, &file)
@@ -423,65 +390,56 @@ fn choose(
     seeds: impl FnOnce() -> Option<Result<(), OutOfBound>>,
     file: Option<&Path>,
 ) -> Plan {
-    let setting = setting.map(str::trim).filter(|s| !s.is_empty());
-    let (forced, ignored) = match setting.map(Schedule::from_name) {
+    let (forced, ignored) = match setting.map(str::trim).filter(|s| !s.is_empty()) {
         None => (None, None),
-        Some(Ok(s)) => (Some(s), None),
-        Some(Err(e)) => (None, Some(e.0)),
+        Some(name) => match Schedule::from_name(name) {
+            Ok(s) => (Some(s), None),
+            Err(e) => (None, Some(e.0)),
+        },
     };
     let row = table::row_of(&cpu);
-    let table_choices = row.map_or(table::FALLBACK, |r| r.choices);
-    let mut plan = choose_schedules(cpu, forced, seeds, file, row, table_choices);
+    let divisor = row.map_or(table::FALLBACK, |r| r.choices).divisor;
+    let everything = |s| Choices::uniform(s, divisor);
+    let mut plan = if forced == Some(Schedule::Portable) {
+        Plan::with(cpu, Choices::portable(), Origin::Forced)
+    } else if crate::backend() == crate::Backend::Portable {
+        Plan::with(cpu, Choices::portable(), Origin::NoKernel)
+    } else {
+        match (seeds(), forced) {
+            (None, _) => Plan::with(cpu, Choices::portable(), Origin::NoKernel),
+            (Some(Err(e)), _) => Plan::with(
+                cpu,
+                everything(Schedule::Divider),
+                Origin::SeedsOutOfBound(e),
+            ),
+            (Some(Ok(())), Some(s)) => Plan::with(cpu, everything(s), Origin::Forced),
+            (Some(Ok(())), None) => from_file_or_row(cpu, file, row),
+        }
+    };
     plan.ignored = ignored;
     plan
 }
 
-/// [`choose`] past the setting's parsing.
-fn choose_schedules(
-    cpu: Cpu,
-    forced: Option<Schedule>,
-    seeds: impl FnOnce() -> Option<Result<(), OutOfBound>>,
-    file: Option<&Path>,
-    row: Option<&'static table::Row>,
-    table_choices: Choices,
-) -> Plan {
-    let divisor = table_choices.divisor;
-    if crate::backend() == crate::Backend::Portable || forced == Some(Schedule::Portable) {
-        let origin = if forced == Some(Schedule::Portable) {
-            Origin::Forced
-        } else {
-            Origin::NoKernel
-        };
-        return Plan::with(cpu, Choices::portable(), origin);
-    }
-    match seeds() {
-        Some(Ok(())) => {}
-        Some(Err(e)) => {
-            let choices = Choices::uniform(Schedule::Divider, divisor);
-            return Plan::with(cpu, choices, Origin::SeedsOutOfBound(e));
+/// The plan a plan file holds, where `file` names one made for `cpu`; else the table's.
+fn from_file_or_row(cpu: Cpu, file: Option<&Path>, row: Option<&'static table::Row>) -> Plan {
+    let file_unused = match file.map(|path| (path, file::load(path, &cpu))) {
+        Some((path, Ok(choices))) => {
+            return Plan::with(cpu, choices, Origin::File(path.to_path_buf()));
         }
-        None => {
-            return Plan::with(cpu, Choices::portable(), Origin::NoKernel);
-        }
-    }
-    if let Some(s) = forced {
-        return Plan::with(cpu, Choices::uniform(s, divisor), Origin::Forced);
-    }
-    let mut file_unused = None;
-    if let Some(path) = file {
-        match file::load(path, &cpu) {
-            Ok(choices) => return Plan::with(cpu, choices, Origin::File(path.to_path_buf())),
-            Err(why) => file_unused = Some(why.to_string()),
-        }
-    }
-    let origin = match row {
-        Some(r) => Origin::Table {
-            row: r.name,
-            evidence: r.evidence,
-        },
-        None => Origin::NotInTable,
+        Some((_, Err(why))) => Some(why.to_string()),
+        None => None,
     };
-    let mut plan = Plan::with(cpu, table_choices, origin);
+    let (choices, origin) = match row {
+        Some(r) => (
+            r.choices,
+            Origin::Table {
+                row: r.name,
+                evidence: r.evidence,
+            },
+        ),
+        None => (table::FALLBACK, Origin::NotInTable),
+    };
+    let mut plan = Plan::with(cpu, choices, origin);
     plan.file_unused = file_unused;
     plan
 }

@@ -94,6 +94,14 @@ const fn predicted(div: Schedule, recip: Schedule) -> Choices {
     }
 }
 
+/// Skylake, Cascade Lake, Cooper Lake, Kaby/Coffee/Comet Lake, Cannon Lake, Ice Lake
+/// (client and server), Tiger Lake.
+#[rustfmt::skip]
+const SKYLAKE_TO_TIGER_LAKE: &[(u32, u32)] = &[
+    (0x4e, 0x4e), (0x55, 0x55), (0x5e, 0x5e), (0x66, 0x66), (0x6a, 0x6a),
+    (0x6c, 0x6c), (0x7d, 0x7e), (0x8c, 0x8e), (0x9e, 0x9e), (0xa5, 0xa7),
+];
+
 pub(super) const ROWS: &[Row] = &[
     Row {
         name: "AMD Zen 3",
@@ -166,18 +174,7 @@ pub(super) const ROWS: &[Row] = &[
         name: "Intel Skylake to Tiger Lake (client and server)",
         vendor: Vendor::Intel,
         family: 6,
-        models: &[
-            (0x4e, 0x4e),
-            (0x55, 0x55),
-            (0x5e, 0x5e),
-            (0x66, 0x66),
-            (0x6a, 0x6a),
-            (0x6c, 0x6c),
-            (0x7d, 0x7e),
-            (0x8c, 0x8e),
-            (0x9e, 0x9e),
-            (0xa5, 0xa7),
-        ],
+        models: SKYLAKE_TO_TIGER_LAKE,
         choices: predicted(mixed(8), mixed(4)),
         evidence: "predicted (docs/bench/mca-llvm14.md, mca-llvm19.md; models skylake, \
             skylake-avx512, icelake-server, tigerlake): div mix-8 1.50x in both, recip mix-4 \
