@@ -8,6 +8,29 @@ use fmadiv::Rounding;
 /// MXCSR's rounding-control field (bits 13 and 14).
 const ROUNDING_FIELD: u32 = 0b11 << 13;
 
+/// The `asm!` template of a block that runs `$body` (template lines) with MXCSR's rounding
+/// field set to `{rc}`, then loads the saved control word back (the flags the body raised
+/// are dropped: the references do not read them). The caller binds `saved` and `set`
+/// (addresses of two `u32` locals), `tmp` (a scratch register), `keep` (the mask of the
+/// other fields, a `const`) and `rc` (the new field, in a register). `$v` is `"v"` for the
+/// VEX forms of `stmxcsr`/`ldmxcsr`, `""` for SSE's. Written apart from the library's own
+/// (the references must not share code with what they check).
+#[macro_export]
+macro_rules! under_rounding {
+    ($v:literal; $($body:literal),+ $(,)?) => {
+        concat!(
+            $v, "stmxcsr [{saved}]\n",
+            "mov {tmp:e}, [{saved}]\n",
+            "and {tmp:e}, {keep}\n",
+            "or {tmp:e}, {rc:e}\n",
+            "mov [{set}], {tmp:e}\n",
+            $v, "ldmxcsr [{set}]\n",
+            $($body, "\n",)+
+            $v, "ldmxcsr [{saved}]",
+        )
+    };
+}
+
 /// `a[i] / b[i]` by `divss` under rounding direction `mode`, MXCSR's other bits
 /// (flush-to-zero, denormals-are-zero) as they are. Panics if the lengths differ.
 #[cfg(target_arch = "x86_64")]
@@ -22,25 +45,21 @@ pub fn divide_in_mode(a: &[f32], b: &[f32], mode: Rounding) -> Vec<f32> {
     // saved, its rounding field set, and restored within the block.
     unsafe {
         core::arch::asm!(
-            "stmxcsr [{saved}]",
-            "mov {t:e}, [{saved}]",
-            "and {t:e}, {keep}",
-            "or {t:e}, {rc:e}",
-            "mov [{set}], {t:e}",
-            "ldmxcsr [{set}]",
-            "2:",
-            "movss {x}, [{a}]",
-            "divss {x}, [{b}]",
-            "movss [{o}], {x}",
-            "add {a}, 4",
-            "add {b}, 4",
-            "add {o}, 4",
-            "dec {n}",
-            "jnz 2b",
-            "ldmxcsr [{saved}]",
+            crate::under_rounding!(
+                "";
+                "2:",
+                "movss {x}, [{a}]",
+                "divss {x}, [{b}]",
+                "movss [{o}], {x}",
+                "add {a}, 4",
+                "add {b}, 4",
+                "add {o}, 4",
+                "dec {n}",
+                "jnz 2b",
+            ),
             saved = in(reg) &mut saved,
             set = in(reg) &mut set,
-            t = out(reg) _,
+            tmp = out(reg) _,
             keep = const !ROUNDING_FIELD,
             rc = in(reg) u32::from(mode.control()) << 13,
             a = inout(reg) a.as_ptr() => _,

@@ -7,7 +7,7 @@
 
 use core::arch::x86_64::*;
 
-use super::mode::{ROUNDING_CONTROL, ROUNDING_CONTROL_SHIFT};
+use super::mode::{ROUNDING_CONTROL, ROUNDING_CONTROL_SHIFT, under_rounding};
 #[cfg(feature = "verify")]
 use crate::arch::simd::loops;
 use crate::arch::simd::{Vector, directed, kernel};
@@ -361,18 +361,7 @@ fn div_in_mode(a: __m256, b: __m256, mode: u8) -> __m256 {
     // another rounding mode. The two locals are valid for the block's reads and writes.
     unsafe {
         core::arch::asm!(
-            "vstmxcsr [{saved}]",
-            "mov {tmp:e}, [{saved}]",
-            "and {tmp:e}, {keep}",
-            "or {tmp:e}, {rc:e}",
-            "mov [{set}], {tmp:e}",
-            "vldmxcsr [{set}]",
-            "vdivps {q}, {a}, {b}",
-            "vstmxcsr [{set}]",
-            "mov {tmp:e}, [{set}]",
-            "and {tmp:e}, 0x3f",
-            "or [{saved}], {tmp:e}",
-            "vldmxcsr [{saved}]",
+            under_rounding!("v"; "vdivps {q}, {a}, {b}"),
             saved = in(reg) &mut saved,
             set = in(reg) &mut set,
             tmp = out(reg) _,
@@ -407,31 +396,23 @@ unsafe fn region<const MODE: u8>(a: *const f32, b: *const f32, out: *mut f32, ve
     // restored inside the block, as in `div_in_mode`; the locals are valid.
     unsafe {
         core::arch::asm!(
-            "vstmxcsr [{saved}]",
-            "mov {tmp:e}, [{saved}]",
-            "and {tmp:e}, {keep}",
-            "or {tmp:e}, {rc}",
-            "mov [{set}], {tmp:e}",
-            "vldmxcsr [{set}]",
-            "2:",
-            "vmovups {t}, [{a}]",
-            "vdivps {t}, {t}, [{b}]",
-            "vmovups [{out}], {t}",
-            "add {a}, 32",
-            "add {b}, 32",
-            "add {out}, 32",
-            "dec {n}",
-            "jnz 2b",
-            "vstmxcsr [{set}]",
-            "mov {tmp:e}, [{set}]",
-            "and {tmp:e}, 0x3f",
-            "or [{saved}], {tmp:e}",
-            "vldmxcsr [{saved}]",
+            under_rounding!(
+                "v";
+                "2:",
+                "vmovups {t}, [{a}]",
+                "vdivps {t}, {t}, [{b}]",
+                "vmovups [{out}], {t}",
+                "add {a}, 32",
+                "add {b}, 32",
+                "add {out}, 32",
+                "dec {n}",
+                "jnz 2b",
+            ),
             saved = in(reg) &mut saved,
             set = in(reg) &mut set,
             tmp = out(reg) _,
             keep = const !ROUNDING_CONTROL,
-            rc = const (MODE as u32) << ROUNDING_CONTROL_SHIFT,
+            rc = in(reg) (MODE as u32) << ROUNDING_CONTROL_SHIFT,
             a = inout(reg) a => _,
             b = inout(reg) b => _,
             out = inout(reg) out => _,

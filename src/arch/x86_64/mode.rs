@@ -17,6 +17,32 @@ pub const ROUNDING_CONTROL: u32 = 0b11 << ROUNDING_CONTROL_SHIFT;
 /// Its position.
 pub const ROUNDING_CONTROL_SHIFT: u32 = 13;
 
+/// The `asm!` template of a block that runs `$body` (template lines) with MXCSR's rounding
+/// field set to `{rc}` and then loads the saved control word back, the exception flags the
+/// body raised (MXCSR's low six bits) OR-ed into it: Rust code never runs under the other
+/// mode. The caller binds `saved` and `set` (addresses of two `u32` locals), `tmp` (a
+/// scratch register), `keep` (`const !ROUNDING_CONTROL`) and `rc` (the new field, in a
+/// register). `$v` is `"v"` for the VEX forms of `stmxcsr`/`ldmxcsr`, `""` for SSE's.
+macro_rules! under_rounding {
+    ($v:literal; $($body:literal),+ $(,)?) => {
+        concat!(
+            $v, "stmxcsr [{saved}]\n",
+            "mov {tmp:e}, [{saved}]\n",
+            "and {tmp:e}, {keep}\n",
+            "or {tmp:e}, {rc:e}\n",
+            "mov [{set}], {tmp:e}\n",
+            $v, "ldmxcsr [{set}]\n",
+            $($body, "\n",)+
+            $v, "stmxcsr [{set}]\n",
+            "mov {tmp:e}, [{set}]\n",
+            "and {tmp:e}, 0x3f\n",
+            "or [{saved}], {tmp:e}\n",
+            $v, "ldmxcsr [{saved}]",
+        )
+    };
+}
+pub(crate) use under_rounding;
+
 /// Whether MXCSR rounds to nearest now. `1 + 0.75 ulp` and `-(1 + 0.75 ulp)` round to
 /// `1 + ulp` and `-(1 + ulp)` under round-to-nearest only (down gives `1`, up `-1`, toward
 /// zero both). One SSE addition of values hidden from the optimiser (so that it runs, under
@@ -57,26 +83,18 @@ pub fn div_in_mode_sse(a: &[f32], b: &[f32], out: &mut [f32], mode: u8) {
     // the flags the divisions raised kept; the locals are valid.
     unsafe {
         core::arch::asm!(
-            "stmxcsr [{saved}]",
-            "mov {tmp:e}, [{saved}]",
-            "and {tmp:e}, {keep}",
-            "or {tmp:e}, {rc:e}",
-            "mov [{set}], {tmp:e}",
-            "ldmxcsr [{set}]",
-            "2:",
-            "movss {t}, [{a}]",
-            "divss {t}, [{b}]",
-            "movss [{out}], {t}",
-            "add {a}, 4",
-            "add {b}, 4",
-            "add {out}, 4",
-            "dec {n}",
-            "jnz 2b",
-            "stmxcsr [{set}]",
-            "mov {tmp:e}, [{set}]",
-            "and {tmp:e}, 0x3f",
-            "or [{saved}], {tmp:e}",
-            "ldmxcsr [{saved}]",
+            under_rounding!(
+                "";
+                "2:",
+                "movss {t}, [{a}]",
+                "divss {t}, [{b}]",
+                "movss [{out}], {t}",
+                "add {a}, 4",
+                "add {b}, 4",
+                "add {out}, 4",
+                "dec {n}",
+                "jnz 2b",
+            ),
             saved = in(reg) &mut saved,
             set = in(reg) &mut set,
             tmp = out(reg) _,
