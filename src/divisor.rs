@@ -73,10 +73,6 @@ pub enum Check {
     /// Chunks run the bare sequence; MXCSR's exception flags void a chunk, which the
     /// divider redoes, as it does the chunks of the back-off that follows.
     Flags,
-    /// As `Flags`, but the lane-checked loop redoes voided chunks and runs the back-off
-    /// (where the plan measured it faster than the divider: then data with a few specials
-    /// keep part of the gain).
-    FlagsThenLanes,
     /// Every vector's quotients are range-checked.
     Lanes,
 }
@@ -484,7 +480,7 @@ impl Divisor {
             // elements and cannot overlap (out is a unique borrow).
             unsafe {
                 match self.for_slice(n, false) {
-                    Some(p) => x86::divide_raw(k, p, redo_check(), x, o, n),
+                    Some(p) => x86::divide_raw(k, p, Check::Flags, x, o, n),
                     None => x86::divide_by_divider(k, self.b, x, o, n),
                 }
             }
@@ -678,18 +674,6 @@ fn divider_only(len: usize) -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
     crate::dispatch::avx2_fma_known()
 }
 
-/// How the flag-checked loop redoes the chunks the flags void: by the lane-checked loop
-/// where the plan says it is faster than the divider, else by the divider.
-#[cfg(fmadiv_x86)]
-#[inline]
-fn redo_check() -> Check {
-    if crate::plan().choices().divisor.redo_by_lanes {
-        Check::FlagsThenLanes
-    } else {
-        Check::Flags
-    }
-}
-
 /// The panic of a slice function given slices of different lengths (nothing written).
 #[cold]
 #[inline(never)]
@@ -851,10 +835,10 @@ mod x86 {
         // SAFETY: the caller's guarantees are both loops'.
         unsafe {
             if d.strategy == Strategy::TwoProducts
-                && check != Check::Lanes
+                && check == Check::Flags
                 && len >= flagged::MIN_LEN
             {
-                flagged::two_products(k, d, check == Check::FlagsThenLanes, a, out, len)
+                flagged::two_products(k, d, a, out, len)
             } else {
                 lanes::divide(k, d, a, out, len)
             }

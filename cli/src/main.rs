@@ -355,7 +355,6 @@ fn plan_json(plan: &fmadiv::Plan) -> serde_json::Value {
             "sequence_from": length(c.divisor.sequence_from),
             "first_proof_from": length(c.divisor.first_proof_from),
             "in_place_from": length(c.divisor.in_place_from),
-            "redo": if c.divisor.redo_by_lanes { "lanes" } else { "divider" },
         },
         "made_in_us": plan.made_in_micros(),
         "ignored_setting": plan.ignored_setting(),

@@ -23,10 +23,6 @@ const SAMPLE_SECONDS: f64 = 50e-6;
 const DIVISOR_LENS: [usize; 8] = [128, 256, 512, 1024, 2048, 4096, 8192, 16384];
 /// A first slice makes the proof where it costs at most this share of the divider's time.
 const FIRST_PROOF_SHARE: f64 = 0.02;
-/// The lane-checked loop redoes voided chunks where it is at least this much faster than
-/// the divider (it runs on chunks that hold specials: a modest gain on normal data is not
-/// enough).
-const LANES_WIN: f64 = 1.5;
 /// Divisors of the three zero-sign classes of the flag-checked loop (none, the dividend's
 /// sign, the product's sign), each proven to take two products.
 const CLASS_DIVISORS: [f32; 3] = [3.0, 1.1, -3.0];
@@ -244,7 +240,7 @@ fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut Spl
     lines.push(format!(
         "Divisor proof {proof_ns:.0} ns, divider {divider_ns_per_element:.3} ns per element: a \
          first slice proves from {} elements (the proof at most {:.0}% of its division)",
-        choices.divisor.first_proof_from,
+        length(choices.divisor.first_proof_from),
         FIRST_PROOF_SHARE * 100.0
     ));
     // In place, on a copy of the dividends made in the same call (both sides), at 4K.
@@ -267,26 +263,17 @@ fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut Spl
     } else {
         usize::MAX
     };
-    // The lane-checked loop against the divider, at 2K.
-    let len = 2048;
-    let lanes = ratios(
-        &mut layouts,
-        calls_for(len),
-        |a, _, out| fmadiv::verify::divisor::divide_slice_by(&d, false, &a[..len], &mut out[..len]),
-        |a, _, out| {
-            fmadiv::verify::divisor::divide_slice_checked_by(
-                &d,
-                fmadiv::verify::divisor::Check::Lanes,
-                &a[..len],
-                &mut out[..len],
-            )
-        },
-    );
-    choices.divisor.redo_by_lanes = lanes.median >= LANES_WIN;
     lines.push(format!(
-        "Divisor in place at 4096 vs the divider in place (copy included): {in_place}; the \
-         lane-checked loop at 2048 vs the divider: {lanes} (redoes voided chunks from {LANES_WIN}x)"
+        "Divisor in place at 4096 vs the divider in place (copy included): {in_place}"
     ));
+}
+
+/// A length as `fmadiv plan` prints it: `never` for `usize::MAX`.
+fn length(n: usize) -> String {
+    match n {
+        usize::MAX => "never".to_string(),
+        n => n.to_string(),
+    }
 }
 
 /// Measures, prints, and writes the plan file at `path`.
@@ -315,8 +302,8 @@ pub fn run(path: &Path) -> Result<(), String> {
         c.div[1].name(),
         c.recip[0].name(),
         c.recip[1].name(),
-        c.divisor.sequence_from,
-        c.divisor.first_proof_from
+        length(c.divisor.sequence_from),
+        length(c.divisor.first_proof_from)
     );
     println!(
         "processes started with {}={} run these choices",

@@ -5,8 +5,7 @@
 //! looks for: an operation that underflowed with a loss of accuracy (UE), overflowed
 //! (OE) or was invalid (IE: ∞ - ∞, a signaling NaN). So a chunk of dividends runs the
 //! bare sequence, and the flags decide: clear before and after it, the chunk is proven;
-//! otherwise the chunk is redone by the divider, or by the lane-checked loop where the
-//! plan measured that loop faster than the divider.
+//! otherwise the divider redoes the chunk.
 //!
 //! Why no flag means an exact quotient, for `q = fma(a, zh, RN(a·zl))` with `zh`, `zl`
 //! normal (as a proven [`super::Divisor`] makes them):
@@ -61,7 +60,7 @@ const CHUNK: usize = 4096;
 /// operation in flight) cost about as much as checking a few hundred dividends.
 pub(super) const MIN_LEN: usize = CHUNK / 8;
 
-/// After a voided chunk, the redo loop runs 1, 2, 4, ... up to 64 chunks (or partial
+/// After a voided chunk, the divider runs 1, 2, 4, ... up to 64 chunks (or partial
 /// chunks: calls) before the bare sequence is tried again: data full of specials costs one
 /// extra chunk in 64, clean data loses nothing.
 type ChunkBackoff = Backoff<1, 64>;
@@ -201,8 +200,7 @@ unsafe fn bare(zero: ZeroSign, d: &Proven, a: *const f32, out: *mut f32, blocks:
     }
 }
 
-/// The lane-checked loop, for the leftovers of a chunk (and, with `lanes`, the chunks the
-/// flags void and those of the back-off).
+/// The lane-checked loop, for the leftovers of a chunk.
 ///
 /// # Safety
 /// As [`two_products`].
@@ -212,24 +210,8 @@ unsafe fn checked(k: Avx2Fma, d: &Proven, a: *const f32, out: *mut f32, len: usi
     unsafe { divide_loop::<Avx2Fma, TWO_PRODUCTS>(k, d, a, out, len) }
 }
 
-/// A voided chunk, or one of the back-off: the lane-checked loop (`lanes`) or the divider.
-///
-/// # Safety
-/// As [`two_products`].
-#[target_feature(enable = "avx2,fma")]
-unsafe fn redo(k: Avx2Fma, d: &Proven, lanes: bool, a: *const f32, out: *mut f32, len: usize) {
-    // SAFETY: the caller's guarantees are both loops'.
-    unsafe {
-        if lanes {
-            checked(k, d, a, out, len)
-        } else {
-            divide_by_divider_in(k, d.b, a, out, len)
-        }
-    }
-}
-
 /// `out[i] = a[i] / d` for a two-products divisor, chunk by chunk under the flags; voided
-/// chunks and the back-off's run the lane-checked loop (`lanes`) or the divider.
+/// chunks and the back-off's run the divider.
 ///
 /// # Safety
 /// `a` readable and `out` writable for `len` floats; they must not overlap.
@@ -237,7 +219,6 @@ unsafe fn redo(k: Avx2Fma, d: &Proven, lanes: bool, a: *const f32, out: *mut f32
 pub(super) unsafe fn two_products(
     k: Avx2Fma,
     d: &Proven,
-    lanes: bool,
     a: *const f32,
     out: *mut f32,
     len: usize,
@@ -252,7 +233,7 @@ pub(super) unsafe fn two_products(
     let mut cleared = false;
     let mut backoff = ChunkBackoff::load(&BACKOFF);
     let chunks = len.div_ceil(CHUNK);
-    if !lanes && backoff.skip() as usize >= chunks {
+    if backoff.skip() as usize >= chunks {
         // The whole call is in the back-off: one divider loop, nothing else.
         // chunks <= skip, a u32.
         backoff.skipped(chunks as u32);
@@ -303,13 +284,13 @@ pub(super) unsafe fn two_products(
                 }
                 continue;
             }
-            // Voided: the redo loop redoes this chunk and runs a while.
+            // Voided: the divider redoes this chunk and the back-off's.
             backoff.failed();
         } else {
             backoff.skipped(1);
         }
         // SAFETY: the chunk, inside both slices.
-        unsafe { redo(k, d, lanes, x, o, n) };
+        unsafe { divide_by_divider_in(k, d.b, x, o, n) };
         // The divider may raise flags of its own.
         clean = false;
     }

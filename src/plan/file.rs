@@ -18,7 +18,7 @@ use crate::schedule::Schedule;
 pub const PLAN_FILE_ENV: &str = "FMADIV_PLAN_FILE";
 
 /// The first line of every plan file, with the format's version.
-const MAGIC: &str = "# fmadiv plan, format 2";
+const MAGIC: &str = "# fmadiv plan, format 3";
 /// The last line: a file cut short lacks it, even where its last line still parses.
 const END: &str = "# end of plan";
 
@@ -78,24 +78,19 @@ pub(super) fn render(choices: &Choices, cpu: &Cpu, note: &str) -> String {
         format!("divisor.sequence_from: {}", length(d.sequence_from)),
         format!("divisor.first_proof_from: {}", length(d.first_proof_from)),
         format!("divisor.in_place_from: {}", length(d.in_place_from)),
-        format!(
-            "divisor.redo: {}",
-            if d.redo_by_lanes { "lanes" } else { "divider" }
-        ),
         END.to_string(),
     ]);
     lines.join("\n") + "\n"
 }
 
 /// Every key of a plan file.
-const KEYS: [&str; 7] = [
+const KEYS: [&str; 6] = [
     "for",
     "div",
     "recip",
     "divisor.sequence_from",
     "divisor.first_proof_from",
     "divisor.in_place_from",
-    "divisor.redo",
 ];
 
 /// The choices in `text`, if it is a plan file made for `cpu`.
@@ -153,11 +148,6 @@ pub(super) fn parse(text: &str, cpu: &Cpu) -> Result<Choices, NotLoaded> {
         };
         n.map_err(|_| bad(format!("{key}: {value:?} is not a length or max")))
     };
-    let redo_by_lanes = match field("divisor.redo")? {
-        "lanes" => true,
-        "divider" => false,
-        v => return Err(bad(format!("divisor.redo: {v:?} is not lanes or divider"))),
-    };
     Ok(Choices {
         div: schedules("div")?,
         recip: schedules("recip")?,
@@ -165,7 +155,6 @@ pub(super) fn parse(text: &str, cpu: &Cpu) -> Result<Choices, NotLoaded> {
             sequence_from: number("divisor.sequence_from")?,
             first_proof_from: number("divisor.first_proof_from")?,
             in_place_from: number("divisor.in_place_from")?,
-            redo_by_lanes,
         },
     })
 }
@@ -192,7 +181,6 @@ mod tests {
                 sequence_from: 512,
                 first_proof_from: 16384,
                 in_place_from: usize::MAX,
-                redo_by_lanes: true,
             },
         }
     }
@@ -248,18 +236,13 @@ mod tests {
                 "is not two schedules",
             ),
             (
-                "divisor.redo: lanes",
-                "divisor.redo: fast",
-                "is not lanes or divider",
-            ),
-            (
                 "divisor.sequence_from: 512",
                 "divisor.sequence_from: -1",
                 "not a length",
             ),
             (
-                "divisor.redo: lanes\n",
-                "divisor.redo: lanes\nspeed: 3\n",
+                "divisor.in_place_from: max\n",
+                "divisor.in_place_from: max\nspeed: 3\n",
                 "unknown line",
             ),
             (

@@ -83,9 +83,6 @@ pub struct DivisorChoices {
     /// In place (`divide_in_place`), the sequence runs from this length (`usize::MAX`:
     /// never).
     pub in_place_from: usize,
-    /// Chunks the exception flags void are redone by the lane-checked loop (`true`) or by
-    /// the divider.
-    pub redo_by_lanes: bool,
 }
 
 impl Choices {

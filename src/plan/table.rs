@@ -67,7 +67,6 @@ pub(super) const DIVISOR_UNMEASURED: DivisorChoices = DivisorChoices {
     sequence_from: 1024,
     first_proof_from: 16384,
     in_place_from: usize::MAX,
-    redo_by_lanes: false,
 };
 
 /// `Divisor` where no FMA sequence runs (the portable path): the divider at every length.
@@ -75,7 +74,6 @@ pub(super) const DIVISOR_NEVER: DivisorChoices = DivisorChoices {
     sequence_from: usize::MAX,
     first_proof_from: usize::MAX,
     in_place_from: usize::MAX,
-    redo_by_lanes: false,
 };
 
 /// The plan of a CPU in no row.
@@ -115,7 +113,6 @@ pub(super) const ROWS: &[Row] = &[
                 sequence_from: 1024,
                 first_proof_from: 16384,
                 in_place_from: 4096,
-                redo_by_lanes: false,
             },
         },
         evidence: "measured on family 0x19 model 0x1: `fmadiv bench --schedules` in six \
@@ -126,8 +123,7 @@ pub(super) const ROWS: &[Row] = &[
             `Divisor`'s sequence 0.71-1.06x at 512, from 1024 1.36-1.60x (divisors 3 and \
             1.1) and 1.01-1.20x (-3, whose zeros take their sign from a product), 1.2-2.3x \
             from 2048; a proof of 35 ns pays for itself in a first slice from 12,000 elements \
-            (2% of the divider's 0.145 ns per element); in place 1.16x at 4096; the \
-            lane-checked redo 1.29-1.32x, under its 1.5x bar",
+            (2% of the divider's 0.145 ns per element); in place 1.16x at 4096",
     },
     Row {
         name: "AMD Zen 5",
@@ -141,7 +137,6 @@ pub(super) const ROWS: &[Row] = &[
                 sequence_from: 512,
                 first_proof_from: 24576,
                 in_place_from: usize::MAX,
-                redo_by_lanes: false,
             },
         },
         evidence: "measured by 0.3.0's calibration on family 0x1a (20 fresh processes, \
