@@ -215,14 +215,11 @@ fn main() {
     );
     for n in [64usize, 256, 1024, 4096] {
         let (a0, b0) = Inputs::Normal.generate(n, 0x5eed ^ n as u64);
-        let mut layouts = Layouts::new(n, || 0.0);
+        let mut layouts = Layouts::new(a0, b0);
         let calls = (200_000 / n).max(1) * 8;
         let mut times = vec![Vec::new(); methods.len()];
         for round in 0..ROUNDS * LAYOUTS {
             let (a, b, out) = layouts.arrays(round);
-            a.copy_from_slice(&a0);
-            b.copy_from_slice(&b0);
-            let (a, b) = (&*a, &*b);
             for j in 0..methods.len() {
                 let m = (j + round) % methods.len();
                 let run = methods[m].1;

@@ -248,7 +248,7 @@ def divisors(family):
     inputs = list(dict.fromkeys(k[0] for k in cells))
     divs = list(dict.fromkeys(k[1] for k in cells))
     out = [cpu_line(first, "fmadiv bench --divisors --json") + f" Run in {len(runs)} fresh "
-           "processes (`scripts/measure.sh`). Each cell: the lowest, median and highest "
+           "processes. Each cell: the lowest, median and highest "
            f"over the processes of each process's median of {first['rows'][0]['rounds']} "
            "per-round ratios of `Divisor::divide_slice` (made once, then reused) to the "
            "broadcast `_mm256_div_ps` loop by the same divisor (buffer layouts rotating). "
@@ -334,6 +334,11 @@ def verification(_):
         ("brute-all.json", "division kernel, this CPU's table, all 2^46 pairs compared with `vdivps` (three ranges merged)"),
         ("reciprocals.json", "reciprocal kernel, this CPU's table, all 2^32 inputs"),
         ("edges.json", "every exponent pair of the window's edges, specials, boundaries"),
+        # The same kernel on a second rcpps table (Intel family 6 model 0xcf): the kernel
+        # digest names the table, the arithmetic digest is the same.
+        ("pruned-all-0x6-0xcf.json", "division kernel, Intel 0x6/0xcf's table, all 2^46 pairs, rows proven by Markstein's theorem skipped"),
+        ("reciprocals-0x6-0xcf.json", "reciprocal kernel, Intel 0x6/0xcf's table, all 2^32 inputs"),
+        ("edges-0x6-0xcf.json", "edges, specials and boundaries on Intel 0x6/0xcf's table"),
     ]
     # Directed rounding: the step from the divider's quotient and its residual, compared with
     # vdivps under the mode (its own digest); the whole-range run where it has finished.
@@ -366,14 +371,14 @@ def verification(_):
 
 def mca_error(family):
     """llvm-mca's prediction for this family's model against the schedules measured here."""
-    model = {"0x19": "znver3", "0x1a": "znver5"}[family]
+    model = {"0x19": "znver3", "0x1a": "znver5", "0x6-0xcf": "sapphirerapids"}[family]
     doc = bench(family, "schedules")
     measured = {(r["method"], r["size"]): r["vs_baseline"] for r in doc["rows"]}
     lines = include("docs/bench/mca-llvm14.md")
     header = next(l for l in lines if l.startswith("| CPU model"))
     names = [c.strip() for c in header.strip("|").split("|")][1:-1]
     rows = [l for l in lines if l.startswith(f"| {model} |")]
-    out = [f"Prediction error on the one CPU measured ({model}, family {family}; measured: "
+    out = [f"Prediction error on a CPU measured ({model}, family {family}; measured: "
            "`fmadiv bench --schedules`, the table above, at 1K (L1) and 4K (L2)):", "",
            "| op | schedule | predicted | measured 1K | measured 4K | predicted / measured 4K |",
            "|---|---|---|---|---|---|"]

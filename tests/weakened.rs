@@ -6,6 +6,7 @@ mod common;
 
 use common::mantissa_rows;
 use fmadiv::verify::{Kernel, div_with};
+use fmadiv_verify::fingerprint::has_amd_rcp_table;
 
 fn has_kernel() -> bool {
     fmadiv::verify::x86::Avx2Fma::new().is_some()
@@ -34,7 +35,9 @@ fn known_counterexamples() {
     let b = f32::from_bits(0x3ff3_2f2c);
     assert_eq!((a / b).to_bits(), 0x3f06_bf0f);
     assert_eq!(one(Kernel::Shipped, a, b).to_bits(), 0x3f06_bf0f);
-    assert_eq!(one(Kernel::Newton, a, b).to_bits(), 0x3f06_bf0e);
+    if has_amd_rcp_table("the Newton step's known counterexample on this CPU") {
+        assert_eq!(one(Kernel::Newton, a, b).to_bits(), 0x3f06_bf0e);
+    }
 
     // The published algorithm without the near-all-ones fix: 1.0 / 0x1.fffffep-1.
     let b = f32::from_bits(0x3f7f_ffff);
@@ -64,5 +67,7 @@ fn mantissa_rows_catch_the_newton_step_and_pass_the_shipped_kernel() {
     let (_, newton, first) =
         mantissa_rows(rows, |a, b, o| div_with(Kernel::Newton, a, b, o).unwrap());
     eprintln!("newton: {newton} mismatches, first {first:?}");
-    assert!(newton > 0, "the Newton variant must be caught");
+    if has_amd_rcp_table("the Newton step caught in 96 mantissa rows on this CPU") {
+        assert!(newton > 0, "the Newton variant must be caught");
+    }
 }

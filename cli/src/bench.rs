@@ -130,13 +130,7 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, Inputs)) -> Result<Vec<R
             for m in &plan.methods {
                 check_exact(m, &a, &b, &mut out)?;
             }
-            let mut layouts = fmadiv_verify::samples::Layouts::new(size, || 0.0);
-            let inputs_at = |layouts: &mut fmadiv_verify::samples::Layouts, k: usize| {
-                let (x, y, _) = layouts.arrays(k);
-                x.copy_from_slice(&a);
-                y.copy_from_slice(&b);
-            };
-            inputs_at(&mut layouts, 0);
+            let mut layouts = fmadiv_verify::samples::Layouts::new(a, b);
             let (a, b, out) = layouts.arrays(0);
             let (a, b) = (a.to_vec(), b.to_vec());
             // Warm up (caches, clocks, rayon's threads) and calibrate calls per sample.
@@ -159,7 +153,6 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, Inputs)) -> Result<Vec<R
             let mut ratios = vec![Vec::with_capacity(plan.rounds); n];
             for round in 0..plan.rounds {
                 let mut this = vec![0.0; n];
-                inputs_at(&mut layouts, round);
                 let (a, b, out) = layouts.arrays(round);
                 // Rotate the order each round so no method always runs first or last.
                 for k in 0..n {

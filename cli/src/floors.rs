@@ -138,24 +138,6 @@ pub const DIVISORS: [f32; 6] = [3.7, 3.0, 1.1, 0.7071, 12345.678, 1e-3];
 /// The floor every entry point must keep against the divider loop doing the same job.
 pub const FLOOR: f64 = 0.97;
 
-/// Dividends, divisors and output at the plan's rotating layouts
-/// ([`fmadiv_verify::samples::Layouts`]).
-struct Arena(fmadiv_verify::samples::Layouts);
-
-impl Arena {
-    fn new(len: usize) -> Arena {
-        Arena(fmadiv_verify::samples::Layouts::new(len, || 0.0))
-    }
-
-    /// The arrays of layout `k`, filled with `a` and `b`.
-    fn arrays(&mut self, k: usize, a: &[f32], b: &[f32]) -> (&[f32], &[f32], &mut [f32]) {
-        let (x, y, out) = self.0.arrays(k);
-        x.copy_from_slice(a);
-        y.copy_from_slice(b);
-        (x, y, out)
-    }
-}
-
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -222,12 +204,12 @@ fn measure(
         check(m, &a, &b)?;
         check(base, &a, &b)?;
     }
-    let mut arena = Arena::new(n);
+    let mut layouts = fmadiv_verify::samples::Layouts::new(a.clone(), b.clone());
     // Calls per sample from the baseline's speed, after a warm-up of every method.
     let calls: Vec<usize> = pairs
         .iter()
         .map(|(m, base)| {
-            let (x, y, out) = arena.arrays(0, &a, &b);
+            let (x, y, out) = layouts.arrays(0);
             time(m, x, y, out, 4);
             let once = time(base, x, y, out, 4).max(1e-9);
             ((plan.sample / once) as usize).clamp(1, 1 << 20)
@@ -236,7 +218,7 @@ fn measure(
     let mut ratios = vec![Vec::with_capacity(plan.rounds); pairs.len()];
     let mut speeds = vec![Vec::with_capacity(plan.rounds); pairs.len()];
     for round in 0..plan.rounds {
-        let (x, y, out) = arena.arrays(round, &a, &b);
+        let (x, y, out) = layouts.arrays(round);
         for (p, (m, base)) in pairs.iter().enumerate() {
             // Alternate which of the two runs first.
             let (t_base, t_m) = if round % 2 == 0 {

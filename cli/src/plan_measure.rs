@@ -17,10 +17,17 @@ use fmadiv_verify::samples::{Layouts, SplitMix64};
 
 /// Rounds of every comparison.
 const ROUNDS: usize = 41;
-/// Target time of one timed sample.
-const SAMPLE_SECONDS: f64 = 50e-6;
+/// Target time of one timed sample, as the floors benchmark's: samples of a few
+/// microseconds favour the divider (0.77x for `div` `mix-8` at 1K on family 0x19 where
+/// 250 µs samples measure 1.02x; 1.00x for a `Divisor` sequence at 1K on Intel 0x6/0xcf
+/// where `fmadiv bench --divisors` measures 3-4x), so the calls per sample are counted
+/// from the baseline's measured time, not assumed.
+const SAMPLE_SECONDS: f64 = 250e-6;
 /// `Divisor` lengths timed, shortest first: in L1 to streaming from L2.
 const DIVISOR_LENS: [usize; 8] = [128, 256, 512, 1024, 2048, 4096, 8192, 16384];
+/// Calls timed for the divider's time per element at the longest length (about a
+/// millisecond at 0.15-0.27 ns per element).
+const DIVIDER_TIMING_CALLS: usize = 256;
 /// A first slice makes the proof where it costs at most this share of the divider's time.
 const FIRST_PROOF_SHARE: f64 = 0.02;
 /// Divisors of the three zero-sign classes of the flag-checked loop (none, the dividend's
@@ -66,15 +73,20 @@ fn normal(rng: &mut SplitMix64) -> f32 {
     f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23)
 }
 
+/// `n` values of [`normal`].
+fn normals(n: usize, rng: &mut SplitMix64) -> Vec<f32> {
+    (0..n).map(|_| normal(rng)).collect()
+}
+
 /// `rounds` ratios of `baseline`'s time to `candidate`'s, alternating, the layout changing
-/// every round; each runs `calls` times per sample.
+/// every round; each runs enough calls per sample to fill [`SAMPLE_SECONDS`] of the
+/// baseline's time.
 fn ratios(
     layouts: &mut Layouts,
-    calls: usize,
     mut baseline: impl FnMut(&[f32], &[f32], &mut [f32]),
     mut candidate: impl FnMut(&[f32], &[f32], &mut [f32]),
 ) -> Ratio {
-    let mut time = |layouts: &mut Layouts, k: usize, which: bool| {
+    let mut time = |layouts: &mut Layouts, k: usize, which: bool, calls: usize| {
         let (a, b, out) = layouts.arrays(k);
         let t = Instant::now();
         for _ in 0..calls {
@@ -86,13 +98,14 @@ fn ratios(
         }
         t.elapsed().as_secs_f64()
     };
-    time(layouts, 0, false);
-    time(layouts, 0, true);
+    time(layouts, 0, true, WARM_UP_CALLS);
+    let once = time(layouts, 0, false, WARM_UP_CALLS) / WARM_UP_CALLS as f64;
+    let calls = ((SAMPLE_SECONDS / once.max(1e-9)) as usize).clamp(1, 1 << 20);
     let r = (0..ROUNDS)
         .map(|k| {
             let first = k % 2 == 0;
-            let t1 = time(layouts, k, !first);
-            let t2 = time(layouts, k, first);
+            let t1 = time(layouts, k, !first, calls);
+            let t2 = time(layouts, k, first, calls);
             let (base, cand) = if first { (t1, t2) } else { (t2, t1) };
             base / cand.max(f64::MIN_POSITIVE)
         })
@@ -100,11 +113,9 @@ fn ratios(
     Ratio::of(r)
 }
 
-/// Calls per sample for a job of `len` elements.
-fn calls_for(len: usize) -> usize {
-    // About a nanosecond per element on the divider.
-    ((SAMPLE_SECONDS * 1e9 / len as f64) as usize).clamp(1, 256)
-}
+/// Calls of each side before timing starts; the baseline's time over them sets the
+/// calls per sample.
+const WARM_UP_CALLS: usize = 4;
 
 /// What was measured, for the table printed and the file's comment lines.
 pub struct Measured {
@@ -129,7 +140,7 @@ pub fn measure() -> Result<Measured, String> {
     let mut rng = SplitMix64(0x6d65_6173);
     for (op, recip) in [("div", false), ("recip", true)] {
         for (class, &len) in lens.iter().enumerate() {
-            let mut layouts = Layouts::new(len, || normal(&mut rng));
+            let mut layouts = Layouts::new(normals(len, &mut rng), normals(len, &mut rng));
             let run = |s: Schedule| {
                 move |a: &[f32], b: &[f32], out: &mut [f32]| {
                     let a = if recip { None } else { Some(a) };
@@ -139,7 +150,7 @@ pub fn measure() -> Result<Measured, String> {
             let mut best: Option<(Schedule, Ratio)> = None;
             let mut row = Vec::new();
             for s in Schedule::CANDIDATES.into_iter().skip(1) {
-                let r = ratios(&mut layouts, calls_for(len), run(Schedule::Divider), run(s));
+                let r = ratios(&mut layouts, run(Schedule::Divider), run(s));
                 row.push(format!("{} {r}", s.name()));
                 // The most divider vectors among those within 5% of the best median.
                 let better = best.is_none_or(|(_, b)| r.median > b.median * 1.05);
@@ -168,7 +179,7 @@ pub fn measure() -> Result<Measured, String> {
 /// costs, in place, and how voided chunks are redone.
 fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut SplitMix64) {
     let longest = DIVISOR_LENS[DIVISOR_LENS.len() - 1];
-    let mut layouts = Layouts::new(longest, || normal(rng));
+    let mut layouts = Layouts::new(normals(longest, rng), normals(longest, rng));
     let mut sequence_from = 0;
     let mut divider_ns_per_element = f64::MAX;
     for b in CLASS_DIVISORS {
@@ -178,7 +189,6 @@ fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut Spl
         for &len in DIVISOR_LENS.iter().rev() {
             let r = ratios(
                 &mut layouts,
-                calls_for(len),
                 |a, _, out| {
                     fmadiv::verify::divisor::divide_slice_by(&d, false, &a[..len], &mut out[..len])
                 },
@@ -205,7 +215,7 @@ fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut Spl
         sequence_from = sequence_from.max(from);
         // The divider's time per element at the longest length (fixed costs spread widest).
         let (a, _, out) = layouts.arrays(0);
-        let calls = calls_for(longest) * 4;
+        let calls = DIVIDER_TIMING_CALLS;
         let t = Instant::now();
         for _ in 0..calls {
             fmadiv::verify::divisor::divide_slice_by(
@@ -248,7 +258,6 @@ fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut Spl
     let len = 4096;
     let in_place = ratios(
         &mut layouts,
-        calls_for(len),
         |a, _, out| {
             fmadiv_verify::samples::restore(&mut out[..len], &a[..len]);
             fmadiv::verify::divisor::divide_in_place_by(&d, false, &mut out[..len]);

@@ -317,7 +317,8 @@ pub fn run() -> Result<Vec<Row>, String> {
     let mut rng = SplitMix64(0x0d1e_c7ed);
     let mut rows = Vec::new();
     for n in SIZES {
-        let mut layouts = Layouts::new(n, || normal(&mut rng));
+        let mut inputs = || (0..n).map(|_| normal(&mut rng)).collect::<Vec<f32>>();
+        let mut layouts = Layouts::new(inputs(), inputs());
         let mut hi = vec![0.0f32; n];
         {
             let (a, b, _) = layouts.arrays(0);

@@ -184,6 +184,16 @@ pub fn report() -> bool {
             "info", c.name, c.mismatches
         );
     }
+    if weakened.iter().any(|c| c.mismatches == 0) {
+        let table = fmadiv_verify::fingerprint::rcp_fingerprint().map_or("none".into(), |f| f.hash);
+        println!(
+            "  note     a weakened kernel with 0 mismatches: rows 0x0 and 0x2f expose both on \
+             AMD's rcpps table ({}), not on every table (this CPU's: {table}); \
+             `fmadiv verify mantissa --rcp any --kernel newton|published` checks every \
+             conforming table",
+            fmadiv_verify::fingerprint::AMD_RCP_TABLE
+        );
+    }
     println!("  self-check took {:.1} s", start.elapsed().as_secs_f64());
     ok
 }

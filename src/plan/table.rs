@@ -118,12 +118,13 @@ pub(super) const ROWS: &[Row] = &[
         evidence: "measured on family 0x19 model 0x1: `fmadiv bench --schedules` in six \
             fresh processes and `fmadiv plan --measure` twice \
             (docs/bench/0x19-plan-measured-1.txt, -2.txt): no mix of `div` clears the divider \
-            by 10% in L1 or L2 (mix-16 0.90-1.25x, moving between processes); `recip` mix-16 \
-            1.07-1.25x of the divider from 4K to 64K in every process, 0.8-1.3x at 256-1K; \
-            `Divisor`'s sequence 0.71-1.06x at 512, from 1024 1.36-1.60x (divisors 3 and \
-            1.1) and 1.01-1.20x (-3, whose zeros take their sign from a product), 1.2-2.3x \
-            from 2048; a proof of 35 ns pays for itself in a first slice from 12,000 elements \
-            (2% of the divider's 0.145 ns per element); in place 1.16x at 4096",
+            by 10% in L1 or L2 (mix-16 0.93-1.25x, moving between processes); `recip` mix-16 \
+            1.07-1.25x of the divider from 4K to 64K in every `--schedules` process (0.96-1.00x \
+            at 11K in the two `--measure` runs: the row is the schedules benchmark's), \
+            0.8-1.3x at 256-1K; `Divisor`'s sequence 0.73-1.21x at 512, 1.20-1.54x at 1024, \
+            1.33-1.98x from 2048; a proof of 34-53 ns pays for itself in a first slice from \
+            12,000-19,000 elements (2% of the divider's 0.142 ns per element); in place \
+            0.94-1.05x at 4096 (1.16x in earlier runs; not clearly a gain)",
     },
     Row {
         name: "AMD Zen 5",
@@ -144,6 +145,27 @@ pub(super) const ROWS: &[Row] = &[
             divider of 2.4 cycles per vector, kernel alone 0.33x), `Divisor`'s sequence from \
             512 elements (one process 1024), its proof paying for itself in a first slice from \
             20,395-23,519 elements; no AVX-512 code yet",
+    },
+    Row {
+        name: "Intel Emerald Rapids",
+        vendor: Vendor::Intel,
+        family: 6,
+        models: &[(0xcf, 0xcf)],
+        choices: Choices {
+            div: [Schedule::Divider, mixed(8)],
+            recip: [Schedule::Divider, mixed(4)],
+            divisor: DIVISOR_UNMEASURED,
+        },
+        evidence: "measured on family 6 model 0xcf (16 cores): \
+            `fmadiv plan --measure` in three processes (docs/bench/0x6-0xcf-plan-measured-*.txt): \
+            div mix-8 1.18-1.23x of the divider at 2K and 16K, recip mix-4 1.24-1.45x; \
+            `fmadiv bench --floors` with this row in six runs (0x6-0xcf-floors*.json): from 4K \
+            div 1.06-1.23x and recip 1.10-1.24x on normal data, 0.98-1.24x on the other kinds, one \
+            cell below 0.97x in each of two runs (0.86x at 4K, 0.93x at 16K); the mixes at \
+            64-1K lost up to 0.68x in some cells (recip at 64, 1% specials at 256), so operands \
+            in L1 keep the divider; `Divisor`'s sequence 1.19-1.51x at 1024, 1.57-3.15x from \
+            2048 (3-4x the broadcast loop in 0x6-0xcf-divisors.json), proof 40-54 ns: as where \
+            nothing was measured",
     },
     Row {
         name: "Intel Haswell",

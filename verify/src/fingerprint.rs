@@ -38,6 +38,27 @@ pub struct RcpFingerprint {
     pub max_error: f64,
 }
 
+/// The `rcpps` table of AMD families 0x19 and 0x1a (Zen 3, Zen 5), on which the weakened
+/// kernels' known counterexamples were found. Other tables (Intel family 6 model 0xcf's,
+/// `90171169937c3fcd`) expose the weakened kernels elsewhere or not at all: the
+/// every-table sweep catches them whatever the table.
+pub const AMD_RCP_TABLE: &str = "877ee81e5312491d";
+
+/// Whether this CPU's `rcpps` table is [`AMD_RCP_TABLE`]; where it is not, says once that
+/// `what` (a check of that table's counterexamples) is skipped, and why.
+pub fn has_amd_rcp_table(what: &str) -> bool {
+    let hash = rcp_fingerprint().map(|f| f.hash);
+    if hash.as_deref() == Some(AMD_RCP_TABLE) {
+        return true;
+    }
+    crate::samples::skipped_once(&format!(
+        "{what}: a fact of AMD's rcpps table {AMD_RCP_TABLE}, not of this CPU's ({}); the \
+         every-table sweep tests catch the weakened kernels under every conforming table",
+        hash.as_deref().unwrap_or("none")
+    ));
+    false
+}
+
 /// The fingerprint of this CPU's `_mm256_rcp_ps`, or `None` without AVX.
 pub fn rcp_fingerprint() -> Option<RcpFingerprint> {
     #[cfg(fmadiv_x86)]

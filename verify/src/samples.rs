@@ -131,40 +131,46 @@ const CACHE_LINE_FLOATS: usize = 16;
 /// their pages from layout to layout (4K aliasing changes these loops' speed by 10–30%).
 const LAYOUT_GAPS: [(usize, usize); 4] = [(16, 16), (272, 528), (528, 784), (784, 272)];
 
-/// One buffer holding three arrays of `len` floats (dividends, divisors, output) at
-/// several relative layouts, for measurements that layout must not decide: the plan's
-/// calibration and the floors benchmark rotate `k` from round to round.
+/// One buffer holding three arrays (dividends, divisors, output) at several relative
+/// layouts, for measurements that layout must not decide: `fmadiv plan --measure`, the
+/// floors and rounding benchmarks rotate `k` from round to round.
+///
+/// Every layout's output overlaps the other layouts' dividends or divisors, so
+/// [`Layouts::arrays`] copies the inputs in each time: without it, the quotients of one
+/// round become the divisors of the next, their range widens round after round, and the
+/// measured loops end up timing out-of-window lanes and set exception flags.
 pub struct Layouts {
     buffer: Vec<f32>,
-    len: usize,
+    a: Vec<f32>,
+    b: Vec<f32>,
     /// Offset of the first cache line in `buffer`.
     skip: usize,
 }
 
 impl Layouts {
-    /// Room for every layout of three arrays of `len`, filled with `fill` (every layout's
-    /// arrays overlap the others' regions, so whatever fills the buffer is every array's
-    /// content until written).
-    pub fn new(len: usize, mut fill: impl FnMut() -> f32) -> Layouts {
+    /// Room for every layout of three arrays of `a.len()` floats; every layout's inputs
+    /// are `a` and `b`.
+    pub fn new(a: Vec<f32>, b: Vec<f32>) -> Layouts {
+        assert_eq!(a.len(), b.len(), "Layouts::new: length mismatch");
         let widest = LAYOUT_GAPS.iter().map(|(g, h)| g + h).max().unwrap_or(0);
-        let buffer: Vec<f32> = (0..3 * len + widest + CACHE_LINE_FLOATS)
-            .map(|_| fill())
-            .collect();
+        let buffer = vec![0.0f32; 3 * a.len() + widest + CACHE_LINE_FLOATS];
         let skip = buffer
             .as_ptr()
             .align_offset(CACHE_LINE_FLOATS * 4)
             .min(CACHE_LINE_FLOATS);
-        Layouts { buffer, len, skip }
+        Layouts { buffer, a, b, skip }
     }
 
-    /// The three arrays of layout `k` (any `k`: the layouts repeat).
-    pub fn arrays(&mut self, k: usize) -> (&mut [f32], &mut [f32], &mut [f32]) {
+    /// The three arrays of layout `k` (any `k`: the layouts repeat), the inputs copied in.
+    pub fn arrays(&mut self, k: usize) -> (&[f32], &[f32], &mut [f32]) {
         let (gap_b, gap_out) = LAYOUT_GAPS[k % LAYOUT_GAPS.len()];
-        let len = self.len;
+        let len = self.a.len();
         let rest = &mut self.buffer[self.skip..];
         let (a, rest) = rest.split_at_mut(len + gap_b);
         let (b, rest) = rest.split_at_mut(len + gap_out);
-        (&mut a[..len], &mut b[..len], &mut rest[..len])
+        a[..len].copy_from_slice(&self.a);
+        b[..len].copy_from_slice(&self.b);
+        (&a[..len], &b[..len], &mut rest[..len])
     }
 }
 
