@@ -186,7 +186,7 @@ def plan_choice(p):
     """A plan's choices in one line (the per-size-class schedules and the Divisor's lengths)."""
     def op(name):
         return f"{name} {p[name]['small']}/{p[name]['large']}"
-    d = p["divisor"]
+    d = {k: "never" if v is None else v for k, v in p["divisor"].items()}
     return (f"{op('div')}, {op('recip')}, in-register {p['in_register']}, Divisor sequence from "
             f"{d['sequence_from']} (first slice {d['first_proof_from']}, in place {d['in_place_from']})")
 

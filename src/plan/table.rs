@@ -112,7 +112,7 @@ pub(super) const ROWS: &[Row] = &[
             divisor: DivisorChoices {
                 sequence_from: 1024,
                 first_proof_from: 16384,
-                in_place_from: 4096,
+                in_place_from: usize::MAX,
             },
         },
         evidence: "measured on family 0x19 model 0x1: `fmadiv bench --schedules` in six \
@@ -124,7 +124,9 @@ pub(super) const ROWS: &[Row] = &[
             0.8-1.3x at 256-1K; `Divisor`'s sequence 0.73-1.21x at 512, 1.20-1.54x at 1024, \
             1.33-1.98x from 2048; a proof of 34-53 ns pays for itself in a first slice from \
             12,000-19,000 elements (2% of the divider's 0.142 ns per element); in place \
-            0.94-1.05x at 4096 (1.16x in earlier runs; not clearly a gain)",
+            never: 0.94-1.05x at 4096 by `--measure`, and `bench --floors` with the sequence \
+            in place from 4096 measured 0.73-1.12x in three runs against 0.96-1.05x with the \
+            divider (docs/bench/0x19-divisor-in-place.json)",
     },
     Row {
         name: "AMD Zen 5",
