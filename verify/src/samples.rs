@@ -201,3 +201,22 @@ pub fn skipped_once(what: &str) {
         let _ = writeln!(std::io::stderr(), "SKIPPED on this CPU: {what}");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Layouts;
+
+    #[test]
+    fn every_layout_gets_the_inputs_whatever_the_others_wrote() {
+        let n = 1500;
+        let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let b: Vec<f32> = (0..n).map(|i| -(i as f32)).collect();
+        let mut layouts = Layouts::new(a.clone(), b.clone());
+        for k in 0..8 {
+            let (x, y, out) = layouts.arrays(k);
+            assert_eq!((x, y), (&a[..], &b[..]), "layout {k}");
+            // Each layout's output overlaps other layouts' inputs: write over it all.
+            out.fill(f32::NAN);
+        }
+    }
+}
