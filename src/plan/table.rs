@@ -166,8 +166,9 @@ pub(super) const ROWS: &[Row] = &[
             cell below 0.97x in each of two runs (0.86x at 4K, 0.93x at 16K); the mixes at \
             64-1K lost up to 0.68x in some cells (recip at 64, 1% specials at 256), so operands \
             in L1 keep the divider; `Divisor`'s sequence 1.19-1.51x at 1024, 1.57-3.15x from \
-            2048 (3-4x the broadcast loop in 0x6-0xcf-divisors.json), proof 40-54 ns: as where \
-            nothing was measured",
+            2048, proof 40-54 ns: as where nothing was measured; against the broadcast loop in ten \
+            processes 1.52-4.06x on normal data at 1K-16K, 0.94-0.97x in some cells with 1% \
+            specials or random bits (0x6-0xcf-divisors.json)",
     },
     Row {
         name: "Intel Haswell",
