@@ -17,11 +17,9 @@ use fmadiv_verify::samples::{Layouts, SplitMix64};
 
 /// Rounds of every comparison.
 const ROUNDS: usize = 41;
-/// Target time of one timed sample, as the floors benchmark's: samples of a few
-/// microseconds favour the divider (0.77x for `div` `mix-8` at 1K on family 0x19 where
-/// 250 µs samples measure 1.02x; 1.00x for a `Divisor` sequence at 1K on Intel 0x6/0xcf
-/// where `fmadiv bench --divisors` measures 3-4x), so the calls per sample are counted
-/// from the baseline's measured time, not assumed.
+/// Target time of one timed sample, as the floors benchmark's; the calls per sample are
+/// counted from the baseline's measured time (dividers differ by 2x between CPUs), not
+/// assumed.
 const SAMPLE_SECONDS: f64 = 250e-6;
 /// `Divisor` lengths timed, shortest first: in L1 to streaming from L2.
 const DIVISOR_LENS: [usize; 8] = [128, 256, 512, 1024, 2048, 4096, 8192, 16384];
