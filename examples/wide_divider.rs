@@ -19,12 +19,6 @@ const ROUNDS: usize = 41;
 /// Calls per timed sample are chosen to fill about this much time.
 const SAMPLE_SECONDS: f64 = 200e-6;
 
-/// Normal values over ±30 binades: every quotient normal.
-fn normal(rng: &mut SplitMix64) -> f32 {
-    let r = rng.next_u64();
-    f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23)
-}
-
 #[cfg(target_arch = "x86_64")]
 mod loops {
     use core::arch::x86_64::*;
@@ -87,7 +81,7 @@ fn main() {
     println!("size  zmm loop / ymm loop  fmadiv::div / zmm loop  fmadiv::div / ymm loop");
     let mut rng = SplitMix64(0x7769_6465);
     for n in [256usize, 1024, 4096, 16384, 65536] {
-        let mut inputs = || (0..n).map(|_| normal(&mut rng)).collect::<Vec<f32>>();
+        let mut inputs = || (0..n).map(|_| rng.next_normal()).collect::<Vec<f32>>();
         let mut layouts = Layouts::new(inputs(), inputs());
         let time = |f: Loop, layouts: &mut Layouts, k: usize, calls: usize| {
             let (a, b, out) = layouts.arrays(k);

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::plan::Plan;
+use crate::plan::{self, Plan};
 
 /// What went wrong with the arguments of a `try_` function. Nothing was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,7 +115,7 @@ pub(crate) unsafe fn div_disjoint(a: *const f32, b: *const f32, out: *mut f32, l
     }
     // SAFETY: the caller's guarantees, as the disjoint loop requires; the plan chooses a
     // kernel schedule only where AVX2+FMA are in use.
-    unsafe { run_planned(Plan::div_run_disjoint, a, b, out, len) };
+    unsafe { run_planned(Plan::run::<{ plan::DIV }>, a, b, out, len) };
 }
 
 /// `a[i] = a[i] / b[i]`, bit-identical to `/` on x86.
@@ -139,7 +139,15 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
     // SAFETY: `out` is exactly `a`, which every schedule allows (each vector is loaded
     // before it is stored); b is readable for a.len() elements; the plan chooses a kernel
     // schedule only where AVX2+FMA are in use.
-    unsafe { run_planned(Plan::div_run, ptr, b.as_ptr(), ptr, a.len()) };
+    unsafe {
+        run_planned(
+            Plan::run::<{ plan::DIV_IN_PLACE }>,
+            ptr,
+            b.as_ptr(),
+            ptr,
+            a.len(),
+        )
+    };
 }
 
 /// `out[i] = 1 / b[i]` by the recip schedule of the plan. Lengths must be equal.
@@ -159,7 +167,7 @@ pub(crate) fn recip_slices(b: &[f32], out: &mut [f32]) {
     // AVX2+FMA are in use.
     unsafe {
         run_planned(
-            Plan::recip_run,
+            Plan::run::<{ plan::RECIP }>,
             core::ptr::null(),
             b.as_ptr(),
             out.as_mut_ptr(),

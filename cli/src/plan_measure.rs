@@ -65,15 +65,9 @@ impl std::fmt::Display for Ratio {
     }
 }
 
-/// Normal values over ±30 binades: every lane inside the kernel's window.
-fn normal(rng: &mut SplitMix64) -> f32 {
-    let r = rng.next_u64();
-    f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23)
-}
-
-/// `n` values of [`normal`].
+/// `n` values of [`SplitMix64::next_normal`].
 fn normals(n: usize, rng: &mut SplitMix64) -> Vec<f32> {
-    (0..n).map(|_| normal(rng)).collect()
+    (0..n).map(|_| rng.next_normal()).collect()
 }
 
 /// `rounds` ratios of `baseline`'s time to `candidate`'s, alternating, the layout changing
@@ -228,7 +222,7 @@ fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut Spl
     }
     choices.divisor.sequence_from = sequence_from;
     // The cost of a proof (`strategy` makes it), median of rounds over 64 divisors.
-    let divisors: Vec<f32> = (0..64).map(|_| normal(rng)).collect();
+    let divisors: Vec<f32> = (0..64).map(|_| rng.next_normal()).collect();
     let mut proofs: Vec<f64> = (0..ROUNDS)
         .map(|_| {
             let t = Instant::now();
@@ -296,7 +290,10 @@ pub fn run(path: &Path) -> Result<(), String> {
         "Measured by `fmadiv plan --measure` ({} rounds per comparison, medians over rotating \
          layouts); the table's row: {}.\n{}",
         ROUNDS,
-        plan.evidence().split(':').next().unwrap_or("none"),
+        match plan.origin() {
+            fmadiv::plan::Origin::Table { row, .. } => row,
+            _ => "none",
+        },
         measured.lines.join("\n")
     );
     let text = measured.choices.to_plan_file(plan.cpu(), &note);

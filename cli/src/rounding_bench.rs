@@ -136,12 +136,6 @@ fn per_vector(a: &[f32], b: &[f32], lo: &mut [f32], hi: Option<&mut [f32]>, mode
     }
 }
 
-/// Normal values over ±30 binades: inside the kernel's window.
-fn normal(rng: &mut SplitMix64) -> f32 {
-    let r = rng.next_u64();
-    f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23)
-}
-
 /// Measures `method` against `baseline` at `n` elements.
 fn compare(
     method: (&'static str, &Job),
@@ -317,7 +311,7 @@ pub fn run() -> Result<Vec<Row>, String> {
     let mut rng = SplitMix64(0x0d1e_c7ed);
     let mut rows = Vec::new();
     for n in SIZES {
-        let mut inputs = || (0..n).map(|_| normal(&mut rng)).collect::<Vec<f32>>();
+        let mut inputs = || (0..n).map(|_| rng.next_normal()).collect::<Vec<f32>>();
         let mut layouts = Layouts::new(inputs(), inputs());
         let mut hi = vec![0.0f32; n];
         {

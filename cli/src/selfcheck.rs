@@ -109,11 +109,9 @@ pub fn run() -> (Vec<Check>, Vec<Check>) {
     let (mut a, mut b) = edge_pairs();
     a.extend(a_random.iter().take(1_000_000));
     b.extend(b_random.iter().take(1_000_000));
-    let normal =
-        |r: u64| f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23);
     for _ in 0..1_000_000 {
-        a.push(normal(rng.next_u64()));
-        b.push(normal(rng.next_u64()));
+        a.push(rng.next_normal());
+        b.push(rng.next_normal());
     }
     let mut weakened = Vec::new();
     for mode in fmadiv::Rounding::ALL {

@@ -139,12 +139,7 @@ impl fmt::Display for Origin {
             Origin::File(path) => write!(f, "plan file {:?}", path.display().to_string()),
             Origin::Forced => write!(f, "forced by {SCHEDULE_ENV}"),
             Origin::NoKernel => f.write_str("no AVX2+FMA kernel here, or forced portable"),
-            Origin::SeedsOutOfBound(e) => {
-                write!(
-                    f,
-                    "the kernels are not proven on this CPU ({e}): the divider runs"
-                )
-            }
+            Origin::SeedsOutOfBound(e) => write!(f, "no kernel proven for this rcpps: {e}"),
         }
     }
 }
@@ -163,10 +158,16 @@ pub struct Plan {
     file_unused: Option<String>,
     /// Microseconds it took to make the plan (the `rcpps` check included).
     made_in_micros: u64,
-    /// The loops of the chosen schedules, per size class (small, large): `div` in place,
-    /// `div` into a separate output, `recip`. A call is one load and one indirect call.
+    /// The loops of the chosen schedules, per size class (small, large), indexed by
+    /// [`DIV_IN_PLACE`], [`DIV`], [`RECIP`]. A call is one load and one indirect call.
     runs: [[RawFn; 2]; 3],
 }
+
+/// [`Plan::run`]'s loops: `div` whose output may be its dividends, `div` into an output that
+/// overlaps no input, and `recip` (output separate from the input).
+pub(crate) const DIV_IN_PLACE: usize = 0;
+pub(crate) const DIV: usize = 1;
+pub(crate) const RECIP: usize = 2;
 
 impl Plan {
     /// The schedule `div`, `try_div`, `div_in_place` and `par_div`'s chunks run for a slice
@@ -209,22 +210,11 @@ impl Plan {
         usize::from(len >= self.small_below)
     }
 
-    /// The loop of [`Plan::div`] for `len` elements, whose output may be its dividends.
+    /// The loop `LOOP` ([`DIV_IN_PLACE`], [`DIV`] or [`RECIP`]) of the plan's schedule for
+    /// `len` elements.
     #[inline]
-    pub(crate) fn div_run(&self, len: usize) -> RawFn {
-        self.runs[0][self.class(len)]
-    }
-
-    /// The loop of [`Plan::div`] for `len` elements, whose output overlaps no input.
-    #[inline]
-    pub(crate) fn div_run_disjoint(&self, len: usize) -> RawFn {
-        self.runs[1][self.class(len)]
-    }
-
-    /// The loop of [`Plan::recip`] for `len` elements (output separate from the input).
-    #[inline]
-    pub(crate) fn recip_run(&self, len: usize) -> RawFn {
-        self.runs[2][self.class(len)]
+    pub(crate) fn run<const LOOP: usize>(&self, len: usize) -> RawFn {
+        self.runs[LOOP][self.class(len)]
     }
 
     /// Whether one vector at a time (the in-register token) runs the kernel rather than
@@ -256,20 +246,10 @@ impl Plan {
         self.file_unused.as_deref()
     }
 
-    /// What the choices rest on, in words: the table row's evidence, the plan file, or why
-    /// the divider runs.
+    /// What the choices rest on, in words: the table row's evidence, or where they come from.
     pub fn evidence(&self) -> String {
         match &self.origin {
             Origin::Table { row, evidence } => format!("{row}: {evidence}"),
-            Origin::NotInTable => format!(
-                "{} is in no row of the table: the divider for div and recip, the Divisor's \
-                 sequence where it is proven (two FMAs for one vdivps)",
-                self.cpu
-            ),
-            Origin::File(path) => format!(
-                "measured on this CPU by `fmadiv plan --measure`, read from {}",
-                path.display()
-            ),
             other => other.to_string(),
         }
     }
@@ -306,7 +286,7 @@ impl fmt::Display for Plan {
                 s[1].name()
             ),
         };
-        let length = |n: usize| match n {
+        let length = |n| match n {
             usize::MAX => "never".to_string(),
             n => format!("from {n}"),
         };
@@ -482,7 +462,7 @@ mod tests {
             }
             assert!(!plan.in_register_kernel());
             let text = plan.to_string();
-            assert!(text.contains("not proven on this CPU"), "{text}");
+            assert!(text.contains("no kernel proven for this rcpps"), "{text}");
             assert!(text.contains("0x3fc00000"), "{text}");
         }
     }

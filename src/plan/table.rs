@@ -66,12 +66,14 @@ impl Row {
 /// The divider for `div` and `recip`.
 const DIVIDER: [Schedule; 2] = [Schedule::Divider; 2];
 
-/// `Divisor` where nothing was measured: the two-product sequence replaces one `vdivps` by
-/// two FMA-pipe operations, cheaper on every x86 CPU with FMA (the divider's throughput is
-/// 2.4 to 14 cycles per vector, two FMAs take one), once a slice is long enough to pay the
-/// flag-checked loop's fixed costs; a divisor's first slice makes the proof (tens of
-/// nanoseconds) only where it is at most a few per cent of the slice's division.
-pub(super) const DIVISOR_UNMEASURED: DivisorChoices = DivisorChoices {
+/// `Divisor`'s sequence from 1024 elements (a first slice from 16384), never in place: as
+/// measured on family 0x19 (its row's evidence), and taken where nothing was measured: the
+/// two-product sequence replaces one `vdivps` by two FMA-pipe operations, cheaper on every
+/// x86 CPU with FMA (the divider's throughput is 2.4 to 14 cycles per vector, two FMAs take
+/// one), once a slice is long enough to pay the flag-checked loop's fixed costs; a divisor's
+/// first slice makes the proof (tens of nanoseconds) only where it is at most a few per cent
+/// of the slice's division.
+pub(super) const DIVISOR_DEFAULT: DivisorChoices = DivisorChoices {
     sequence_from: 1024,
     first_proof_from: 16384,
     in_place_from: usize::MAX,
@@ -88,7 +90,7 @@ pub(super) const DIVISOR_NEVER: DivisorChoices = DivisorChoices {
 pub(super) const FALLBACK: Choices = Choices {
     div: DIVIDER,
     recip: DIVIDER,
-    divisor: DIVISOR_UNMEASURED,
+    divisor: DIVISOR_DEFAULT,
 };
 
 /// Predicted rows: the Divisor as where nothing was measured.
@@ -96,7 +98,7 @@ const fn predicted(div: Schedule, recip: Schedule) -> Choices {
     Choices {
         div: [div, div],
         recip: [recip, recip],
-        divisor: DIVISOR_UNMEASURED,
+        divisor: DIVISOR_DEFAULT,
     }
 }
 
@@ -109,11 +111,7 @@ pub(super) const ROWS: &[Row] = &[
         choices: Choices {
             div: DIVIDER,
             recip: [Schedule::Divider, mixed(16)],
-            divisor: DivisorChoices {
-                sequence_from: 1024,
-                first_proof_from: 16384,
-                in_place_from: usize::MAX,
-            },
+            divisor: DIVISOR_DEFAULT,
         },
         evidence: "measured on family 0x19 model 0x1: `fmadiv bench --schedules` in six \
             fresh processes and `fmadiv plan --measure` twice \
@@ -156,7 +154,7 @@ pub(super) const ROWS: &[Row] = &[
         choices: Choices {
             div: [Schedule::Divider, mixed(8)],
             recip: [Schedule::Divider, mixed(4)],
-            divisor: DIVISOR_UNMEASURED,
+            divisor: DIVISOR_DEFAULT,
         },
         evidence: "measured on family 6 model 0xcf (16 cores): \
             `fmadiv plan --measure` in three processes (docs/bench/0x6-0xcf-plan-measured-*.txt): \

@@ -683,9 +683,7 @@ impl Inputs {
     pub fn generate(self, n: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {
         let mut rng = crate::samples::SplitMix64(seed);
         let mut next = move || rng.next_u64();
-        // Exponents within ±30 of 1 keep every quotient normal.
-        let normal =
-            |r: u64| f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23);
+        let normal = crate::samples::normal_from;
         const SPECIALS: [u32; 6] = [
             0x7f80_0000,
             0xff80_0000,

@@ -17,6 +17,17 @@ impl SplitMix64 {
     pub fn next_f32_bits(&mut self) -> f32 {
         f32::from_bits(self.next_u64() as u32)
     }
+    /// A normal float of random sign within ±30 binades of 1 ([`normal_from`]).
+    pub fn next_normal(&mut self) -> f32 {
+        normal_from(self.next_u64())
+    }
+}
+
+/// A normal float of random sign and fraction within ±30 binades of 1, from 64 random bits:
+/// the quotient of two is normal, and both lie inside the kernel's input window.
+pub fn normal_from(r: u64) -> f32 {
+    // Sign and fraction from the low word; a biased exponent 97..=157 from the high word.
+    f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23)
 }
 
 /// Positive edge values: zeros, subnormals, the normal range's ends, powers of two near
