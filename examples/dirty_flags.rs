@@ -1,0 +1,137 @@
+//! What a caller's sticky MXCSR flags cost `Divisor::divide_slice`.
+//!
+//! `cargo run --release --example dirty_flags`
+//!
+//! The flag-checked two-products loop judges each chunk by MXCSR's underflow, overflow and
+//! invalid flags. Those flags are sticky: a program that ever underflowed, overflowed or
+//! made a NaN holds them until something clears them. This times, alternating in one
+//! process over rotating buffer layouts, `Divisor(3.7)::divide_slice` on normal dividends
+//! with the flags clear and with the underflow flag set before the call, against the
+//! broadcast divider loop (`Divisor::divide_slice_by(.., false)`, which reads no flags);
+//! and the lane-checked loop, which reads no flags either, for comparison. Every method's
+//! bits are checked against `/` first, and the caller's underflow flag is checked to be
+//! still set after a call.
+
+#[cfg(target_arch = "x86_64")]
+fn main() {
+    use core::arch::asm;
+    use std::hint::black_box;
+    use std::time::Instant;
+
+    use fmadiv::Divisor;
+    use fmadiv::verify::divisor::{Check, divide_slice_by, divide_slice_checked_by};
+    use fmadiv_verify::samples::{Layouts, SplitMix64};
+
+    if !fmadiv::verify::has_kernel() {
+        println!("SKIPPED on this CPU: no AVX2+FMA, so no FMA sequence runs");
+        return;
+    }
+    const ROUNDS: usize = 41;
+    const SAMPLE_SECONDS: f64 = 200e-6;
+    const UNDERFLOW: u32 = 1 << 4;
+    /// MXCSR's six exception flags.
+    fn flags() -> u32 {
+        let mut csr = 0u32;
+        // SAFETY: stmxcsr stores MXCSR to the local.
+        unsafe { asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack, preserves_flags)) };
+        csr & 0x3f
+    }
+    /// MXCSR with only the underflow flag of the six set (or none), everything else as it is.
+    fn set_underflow(set: bool) {
+        let mut csr = 0u32;
+        // SAFETY: stmxcsr stores MXCSR to the local; ldmxcsr loads it back with only the
+        // flag bits changed (no exception is unmasked, no mode changes).
+        unsafe {
+            asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack, preserves_flags));
+            csr = (csr & !0x3f) | if set { UNDERFLOW } else { 0 };
+            asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack, preserves_flags));
+        }
+    }
+    let d = Divisor::new(3.7);
+    type Job<'a> = (&'a str, bool, &'a dyn Fn(&[f32], &mut [f32]));
+    let held = [3.7f32];
+    let jobs: [Job; 5] = [
+        ("divider loop", false, &|a, o| {
+            divide_slice_by(&d, false, a, o)
+        }),
+        ("divide_slice, flags clear", false, &|a, o| {
+            d.divide_slice(a, o)
+        }),
+        ("divide_slice, UE set", true, &|a, o| d.divide_slice(a, o)),
+        ("lane-checked loop", true, &|a, o| {
+            divide_slice_checked_by(&d, Check::Lanes, a, o)
+        }),
+        ("bench's baseline", false, &|a, o| {
+            (fmadiv_verify::methods::HARDWARE_BY_HELD.run)(a, &held, o)
+        }),
+    ];
+    println!("{}", fmadiv::plan());
+    println!("median ratio to the divider loop over {ROUNDS} rounds (higher is faster)");
+    print!("{:>6}", "n");
+    for (name, ..) in &jobs[1..] {
+        print!("  {name:>26}");
+    }
+    println!();
+    let mut rng = SplitMix64(0x6469_7274);
+    for n in [1024usize, 2048, 4096, 16384] {
+        let a: Vec<f32> = (0..n).map(|_| rng.next_normal()).collect();
+        // Every job's bits against `/`, and the caller's underflow flag still set after a
+        // call that cleared it for its chunks.
+        let mut out = vec![0.0f32; n];
+        for job in &jobs {
+            set_underflow(job.1);
+            (job.2)(&a, &mut out);
+            let kept = flags() & UNDERFLOW != 0;
+            set_underflow(false);
+            for (&q, &x) in out.iter().zip(&a) {
+                assert_eq!(
+                    q.to_bits(),
+                    (x / 3.7f32).to_bits(),
+                    "{}: {x:e} / 3.7",
+                    job.0
+                );
+            }
+            assert!(
+                !job.1 || kept,
+                "{}: the caller's underflow flag was lost",
+                job.0
+            );
+        }
+        let mut layouts = Layouts::new(a.clone(), a);
+        let mut time = |job: &Job, k: usize, calls: usize| {
+            let (a, _, out) = layouts.arrays(k);
+            set_underflow(job.1);
+            let t = Instant::now();
+            for _ in 0..calls {
+                (job.2)(black_box(a), black_box(&mut *out));
+            }
+            let s = t.elapsed().as_secs_f64();
+            set_underflow(false);
+            s
+        };
+        let once = time(&jobs[0], 0, 16) / 16.0;
+        let calls = ((SAMPLE_SECONDS / once.max(1e-9)) as usize).clamp(1, 1 << 20);
+        let mut ratios = vec![Vec::new(); jobs.len() - 1];
+        for k in 0..ROUNDS {
+            let mut t = [0.0; 5];
+            for j in 0..jobs.len() {
+                let which = (j + k) % jobs.len(); // rotate the order
+                t[which] = time(&jobs[which], k, calls);
+            }
+            for (r, &ti) in ratios.iter_mut().zip(&t[1..]) {
+                r.push(t[0] / ti);
+            }
+        }
+        print!("{n:>6}");
+        for r in &mut ratios {
+            r.sort_by(f64::total_cmp);
+            print!("  {:>26.2}", r[r.len() / 2]);
+        }
+        println!();
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn main() {
+    println!("SKIPPED: not x86-64");
+}
