@@ -29,11 +29,13 @@ MUTATIONS=(
   "drop the residual correction|src/arch/x86_64/avx2.rs|s/    _mm256_fmadd_ps(y, res, q)/    _mm256_add_ps(q, _mm256_mul_ps(res, _mm256_setzero_ps()))/"
   "Divisor: two products without the candidate test|src/divisor.rs|s/if tail >= f32::MIN_POSITIVE \&\& two_products_exact(significand, unit) {/if tail >= f32::MIN_POSITIVE {/"
   "Divisor: trust infinite two-product quotients|src/bits.rs|s/QUOTIENT_MAX_BITS: u32 = 0x7f7f_ffff/QUOTIENT_MAX_BITS: u32 = 0x7f80_0000/"
-  "Divisor flags: ignore underflow|src/divisor/flagged.rs|s/^const UNDERFLOW: u32 = 1 << 4;/const UNDERFLOW: u32 = 0;/"
-  "Divisor flags: ignore overflow|src/divisor/flagged.rs|s/^const OVERFLOW: u32 = 1 << 3;/const OVERFLOW: u32 = 0;/"
-  "Divisor flags: ignore invalid|src/divisor/flagged.rs|s/^const INVALID: u32 = 1 << 0;/const INVALID: u32 = 0;/"
+  "flags (Divisor, directed): ignore underflow|src/arch/x86_64/mode.rs|s/^pub const UNDERFLOW: u32 = 1 << 4;/pub const UNDERFLOW: u32 = 0;/"
+  "flags (Divisor, directed): ignore overflow|src/arch/x86_64/mode.rs|s/^pub const OVERFLOW: u32 = 1 << 3;/pub const OVERFLOW: u32 = 0;/"
+  "flags (Divisor, directed): ignore invalid|src/arch/x86_64/mode.rs|s/^pub const INVALID: u32 = 1 << 0;/pub const INVALID: u32 = 0;/"
   "Divisor flags: no zero-sign repair|src/divisor/flagged.rs|s/^            ZeroSign::Of[A-Za-z]*$/            ZeroSign::Exact/"
   "Divisor flags: sign of a for negative divisors too|src/divisor/flagged.rs|s/^            ZeroSign::OfProduct$/            ZeroSign::OfDividend/"
+  "directed flags: a voided chunk's own flags kept|src/arch/simd/directed.rs|s/^            drop_voiding_flags(after);$/            let _ = after;/"
+  "directed flags: the flags cleared between chunks forgotten|src/arch/simd/directed.rs|s/write_flags(read_mxcsr() | callers | raised);/write_flags(read_mxcsr() | callers);/"
 )
 
 only="${1:-}"

@@ -222,3 +222,48 @@
 //! portable path computes the same in software (`arch::portable::div_rounded_one`: binary64
 //! quotient, then the binary32 neighbour on its side), checked against TestFloat's vectors
 //! of all four modes and against the hardware.
+//!
+//! ## Flag-checked chunks
+//!
+//! Slices of 512 elements and more skip the window check (six operations a vector, as many
+//! as the step): chunks of 4096 run steps 1–5 on every lane, and MXCSR's sticky flags,
+//! clear before a chunk, judge it after; a chunk that raised underflow (UE), overflow (OE)
+//! or invalid (IE) is redone by `vdivps` under the mode, as the lanes outside the window
+//! are. Only where MXCSR neither flushes to zero nor reads denormals as zero (else the
+//! window check runs: a sufficient condition, not a known necessary one — with it removed
+//! the tests still pass). Why no flag means every lane is right, lane by lane, with `q`
+//! the divider's quotient under the mode in force and `r = RN(a - q·b)` (or its rounding
+//! under that mode):
+//!
+//! - `a`, `b` finite, `b` not a zero, `q` finite and not from an inexact underflow (no OE,
+//!   no UE from the division): `q` is a faithful rounding of `a/b`, normal, or subnormal
+//!   and then exact. The step needs of `r` only its sign and whether it is a zero. If
+//!   `a - q·b` is a zero, `r` is a zero. Otherwise `r` has its sign unless it rounded to a
+//!   zero, which is an inexact tiny result: UE. So without UE step 3 holds, and the rest
+//!   follows: where `q` is exact, `r` is a zero and the result is `q`; where `q` is normal
+//!   and inexact, step 4's neighbour is one step of the pattern — in the subnormal range
+//!   too, and from the largest finite `q` to the infinity (where the exact quotient lies
+//!   above the largest finite value and `q` was rounded down to it without overflow, the
+//!   mode's rounding up is that infinity);
+//! - `q` an infinity or a NaN from finite `a` and a zero or infinite `b`, or `a` infinite:
+//!   then `q·b` is `0·∞` or `∞ - ∞` meets `a`: the FMA raises IE (and `0/0`, `∞/∞` raise
+//!   it in the division);
+//! - `a` or `b` a quiet NaN: no flag, `q` is the NaN `vdivps` returns in every mode, `r` a
+//!   NaN, and the ordered compare of step 3 says "zero": the step leaves `q` as it is (for
+//!   down and up `min`/`max` meet the NaN and raise IE, so those chunks go to the divider;
+//!   toward zero keeps them); a signaling NaN raises IE;
+//! - `a` a zero: `q` is the correctly signed zero in every mode, `r` a zero, the result `q`.
+//!
+//! The flags say nothing about which operations ran unless the operations and the reads
+//! keep their order: each read (`stmxcsr`) sits in an `asm!` block that may write memory
+//! (so every store of the chunk's results, and so every operation they depend on, stays
+//! before it) and that hands the input pointers back as outputs (so every load of the next
+//! chunk, and every operation on what it loads, stays after it); the clearing of the flags
+//! before a chunk is fenced the same way. The caller's flags are put back at the end of the
+//! call; a voided chunk's own UE, OE and IE are dropped before the divider redoes it, which
+//! raises those `vdivps` raises. `tests/rounding.rs` (`flag_checked_chunks_keep_only_what_
+//! the_flags_prove`) checks quiet specials in clean chunks and inexact underflows in every
+//! mode and entry point, and that a loop ignoring the underflow flag is caught;
+//! `tests/mxcsr.rs` runs the same pairs under every caller mode, flush-to-zero and
+//! denormals-are-zero included. Steps 1–5 are the swept ones: inside the window nothing
+//! changed.

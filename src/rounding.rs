@@ -99,10 +99,16 @@ pub(crate) fn nearest_in_force() -> bool {
 /// Directed modes: the round-to-nearest quotient of the divider, its exact residual
 /// `a - q·b` (one FMA), and a step of one ulp toward the exact quotient where the residual
 /// says it lies on the other side ([`crate::kernel_notes`] has the proof; `fmadiv verify
-/// mantissa --rounding` checks it pair by pair). Lanes outside the kernel's input window
-/// (zeros, infinities, NaNs, subnormals, quotients that may under- or overflow) take
-/// `vdivps` under the mode, set and restored inside one `asm!` block. [`Rounding::Nearest`]
-/// is [`crate::div`] where MXCSR rounds to nearest.
+/// mantissa --rounding` checks it pair by pair). Which lanes the step may keep: in slices
+/// of 512 and more, every lane of a chunk of 4096 that raised no underflow, overflow or
+/// invalid flag (MXCSR read once per chunk); in shorter ones, lanes inside the kernel's
+/// input window. The others (zeros, infinities, NaNs, subnormals, quotients that may under-
+/// or overflow, as the check finds them) take `vdivps` under the mode, set and restored
+/// inside one `asm!` block. MXCSR's control bits and the flags it held are as they were;
+/// the call adds the flags of the divisions it ran (bits, not flags, are what it promises:
+/// where the step is kept, those of the divider under the mode in force, which can differ
+/// from `vdivps` under `mode` in the inexact and overflow flags of a few edge quotients).
+/// [`Rounding::Nearest`] is [`crate::div`] where MXCSR rounds to nearest.
 ///
 /// # Panics
 /// If the three slices do not have the same length (nothing is written then).

@@ -119,11 +119,25 @@ pub fn run_schedule_unguarded(
     Some(())
 }
 
-/// `out[i] = a[i] / b[i]` rounded in direction `mode` by the AVX2+FMA directed loop, with the
-/// shipped step or (`weakened`) one that ignores the divisor's sign: wrong on purpose. `None`
-/// (nothing written) without AVX2+FMA or for `Nearest`. Panics if the lengths differ.
+/// Which directed step [`div_rounded_with`] runs: the shipped one, or one weakened on
+/// purpose (the tests and the self-check must catch it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirectedStep {
+    /// The step `div_rounded` runs.
+    Shipped,
+    /// The residual's sign taken as the side of the exact quotient, the divisor's sign
+    /// ignored: wrong for negative divisors.
+    DivisorSignIgnored,
+    /// The shipped step, but a flag-checked chunk that raised the underflow flag is kept:
+    /// wrong where a quotient underflows inexactly inside an otherwise clean chunk.
+    UnderflowIgnored,
+}
+
+/// `out[i] = a[i] / b[i]` rounded in direction `mode` by the AVX2+FMA directed loop, with
+/// the given step. `None` (nothing written) without AVX2+FMA or for `Nearest`. Panics if
+/// the lengths differ.
 pub fn div_rounded_with(
-    weakened: bool,
+    step: DirectedStep,
     a: &[f32],
     b: &[f32],
     out: &mut [f32],
@@ -133,7 +147,7 @@ pub fn div_rounded_with(
     #[cfg(fmadiv_x86)]
     {
         use crate::Rounding;
-        use crate::arch::simd::directed::{DIVISOR_SIGN_IGNORED, SHIPPED};
+        use crate::arch::simd::directed::{DIVISOR_SIGN_IGNORED, SHIPPED, UNDERFLOW_IGNORED};
         use crate::arch::x86_64::avx2::{Avx2Fma, entry};
         use crate::arch::x86_64::mode::{DOWN, TOWARD_ZERO, UP};
         Avx2Fma::new()?;
@@ -143,10 +157,16 @@ pub fn div_rounded_with(
                 // SAFETY: AVX2+FMA checked; a and b readable and out writable for n floats,
                 // out a unique borrow.
                 unsafe {
-                    if weakened {
-                        entry::div_rounded::<{ $mode }, DIVISOR_SIGN_IGNORED>(x, y, o, n)
-                    } else {
-                        entry::div_rounded::<{ $mode }, SHIPPED>(x, y, o, n)
+                    match step {
+                        DirectedStep::Shipped => {
+                            entry::div_rounded::<{ $mode }, SHIPPED>(x, y, o, n)
+                        }
+                        DirectedStep::DivisorSignIgnored => {
+                            entry::div_rounded::<{ $mode }, DIVISOR_SIGN_IGNORED>(x, y, o, n)
+                        }
+                        DirectedStep::UnderflowIgnored => {
+                            entry::div_rounded::<{ $mode }, UNDERFLOW_IGNORED>(x, y, o, n)
+                        }
                     }
                 }
             };
@@ -161,7 +181,7 @@ pub fn div_rounded_with(
     }
     #[cfg(not(fmadiv_x86))]
     {
-        let _ = (weakened, a, b, out, mode);
+        let _ = (step, a, b, out, mode);
         None
     }
 }

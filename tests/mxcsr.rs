@@ -352,6 +352,93 @@ fn same_bits_as_the_hardware_under_every_rounding_mode_and_ftz_daz() {
     );
 }
 
+/// The directed functions' flag-checked chunks (slices of 512 and more) under every caller
+/// mode: quiet specials in clean chunks and inexact underflows (`common::flag_chunk_pairs`),
+/// with MXCSR's rounding field, flush-to-zero and denormals-are-zero set by the caller.
+#[test]
+fn flag_checked_directed_chunks_under_every_mode() {
+    if fmadiv::verify::x86::Avx2Fma::new().is_none() {
+        common::skipped_once("the MXCSR test (needs AVX2+FMA)");
+        return;
+    }
+    let (a, b) = common::flag_chunk_pairs();
+    let original = read_mxcsr();
+    let mut failures = Vec::new();
+    for rc in 0..4u32 {
+        for (flags, bits) in [
+            ("", 0),
+            (" FTZ", FTZ),
+            (" DAZ", DAZ),
+            (" FTZ+DAZ", FTZ | DAZ),
+        ] {
+            let under = format!("{}{flags}", Rounding::from_control(rc as u8));
+            let base = (original & !(FTZ | DAZ | RC)) | bits;
+            write_mxcsr(base | rc << 13);
+            let directed = compute_directed(&a, &b);
+            let references: Vec<Vec<f32>> = (0..4u32)
+                .map(|m| {
+                    write_mxcsr(base | m << 13);
+                    hardware(&a, &b)
+                })
+                .collect();
+            write_mxcsr(original);
+            for (m, name, got) in &directed {
+                let want = &references[m.control() as usize];
+                let what = format!("{name} ({m}) under {under}");
+                failures.extend(first_difference(&what, &a, &b, got, want));
+            }
+        }
+    }
+    assert_eq!(read_mxcsr(), original);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `div_rounded` and `div_bounds` over 4 × 4096 pairs, flags clear before: the flags after.
+#[inline(never)]
+fn directed_flags(a: &[f32], b: &[f32]) -> [u32; 2] {
+    const ALL_FLAGS: u32 = 0x3f;
+    let mut out = vec![0.0f32; a.len()];
+    let (mut lo, mut hi) = (vec![0.0f32; a.len()], vec![0.0f32; a.len()]);
+    let original = read_mxcsr();
+    write_mxcsr(original & !ALL_FLAGS);
+    fmadiv::div_rounded(black_box(a), black_box(b), &mut out, Rounding::Up);
+    let rounded = read_mxcsr() & ALL_FLAGS;
+    write_mxcsr(original & !ALL_FLAGS);
+    fmadiv::div_bounds(black_box(a), black_box(b), &mut lo, &mut hi);
+    let bounds = read_mxcsr() & ALL_FLAGS;
+    write_mxcsr(original);
+    [rounded, bounds]
+}
+
+/// The flag-checked chunks raise what the divider raises and nothing it does not: an
+/// overflow in the first chunk, redone by the divider, leaves the overflow flag set after
+/// clean chunks that follow (they clear the flags before they run); a quiet NaN, which
+/// `min`/`max` meet and `vdivps` passes quietly, leaves no invalid flag.
+#[test]
+fn directed_chunks_raise_the_dividers_flags() {
+    const INVALID: u32 = 1;
+    const OVERFLOW: u32 = 1 << 3;
+    let a: Vec<f32> = (0..4 * 4096).map(|i| 1.0 + i as f32 * 1e-4).collect();
+    let b = vec![3.0f32; a.len()];
+    let (mut over_a, mut nan_a) = (a.clone(), a.clone());
+    over_a[100] = 3e38;
+    let mut over_b = b.clone();
+    over_b[100] = 1e-3;
+    nan_a[100] = f32::NAN;
+    for (what, a, b, set, clear) in [
+        ("an overflow", &over_a, &over_b, OVERFLOW, 0),
+        ("a quiet NaN", &nan_a, &b, 0, INVALID),
+    ] {
+        for (name, flags) in ["div_rounded", "div_bounds"]
+            .iter()
+            .zip(directed_flags(a, b))
+        {
+            assert_eq!(flags & set, set, "{name} with {what}: flags {flags:#x}");
+            assert_eq!(flags & clear, 0, "{name} with {what}: flags {flags:#x}");
+        }
+    }
+}
+
 /// Divides clean and special-laden data by divisors of every zero-sign repair, in a
 /// non-inlined function (the flags it leaves are what the caller sees).
 #[inline(never)]

@@ -8,6 +8,8 @@ mod common;
 
 #[cfg(fmadiv_x86)]
 use common::{SplitMix64, edge_pairs};
+#[cfg(fmadiv_x86)]
+use fmadiv::verify::DirectedStep;
 use fmadiv::{Divisor, Rounding};
 
 /// The TestFloat vectors: inputs and the expected quotient in each mode of
@@ -210,7 +212,15 @@ fn a_step_that_ignores_the_divisors_sign_is_caught() {
     for mode in [Rounding::Down, Rounding::Up, Rounding::TowardZero] {
         let want = fmadiv_verify::mxcsr::divide_in_mode(&a, &b, mode);
         let mut out = vec![0.0f32; n];
-        if fmadiv::verify::div_rounded_with(true, &a, &b, &mut out, mode).is_none() {
+        if fmadiv::verify::div_rounded_with(
+            DirectedStep::DivisorSignIgnored,
+            &a,
+            &b,
+            &mut out,
+            mode,
+        )
+        .is_none()
+        {
             common::skipped_once("the weakened directed step (needs AVX2+FMA)");
             return;
         }
@@ -223,8 +233,43 @@ fn a_step_that_ignores_the_divisors_sign_is_caught() {
             wrong > n / 8,
             "{mode}: the weakened step is wrong only {wrong} times"
         );
-        fmadiv::verify::div_rounded_with(false, &a, &b, &mut out, mode).unwrap();
+        fmadiv::verify::div_rounded_with(DirectedStep::Shipped, &a, &b, &mut out, mode).unwrap();
         assert!(first_difference("shipped", &a, &b, &out, &want).is_none());
+    }
+}
+
+/// The flag-checked chunks keep every lane of a chunk that raised no underflow, overflow or
+/// invalid flag, with no window check: quotients that raise none must come out right from
+/// the step itself, in every mode and through every entry point; chunks with quotients that
+/// underflow inexactly must go to the divider under the mode. A loop that kept those
+/// chunks despite the underflow flag is caught in every directed mode.
+#[cfg(fmadiv_x86)]
+#[test]
+fn flag_checked_chunks_keep_only_what_the_flags_prove() {
+    let (a, b) = common::flag_chunk_pairs();
+    let mut failures = Vec::new();
+    for mode in Rounding::ALL {
+        let want = fmadiv_verify::mxcsr::divide_in_mode(&a, &b, mode);
+        failures.extend(check_all("quiet specials, underflows", &a, &b, mode, &want));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for mode in [Rounding::Down, Rounding::Up, Rounding::TowardZero] {
+        let want = fmadiv_verify::mxcsr::divide_in_mode(&a, &b, mode);
+        let mut out = vec![0.0f32; a.len()];
+        let step = DirectedStep::UnderflowIgnored;
+        if fmadiv::verify::div_rounded_with(step, &a, &b, &mut out, mode).is_none() {
+            common::skipped_once("the weakened flag check (needs AVX2+FMA)");
+            return;
+        }
+        let wrong = out
+            .iter()
+            .zip(&want)
+            .filter(|(g, w)| g.to_bits() != w.to_bits())
+            .count();
+        assert!(
+            wrong > 0,
+            "{mode}: ignoring the underflow flag went unnoticed"
+        );
     }
 }
 

@@ -38,19 +38,9 @@ use core::arch::x86_64::*;
 use super::Proven;
 use super::lanes::{TWO_PRODUCTS, divide_by_divider_in, divide_loop};
 use crate::arch::x86_64::avx2::{Avx2Fma, LANES};
+use crate::arch::x86_64::mode::{ALL_FLAGS, VOIDING, read_mxcsr, write_flags};
 use crate::backoff::Backoff;
 use crate::bits::SIGN_MASK;
-
-/// MXCSR's invalid-operation flag.
-const INVALID: u32 = 1 << 0;
-/// MXCSR's overflow flag.
-const OVERFLOW: u32 = 1 << 3;
-/// MXCSR's underflow flag (set, with exceptions masked, for a tiny inexact result).
-const UNDERFLOW: u32 = 1 << 4;
-/// The flags that void a chunk.
-const VOIDING: u32 = INVALID | OVERFLOW | UNDERFLOW;
-/// All six sticky exception flags.
-const ALL_FLAGS: u32 = 0x3f;
 
 /// Dividends per flag read: a chunk that meets one special dividend is redone, so it
 /// stays small; the read (`stmxcsr` waits for every operation in flight) must stay a few
@@ -94,22 +84,6 @@ impl ZeroSign {
             _ => ZeroSign::OfProduct,
         }
     }
-}
-
-/// MXCSR now.
-fn read_mxcsr() -> u32 {
-    let mut csr = 0u32;
-    // SAFETY: stmxcsr stores the 32-bit register to the given local.
-    unsafe { asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack, preserves_flags)) };
-    csr
-}
-
-/// Writes MXCSR's exception flags, keeping its control bits.
-fn write_flags(flags: u32) {
-    let csr = (read_mxcsr() & !ALL_FLAGS) | (flags & ALL_FLAGS);
-    // SAFETY: only the sticky status flags change; rounding, masks, FTZ and DAZ are
-    // written back as they were, which Rust's floating-point model allows.
-    unsafe { asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack, preserves_flags)) };
 }
 
 /// One vector of the bare sequence at byte offset `$off` of the block, with registers

@@ -100,3 +100,59 @@ pub fn assert_every_schedule(a: &[f32], b: &[f32]) {
         assert_quotients(&format!("recip schedule {}", s.name()), &ones, b, &out);
     }
 }
+
+/// Pairs for the directed functions' flag-checked chunks (slices of 512 and more keep every
+/// lane of a chunk that raised no underflow, overflow or invalid flag): first, 3 × 4096
+/// normal pairs with quotients that raise none of those flags in `vdivps` sprinkled in —
+/// quiet NaNs (the `min`/`max` of down and up raise invalid for them, so those chunks go to
+/// the divider; toward zero keeps them), zeros, exact quotients (subnormal ones too),
+/// subnormal dividends, quotients near both ends of the normal range — which the step
+/// itself must get right; then 8 × 4096 normal
+/// pairs with four quotients that underflow inexactly in each 4096 (a few units of 2^-149
+/// over divisors in (0.5, 1): the residual can round to zero there), which only the
+/// underflow flag sends to the divider.
+pub fn flag_chunk_pairs() -> (Vec<f32>, Vec<f32>) {
+    const QUIET: [(u32, u32); 22] = [
+        (0x7fc0_1234, 0x4040_0000), // quiet NaN / 3
+        (0xbfc0_0000, 0xffc0_4321), // -1.5 / quiet NaN
+        (0x7fc0_0001, 0xffc0_0002), // NaN / NaN
+        (0x0000_0000, 0x406c_cccd), // +0 / 3.7
+        (0x8000_0000, 0x406c_cccd), // -0 / 3.7
+        (0x0000_0000, 0xc020_0000), // +0 / -2.5
+        (0x8000_0000, 0x9e3c_e508), // -0 / -1e-20
+        (0x40c0_0000, 0x4040_0000), // 6 / 3
+        (0xbfc0_0000, 0x3f40_0000), // -1.5 / 0.75
+        (0x3f80_0000, 0x0d80_0000), // 1 / 2^-100
+        (0x7180_0000, 0xb200_0000), // 2^100 / -2^-27
+        (0x0440_0000, 0x4480_0000), // 1.5·2^-119 / 2^10: exact subnormal
+        (0x8100_0000, 0x4080_0000), // -2^-125 / 4: exact subnormal
+        (0x0000_1234, 0x3f80_0000), // subnormal / 1
+        (0x8040_0000, 0x3f00_0000), // -2^-127 / 0.5: exact normal from a subnormal
+        (0x7eff_c99e, 0x3f19_999a), // 1.7e38 / 0.6
+        (0xff61_b1e6, 0x3fc0_0000), // -3e38 / 1.5
+        (0x7f7f_ffff, 0x3f80_0000), // MAX / 1
+        (0x7f7f_ffff, 0x3f80_0001), // MAX / (1 + 2^-23)
+        (0x0d80_0000, 0x4c00_0000), // 2^-100 / 2^25: 2^-125, exact
+        (0x0db2_5d5a, 0x4be4_e1c0), // 1.1e-30 / 3e7: inexact, still normal
+        (0xff7f_ffff, 0xbf80_0001), // -MAX / -(1 + 2^-23)
+    ];
+    let mut rng = SplitMix64(0x666c_6167);
+    let mut a: Vec<f32> = (0..11 * 4096).map(|_| rng.next_normal()).collect();
+    let mut b: Vec<f32> = (0..a.len()).map(|_| rng.next_normal()).collect();
+    for (k, i) in (17..3 * 4096).step_by(97).enumerate() {
+        let (x, y) = QUIET[k % QUIET.len()];
+        (a[i], b[i]) = (f32::from_bits(x), f32::from_bits(y));
+    }
+    for chunk in 3..11 {
+        for _ in 0..4 {
+            let r = rng.next_u64();
+            let i = chunk * 4096 + (r % 4096) as usize;
+            // A few units of 2^-149 over a divisor in (0.5, 1), random signs.
+            let units = 1 + (r >> 16) as u32 % 64;
+            let divisor = 0x3f00_0001 + (r >> 40) as u32 % 0x7f_fffe;
+            a[i] = f32::from_bits(units | ((r >> 32) as u32 & 0x8000_0000));
+            b[i] = f32::from_bits(divisor | ((r >> 33) as u32 & 0x8000_0000));
+        }
+    }
+    (a, b)
+}

@@ -68,6 +68,46 @@ pub fn rounds_to_nearest() -> bool {
     }
 }
 
+/// MXCSR's invalid-operation flag.
+pub const INVALID: u32 = 1 << 0;
+/// MXCSR's overflow flag.
+pub const OVERFLOW: u32 = 1 << 3;
+/// MXCSR's underflow flag (set, with exceptions masked, for a tiny inexact result, and for
+/// every result flush-to-zero flushes).
+pub const UNDERFLOW: u32 = 1 << 4;
+/// The flags that void a stretch of work judged by them (the `Divisor`'s flag-checked
+/// chunks, the directed functions' flag-checked chunks).
+pub const VOIDING: u32 = INVALID | OVERFLOW | UNDERFLOW;
+/// All six sticky exception flags.
+pub const ALL_FLAGS: u32 = 0x3f;
+/// Denormals-are-zero: subnormal operands read as zeros.
+pub const DENORMALS_ARE_ZERO: u32 = 1 << 6;
+/// Flush-to-zero: tiny results written as zeros.
+pub const FLUSH_TO_ZERO: u32 = 1 << 15;
+
+/// MXCSR now. `stmxcsr` waits for every operation in flight: read it once per stretch of
+/// work, not per vector.
+#[inline]
+pub fn read_mxcsr() -> u32 {
+    let mut csr = 0u32;
+    // SAFETY: stmxcsr stores the 32-bit register to the given local. Not `nomem`: the
+    // compiler keeps every store before it ahead of it (so the operations whose results
+    // were stored have run), and every load after it behind it.
+    unsafe {
+        core::arch::asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack, preserves_flags))
+    };
+    csr
+}
+
+/// Writes MXCSR's exception flags, keeping its control bits.
+#[inline]
+pub fn write_flags(flags: u32) {
+    let csr = (read_mxcsr() & !ALL_FLAGS) | (flags & ALL_FLAGS);
+    // SAFETY: only the sticky status flags change; rounding, masks, FTZ and DAZ are
+    // written back as they were, which Rust's floating-point model allows.
+    unsafe { core::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack, preserves_flags)) };
+}
+
 /// `out[i] = a[i] / b[i]` by SSE's `divss` under rounding direction `mode`, MXCSR set once
 /// and put back inside one `asm!` block (SSE is part of every x86-64 CPU): the directed
 /// functions where AVX2+FMA is missing or not in use. Panics if the lengths differ.
