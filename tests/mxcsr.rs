@@ -222,6 +222,46 @@ fn compute_directed(a: &[f32], b: &[f32]) -> Vec<(Rounding, String, Vec<f32>)> {
     rows
 }
 
+/// Every caller mode: the rounding field (0 to 3), MXCSR `original` with FTZ and DAZ set as
+/// the mode says and no rounding field, and the mode's name.
+fn caller_modes(original: u32) -> impl Iterator<Item = (u32, u32, String)> {
+    let ftz_daz = [
+        ("", 0),
+        (" FTZ", FTZ),
+        (" DAZ", DAZ),
+        (" FTZ+DAZ", FTZ | DAZ),
+    ];
+    (0..4u32).flat_map(move |rc| {
+        ftz_daz.into_iter().map(move |(flags, bits)| {
+            let under = format!("{}{flags}", Rounding::from_control(rc as u8));
+            (rc, (original & !(FTZ | DAZ | RC)) | bits, under)
+        })
+    })
+}
+
+/// The directed functions under MXCSR `base` with rounding field `rc` against `vdivps`
+/// under each mode with `base`'s FTZ and DAZ: the first mismatch of each function. MXCSR
+/// is as it was afterwards.
+fn directed_against_hardware(a: &[f32], b: &[f32], base: u32, rc: u32, under: &str) -> Vec<String> {
+    let original = read_mxcsr();
+    write_mxcsr(base | rc << 13);
+    let directed = compute_directed(a, b);
+    let references: Vec<Vec<f32>> = (0..4u32)
+        .map(|m| {
+            write_mxcsr(base | m << 13);
+            hardware(a, b)
+        })
+        .collect();
+    write_mxcsr(original);
+    directed
+        .iter()
+        .filter_map(|(m, name, got)| {
+            let want = &references[m.control() as usize];
+            first_difference(&format!("{name} ({m}) under {under}"), a, b, got, want)
+        })
+        .collect()
+}
+
 fn first_difference(what: &str, a: &[f32], b: &[f32], got: &[f32], want: &[f32]) -> Option<String> {
     (0..got.len())
         .find(|&i| got[i].to_bits() != want[i].to_bits())
@@ -292,55 +332,28 @@ fn same_bits_as_the_hardware_under_every_rounding_mode_and_ftz_daz() {
     }
     let original = read_mxcsr();
     let mut failures = Vec::new();
-    for rc in 0..4u32 {
-        for (flags, bits) in [
-            ("", 0),
-            (" FTZ", FTZ),
-            (" DAZ", DAZ),
-            (" FTZ+DAZ", FTZ | DAZ),
-        ] {
-            let mode = Rounding::from_control(rc as u8);
-            let under = format!("{mode}{flags}");
-            let base = (original & !(FTZ | DAZ | RC)) | bits;
-            write_mxcsr(base | rc << 13);
-            let rows = compute(&a, &b, &divisors, &made_before);
-            let directed = compute_directed(&a, &b);
-            // The directed functions' references: each mode with this FTZ/DAZ.
-            let references: Vec<Vec<f32>> = (0..4u32)
-                .map(|m| {
-                    write_mxcsr(base | m << 13);
-                    hardware(&a, &b)
-                })
-                .collect();
-            write_mxcsr(original);
-            for (name, got, want) in &rows {
-                let n = got.len();
-                // Rows divided by one scalar name it; their pairs' b is not the divisor.
-                let bs: Vec<f32> = match name
-                    .split_once("Divisor(")
-                    .or(name.split_once("div_scalar("))
-                {
-                    Some((_, rest)) => vec![rest.split(')').next().unwrap().parse().unwrap(); n],
-                    None => b[..n].to_vec(),
-                };
-                failures.extend(first_difference(
-                    &format!("{name} under {under}"),
-                    &a[..n],
-                    &bs,
-                    got,
-                    &want[..n],
-                ));
-            }
-            for (m, name, got) in &directed {
-                let want = &references[m.control() as usize];
-                failures.extend(first_difference(
-                    &format!("{name} ({m}) under {under}"),
-                    &a,
-                    &b,
-                    got,
-                    want,
-                ));
-            }
+    for (rc, base, under) in caller_modes(original) {
+        write_mxcsr(base | rc << 13);
+        let rows = compute(&a, &b, &divisors, &made_before);
+        write_mxcsr(original);
+        failures.extend(directed_against_hardware(&a, &b, base, rc, &under));
+        for (name, got, want) in &rows {
+            let n = got.len();
+            // Rows divided by one scalar name it; their pairs' b is not the divisor.
+            let bs: Vec<f32> = match name
+                .split_once("Divisor(")
+                .or(name.split_once("div_scalar("))
+            {
+                Some((_, rest)) => vec![rest.split(')').next().unwrap().parse().unwrap(); n],
+                None => b[..n].to_vec(),
+            };
+            failures.extend(first_difference(
+                &format!("{name} under {under}"),
+                &a[..n],
+                &bs,
+                got,
+                &want[..n],
+            ));
         }
     }
     assert_eq!(read_mxcsr(), original);
@@ -364,30 +377,8 @@ fn flag_checked_directed_chunks_under_every_mode() {
     let (a, b) = common::flag_chunk_pairs();
     let original = read_mxcsr();
     let mut failures = Vec::new();
-    for rc in 0..4u32 {
-        for (flags, bits) in [
-            ("", 0),
-            (" FTZ", FTZ),
-            (" DAZ", DAZ),
-            (" FTZ+DAZ", FTZ | DAZ),
-        ] {
-            let under = format!("{}{flags}", Rounding::from_control(rc as u8));
-            let base = (original & !(FTZ | DAZ | RC)) | bits;
-            write_mxcsr(base | rc << 13);
-            let directed = compute_directed(&a, &b);
-            let references: Vec<Vec<f32>> = (0..4u32)
-                .map(|m| {
-                    write_mxcsr(base | m << 13);
-                    hardware(&a, &b)
-                })
-                .collect();
-            write_mxcsr(original);
-            for (m, name, got) in &directed {
-                let want = &references[m.control() as usize];
-                let what = format!("{name} ({m}) under {under}");
-                failures.extend(first_difference(&what, &a, &b, got, want));
-            }
-        }
+    for (rc, base, under) in caller_modes(original) {
+        failures.extend(directed_against_hardware(&a, &b, base, rc, &under));
     }
     assert_eq!(read_mxcsr(), original);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
