@@ -23,27 +23,6 @@ const SAMPLE_SECONDS: f64 = 200e-6;
 mod loops {
     use core::arch::x86_64::*;
 
-    /// `out = a / b` by `vdivps ymm`, the scalar tail by `/`.
-    #[target_feature(enable = "avx")]
-    pub fn ymm(a: &[f32], b: &[f32], out: &mut [f32]) {
-        let n = out.len().min(a.len()).min(b.len());
-        let mut i = 0;
-        while i + 8 <= n {
-            // SAFETY: i + 8 <= n, inside all three slices.
-            unsafe {
-                let q = _mm256_div_ps(
-                    _mm256_loadu_ps(a.as_ptr().add(i)),
-                    _mm256_loadu_ps(b.as_ptr().add(i)),
-                );
-                _mm256_storeu_ps(out.as_mut_ptr().add(i), q);
-            }
-            i += 8;
-        }
-        for k in i..n {
-            out[k] = a[k] / b[k];
-        }
-    }
-
     /// `out = a / b` by `vdivps zmm`, the scalar tail by `/`.
     #[target_feature(enable = "avx512f")]
     pub fn zmm(a: &[f32], b: &[f32], out: &mut [f32]) {
@@ -73,8 +52,9 @@ fn main() {
         return;
     }
     type Loop = fn(&[f32], &[f32], &mut [f32]);
-    // SAFETY (all three): AVX-512F, and so AVX, was detected above.
-    let ymm: Loop = |a, b, o| unsafe { loops::ymm(a, b, o) };
+    // The crate's reference loop: `vdivps ymm`, the scalar tail by `/`.
+    let ymm: Loop = fmadiv_verify::methods::HARDWARE.run;
+    // SAFETY: AVX-512F was detected above.
     let zmm: Loop = |a, b, o| unsafe { loops::zmm(a, b, o) };
     let fmadiv: Loop = |a, b, o| fmadiv::div(a, b, o);
     println!("{}", fmadiv::plan());
