@@ -90,9 +90,9 @@ pub const FLUSH_TO_ZERO: u32 = 1 << 15;
 #[inline]
 pub fn read_mxcsr() -> u32 {
     let mut csr = 0u32;
-    // SAFETY: stmxcsr stores the 32-bit register to the given local. Not `nomem`: the
-    // compiler keeps every store before it ahead of it (so the operations whose results
-    // were stored have run), and every load after it behind it.
+    // SAFETY: stmxcsr stores the 32-bit register to the given local. (Not `nomem`, so the
+    // compiler keeps every store before it ahead of it; where the order of loads after it
+    // matters, the directed loops' fenced reads hand the input pointers through the block.)
     unsafe {
         core::arch::asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack, preserves_flags))
     };
