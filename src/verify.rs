@@ -109,11 +109,32 @@ pub fn run_schedule_unguarded(
     b: &[f32],
     out: &mut [f32],
 ) -> Option<()> {
+    run_entry::<false>(s, a, b, out)
+}
+
+/// [`run_schedule`] by the same call path as [`run_schedule_unguarded`], with the guard: the
+/// pair measures the guard alone.
+pub fn run_schedule_guarded(
+    s: crate::Schedule,
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+) -> Option<()> {
+    run_entry::<true>(s, a, b, out)
+}
+
+/// Schedule `s`'s entry point, with the guard or without.
+fn run_entry<const GUARDED: bool>(
+    s: crate::Schedule,
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+) -> Option<()> {
     assert!(a.len() == b.len() && b.len() == out.len());
     if !crate::schedule::runs_here(s) {
         return None;
     }
-    let f = crate::schedule::kernel_fn::<false, false>(s);
+    let f = crate::schedule::kernel_fn::<false, GUARDED>(s);
     // SAFETY: the lengths are checked, out is a unique borrow, the schedule runs here.
     unsafe { f(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
     Some(())
