@@ -115,11 +115,12 @@ pub unsafe fn divider_raw<W: Vector, const RECIP: bool>(
     unsafe { divider_vectors::<W, RECIP>(w, a, b, out, i, len) }
 }
 
-/// [`divider_raw`] where `out` does not overlap `a` or `b`: the plain loop over slices, so
-/// the compiler knows they do not alias and schedules loads and stores freely (as a loop
-/// written over `&[f32]` and `&mut [f32]` by hand would be), run from the end where the
-/// layout asks for it ([`runs_backward`]: forward only, the output 64 to 384 bytes past
-/// an input modulo 4 KiB made it 3 times slower at 16K elements), then the partial tail.
+/// [`divider_raw`] where `out` does not overlap `a` or `b`: run from the end where the
+/// layout asks for it ([`runs_backward`]: forward only, the output 64 to 384 bytes past an
+/// input modulo 4 KiB made it 3 times slower at 16K elements); forward, `recip` runs the
+/// plain loop over slices (the compiler knows they do not alias and schedules loads and
+/// stores freely, as a loop written over `&[f32]` and `&mut [f32]` by hand would be) and
+/// `div` the grouped loop of [`divider_vectors`]; then the partial tail.
 ///
 /// # Safety
 /// - `a` (unless `RECIP`) and `b` must be valid for reads and `out` for writes of `len`
@@ -154,19 +155,15 @@ pub unsafe fn divider_disjoint<W: Vector, const RECIP: bool>(
             unsafe { w.store(o.as_mut_ptr(), w.div(one, w.load(y.as_ptr()))) };
         }
     } else {
-        // SAFETY: the caller's guarantee for `a`.
-        let xs = unsafe { core::slice::from_raw_parts(a, len) };
-        let chunks = os[..full]
-            .chunks_exact_mut(W::LANES)
-            .zip(xs.chunks_exact(W::LANES))
-            .zip(bs.chunks_exact(W::LANES));
-        for ((o, x), y) in chunks {
-            // SAFETY: each chunk holds exactly LANES floats.
-            unsafe {
-                let q = w.div(w.load(x.as_ptr()), w.load(y.as_ptr()));
-                w.store(o.as_mut_ptr(), q);
-            }
-        }
+        // Two inputs: four vectors loaded and divided before any is stored, so that a load
+        // waits behind no store of the same group where the output lies a little past an
+        // input modulo 4 KiB, as consecutive `Vec`s do (family 0x19, forward: 30 against
+        // 34 ns at 256 elements over 64 placements of the output, `scripts/aliasing.sh`;
+        // 120 against 127 ns at 1024 in the versions harness's layout). `recip`'s one input
+        // keeps the plain loop: grouped, it measured 0.85 of the baseline at 256 elements
+        // with special values against 1.00 (`bench --floors`).
+        // SAFETY: the caller's guarantees, which the grouped loop (and its tail) needs.
+        return unsafe { divider_vectors::<W, false>(w, a, b, out, 0, len) };
     }
     if full < len {
         // SAFETY: the caller's guarantees; `len - full` < LANES elements remain at `full`.
