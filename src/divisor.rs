@@ -461,7 +461,7 @@ impl Divisor {
             return;
         }
         #[cfg(fmadiv_x86)]
-        if let Some(k) = divider_only(out.len()) {
+        if let Some(k) = divider_only(out.len(), false) {
             let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
             // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for n
             // elements and cannot overlap (out is a unique borrow).
@@ -537,7 +537,7 @@ impl Divisor {
             return;
         }
         #[cfg(fmadiv_x86)]
-        if let Some(k) = divider_only(a.len()) {
+        if let Some(k) = divider_only(a.len(), false) {
             let (x, n) = (a.as_mut_ptr(), a.len());
             // SAFETY: the CPU has AVX2+FMA (`k`); `a` is readable and writable for its
             // length, which the divider loop allows in place.
@@ -645,7 +645,7 @@ pub fn div_scalar(a: &[f32], b: f32, out: &mut [f32]) {
         return;
     }
     #[cfg(fmadiv_x86)]
-    if let Some(k) = divider_only(out.len()) {
+    if let Some(k) = divider_only(out.len(), true) {
         let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
         // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for n
         // elements and cannot overlap (out is a unique borrow).
@@ -665,12 +665,18 @@ fn div_scalar_vectors(a: &[f32], b: f32, out: &mut [f32]) {
 /// sequence on this CPU (the plan made, AVX2+FMA in use): such a slice goes straight to the
 /// divider loop from the caller, one call as for the divider's own loop. Two loads and no
 /// call (nothing detected here: `None` sends the first calls the long way), so that the
-/// caller's short path keeps no frame.
+/// caller's short path keeps no frame. `once`: the divisor divides this one slice
+/// ([`div_scalar`]'s), so the sequence runs only from where a first slice makes the proof.
 #[cfg(fmadiv_x86)]
 #[inline(always)]
-fn divider_only(len: usize) -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
-    let plan = crate::plan::made()?;
-    if len >= plan.choices().divisor.sequence_from {
+fn divider_only(len: usize, once: bool) -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
+    let d = crate::plan::made()?.choices().divisor;
+    let from = if once {
+        d.sequence_from.max(d.first_proof_from)
+    } else {
+        d.sequence_from
+    };
+    if len >= from {
         return None;
     }
     crate::dispatch::avx2_fma_known()
