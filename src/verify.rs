@@ -9,9 +9,9 @@
 //!
 //! What it offers:
 //! - the variants and the loops that run one on every lane ([`div_with`], [`recip_with`]);
-//! - every schedule whatever the plan says ([`run_schedule`], [`run_schedule_in_place`],
-//!   [`run_schedule_unguarded`]) and the directed loop with either step
-//!   ([`div_rounded_with`]);
+//! - every schedule whatever the plan says ([`run_schedule`], [`run_schedule_in_place`];
+//!   [`run_entry`]: an entry point with its rounding-mode guard or without) and the
+//!   directed loop with either step ([`div_rounded_with`]);
 //! - a `Divisor`'s paths whatever the plan says ([`divisor`]) and the in-register token's
 //!   kernel switch ([`token_with_kernel`]);
 //! - the kernel's steps for the sweeps, which run them on chosen seeds and compare them pair
@@ -101,31 +101,12 @@ pub fn run_schedule_in_place(s: crate::Schedule, a: &mut [f32], b: &[f32]) -> Op
     crate::schedule::run_in_place(s, a, b)
 }
 
-/// [`run_schedule`] without the rounding-mode guard of the kernel's schedules: for measuring
-/// what the guard costs (wrong under a rounding mode other than to nearest).
-pub fn run_schedule_unguarded(
+/// Schedule `s`'s entry point itself, with the rounding-mode guard of the kernel's schedules
+/// (`guarded`) or without it (wrong under a rounding mode other than to nearest), by one call
+/// path either way: for measuring what the guard costs.
+pub fn run_entry(
     s: crate::Schedule,
-    a: &[f32],
-    b: &[f32],
-    out: &mut [f32],
-) -> Option<()> {
-    run_entry::<false>(s, a, b, out)
-}
-
-/// [`run_schedule`] by the same call path as [`run_schedule_unguarded`], with the guard: the
-/// pair measures the guard alone.
-pub fn run_schedule_guarded(
-    s: crate::Schedule,
-    a: &[f32],
-    b: &[f32],
-    out: &mut [f32],
-) -> Option<()> {
-    run_entry::<true>(s, a, b, out)
-}
-
-/// Schedule `s`'s entry point, with the guard or without.
-fn run_entry<const GUARDED: bool>(
-    s: crate::Schedule,
+    guarded: bool,
     a: &[f32],
     b: &[f32],
     out: &mut [f32],
@@ -134,7 +115,11 @@ fn run_entry<const GUARDED: bool>(
     if !crate::schedule::runs_here(s) {
         return None;
     }
-    let f = crate::schedule::kernel_fn::<false, GUARDED>(s);
+    let f = if guarded {
+        crate::schedule::kernel_fn::<false, true>(s)
+    } else {
+        crate::schedule::kernel_fn::<false, false>(s)
+    };
     // SAFETY: the lengths are checked, out is a unique borrow, the schedule runs here.
     unsafe { f(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
     Some(())

@@ -7,7 +7,7 @@
 //! comparison runs alternately in one process over buffers whose relative offsets rotate
 //! (as `bench --floors` does); bits are checked against the hardware first. The guard's
 //! rows call the guarded and the unguarded entry point by one call path
-//! (`verify::run_schedule_guarded` / `_unguarded`): through `verify::run_schedule`, whose
+//! (`verify::run_entry`): through `verify::run_schedule`, whose
 //! path differs, the same comparison measured 0.83 at 64 elements with the probe replaced
 //! by a constant as well, which was the path's cost, not the guard's.
 
@@ -263,25 +263,25 @@ pub fn run() -> Result<Vec<Row>, String> {
         (
             "div mix-16, guarded",
             Box::new(move |a, b, o, _| {
-                fmadiv::verify::run_schedule_guarded(mix16, a, b, o);
+                fmadiv::verify::run_entry(mix16, true, a, b, o);
             }),
         ),
         (
             "div mix-16, unguarded",
             Box::new(move |a, b, o, _| {
-                fmadiv::verify::run_schedule_unguarded(mix16, a, b, o);
+                fmadiv::verify::run_entry(mix16, false, a, b, o);
             }),
         ),
         (
             "div kernel, guarded",
             Box::new(move |a, b, o, _| {
-                fmadiv::verify::run_schedule_guarded(Schedule::Kernel, a, b, o);
+                fmadiv::verify::run_entry(Schedule::Kernel, true, a, b, o);
             }),
         ),
         (
             "div kernel, unguarded",
             Box::new(move |a, b, o, _| {
-                fmadiv::verify::run_schedule_unguarded(Schedule::Kernel, a, b, o);
+                fmadiv::verify::run_entry(Schedule::Kernel, false, a, b, o);
             }),
         ),
         (
