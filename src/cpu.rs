@@ -1,6 +1,7 @@
 //! The CPU's identity, from `cpuid`: what the plan's table is keyed on.
 
 use core::fmt;
+use std::sync::OnceLock;
 
 /// Who made the CPU, as its `cpuid` vendor string says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -21,10 +22,12 @@ pub enum Vendor {
 /// let cpu = fmadiv::plan().cpu();
 /// println!("{cpu}: family {:#x}, model {:#x}", cpu.family(), cpu.model());
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Cpu {
     vendor_id: String,
-    brand: String,
+    /// Read at its first use: three `cpuid` calls, each a trap to the hypervisor on a
+    /// virtual machine (4.5–7.6 µs measured on this project's), and no choice needs it.
+    brand: OnceLock<String>,
     family: u32,
     model: u32,
     stepping: u32,
@@ -32,6 +35,27 @@ pub struct Cpu {
     avx2_fma: bool,
     avx512f: bool,
 }
+
+/// Equal where every field is, the brand string included (read where it was not yet).
+impl PartialEq for Cpu {
+    fn eq(&self, other: &Cpu) -> bool {
+        let identity = |c: &Cpu| {
+            (
+                c.family,
+                c.model,
+                c.stepping,
+                c.l1d_bytes,
+                c.avx2_fma,
+                c.avx512f,
+            )
+        };
+        identity(self) == identity(other)
+            && self.vendor_id == other.vendor_id
+            && self.brand() == other.brand()
+    }
+}
+
+impl Eq for Cpu {}
 
 impl Cpu {
     /// The CPU this process runs on.
@@ -41,7 +65,7 @@ impl Cpu {
         #[cfg(not(fmadiv_x86))]
         Cpu {
             vendor_id: "unknown".into(),
-            brand: "unknown".into(),
+            brand: OnceLock::new(),
             family: 0,
             model: 0,
             stepping: 0,
@@ -67,7 +91,12 @@ impl Cpu {
 
     /// The brand string, e.g. "AMD EPYC 7B13".
     pub fn brand(&self) -> &str {
-        &self.brand
+        self.brand.get_or_init(|| {
+            #[cfg(fmadiv_x86)]
+            return x86::brand();
+            #[cfg(not(fmadiv_x86))]
+            "unknown".into()
+        })
     }
 
     /// The family (base plus extended, as the vendors number them: 0x19 for Zen 3 and 4).
@@ -111,7 +140,7 @@ impl fmt::Display for Cpu {
         write!(
             f,
             "{} ({}, cpuid family/model/stepping {})",
-            self.brand,
+            self.brand(),
             self.vendor_id,
             self.signature()
         )
@@ -122,7 +151,7 @@ impl fmt::Display for Cpu {
 mod x86 {
     use core::arch::x86_64::{__cpuid_count, CpuidResult};
 
-    use super::Cpu;
+    use super::{Cpu, OnceLock};
 
     /// `cpuid` leaf `leaf`, subleaf `sub`.
     fn cpuid(leaf: u32, sub: u32) -> CpuidResult {
@@ -143,19 +172,21 @@ mod x86 {
             .to_string()
     }
 
+    /// The brand string (leaves 0x8000_0002 to 0x8000_0004), or "unknown".
+    pub(super) fn brand() -> String {
+        if cpuid(0x8000_0000, 0).eax < 0x8000_0004 {
+            return "unknown".into();
+        }
+        let words: Vec<u32> = (0x8000_0002..=0x8000_0004)
+            .map(|leaf| cpuid(leaf, 0))
+            .flat_map(|r| [r.eax, r.ebx, r.ecx, r.edx])
+            .collect();
+        text(&words)
+    }
+
     pub(super) fn this() -> Cpu {
         let leaf0 = cpuid(0, 0);
         let vendor_id = text(&[leaf0.ebx, leaf0.edx, leaf0.ecx]);
-        let max_ext = cpuid(0x8000_0000, 0).eax;
-        let brand = if max_ext >= 0x8000_0004 {
-            let words: Vec<u32> = (0x8000_0002..=0x8000_0004)
-                .map(|leaf| cpuid(leaf, 0))
-                .flat_map(|r| [r.eax, r.ebx, r.ecx, r.edx])
-                .collect();
-            text(&words)
-        } else {
-            "unknown".into()
-        };
         let eax = cpuid(1, 0).eax;
         let base_family = (eax >> 8) & 0xf;
         let family = if base_family == 0xf {
@@ -168,10 +199,10 @@ mod x86 {
         } else {
             (eax >> 4) & 0xf
         };
-        let l1d_bytes = l1_data_bytes(&vendor_id, leaf0.eax, max_ext);
+        let l1d_bytes = l1_data_bytes(&vendor_id, leaf0.eax);
         Cpu {
             vendor_id,
-            brand,
+            brand: OnceLock::new(),
             family,
             model,
             stepping: eax & 0xf,
@@ -182,7 +213,7 @@ mod x86 {
     }
 
     /// One core's L1 data cache in bytes: Intel's leaf 4, AMD's leaf 0x8000_0005.
-    fn l1_data_bytes(vendor_id: &str, max_basic: u32, max_ext: u32) -> Option<usize> {
+    fn l1_data_bytes(vendor_id: &str, max_basic: u32) -> Option<usize> {
         let plausible = |bytes: usize| (4096..=1 << 20).contains(&bytes).then_some(bytes);
         if vendor_id == "GenuineIntel" && max_basic >= 4 {
             for sub in 0..16 {
@@ -201,7 +232,7 @@ mod x86 {
                 }
             }
         }
-        if max_ext >= 0x8000_0005 {
+        if cpuid(0x8000_0000, 0).eax >= 0x8000_0005 {
             // ECX[31:24]: L1 data cache size in KiB (AMD).
             let ecx = cpuid(0x8000_0005, 0).ecx;
             return plausible(((ecx >> 24) as usize) * 1024);
