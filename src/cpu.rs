@@ -26,7 +26,8 @@ pub enum Vendor {
 pub struct Cpu {
     vendor_id: String,
     /// Read at its first use: three `cpuid` calls, each a trap to the hypervisor on a
-    /// virtual machine (4.5–7.6 µs measured on this project's), and no choice needs it.
+    /// virtual machine (4.5–7.6 µs each on the one this crate is measured on), and no
+    /// choice of the plan needs it.
     brand: OnceLock<String>,
     family: u32,
     model: u32,

@@ -7,9 +7,9 @@
 //! comparison runs alternately in one process over buffers whose relative offsets rotate
 //! (as `bench --floors` does); bits are checked against the hardware first. The guard's
 //! rows call the guarded and the unguarded entry point by one call path
-//! (`verify::run_entry`): through `verify::run_schedule`, whose
-//! path differs, the same comparison measured 0.83 at 64 elements with the probe replaced
-//! by a constant as well, which was the path's cost, not the guard's.
+//! (`verify::run_entry`): with the guarded one called through `verify::run_schedule`, the
+//! comparison measured 0.83 at 64 elements with the probe replaced by a constant as well,
+//! which was the path's cost, not the guard's.
 
 use std::hint::black_box;
 use std::time::Instant;
