@@ -16,7 +16,7 @@
 //! `llvm-mca` over-predicts the mixes — on family 0x19 LLVM 14 `div` `mix-16` 1.23×
 //! against a measured 0.97–1.08×, LLVM 19 `recip` `mix-8` 1.50× against 1.03–1.20×; on
 //! Intel family 6 model 0xcf LLVM 14 (`sapphirerapids`, the same figures as its `skylake`)
-//! `recip` `mix-4` 1.77× against 1.12× and `div` `mix-8` 1.50× against 1.11× at 4K
+//! `recip` `mix-4` 1.77× against 1.12–1.13× and `div` `mix-8` 1.50× against 1.11–1.13× at 4K
 //! (`docs/bench/0x6-0xcf-schedules.json`) — because the kernel's FMAs and `vdivps` overlap
 //! less than the models assume. With that discount the predictions for Skylake to Tiger
 //! Lake (`div` mix-8 1.50×, `recip` mix-4 1.74–1.77×), Zen 2 (`recip` mix-4 1.57–1.97×) and
@@ -33,7 +33,7 @@ use crate::schedule::mixed;
 
 /// A predicted ratio is divided by this before it counts: the largest over-prediction
 /// measured (LLVM 14, `recip` `mix-4` on Intel family 6 model 0xcf: 1.77× predicted,
-/// 1.12× measured at 4K; on family 0x19 the largest was 1.3).
+/// 1.12–1.13× measured at 4K in two rounds; on family 0x19 the largest was 1.3).
 pub const PREDICTION_DISCOUNT: f64 = 1.6;
 /// The gain a choice other than the divider must show (measured, or predicted and
 /// discounted): 0.3.0's calibration threshold.
@@ -166,7 +166,11 @@ pub(super) const ROWS: &[Row] = &[
             in L1 keep the divider; `Divisor`'s sequence 1.19-1.51x at 1024, 1.57-3.15x from \
             2048, proof 40-54 ns: as where nothing was measured; against the broadcast loop in ten \
             processes 1.52-4.06x on normal data at 1K-16K, 0.94-0.97x in some cells with 1% \
-            specials or random bits (0x6-0xcf-divisors.json)",
+            specials or random bits; rerun with the binary of commit 6e97744 \
+            (scripts/measure_binary.sh, the files now committed): `bench --schedules` div mix-8 \
+            1.13x and recip mix-4 1.13x at 4K, floors twice 245 and 247 of 248 cells at 0.97x or \
+            above (below: div at 8 elements, 0.96x), Divisor 1.83-4.06x on normal data, \
+            0.94-0.96x in some cells with 1% specials or random bits (0x6-0xcf-divisors.json)",
     },
     Row {
         name: "Intel Haswell",
