@@ -36,6 +36,8 @@ MUTATIONS=(
   "Divisor flags: sign of a for negative divisors too|src/divisor/flagged.rs|s/^            ZeroSign::OfProduct$/            ZeroSign::OfDividend/"
   "directed flags: a voided chunk's own flags kept|src/arch/simd/directed.rs|s/^            drop_voiding_flags(after);$/            let _ = after;/"
   "directed flags: the flags cleared between chunks forgotten|src/arch/simd/directed.rs|s/write_flags(read_mxcsr() | callers | raised);/write_flags(read_mxcsr() | callers);/"
+  "Divisor flags: a voided chunk's own flags kept|src/divisor/flagged.rs|s/^            drop_voiding_flags(after);$/            let _ = after;/"
+  "Divisor flags: the flags cleared between chunks forgotten|src/divisor/flagged.rs|s/write_flags(read_mxcsr() | callers | raised);/write_flags(read_mxcsr() | callers);/"
 )
 
 only="${1:-}"

@@ -430,6 +430,70 @@ fn directed_chunks_raise_the_dividers_flags() {
     }
 }
 
+/// `Divisor::divide_slice` over `a` (4 × 4096 dividends, its flag-checked chunks), flags
+/// clear before: the flags after (the divisor's first slice, which may make its proof, is
+/// divided before).
+#[inline(never)]
+fn divisor_flags(a: &[f32], d: f32) -> u32 {
+    const ALL_FLAGS: u32 = 0x3f;
+    let divisor = Divisor::new(d);
+    let mut out = vec![0.0f32; a.len()];
+    divisor.divide_slice(a, &mut out);
+    let original = read_mxcsr();
+    write_mxcsr(original & !ALL_FLAGS);
+    divisor.divide_slice(black_box(a), &mut out);
+    let flags = read_mxcsr() & ALL_FLAGS;
+    write_mxcsr(original);
+    for (&x, &q) in a.iter().zip(&out) {
+        assert_eq!(q.to_bits(), (x / d).to_bits(), "{x:e} / {d:e}");
+    }
+    flags
+}
+
+/// The `Divisor`'s flag-checked chunks raise what the divider raises and nothing the bare
+/// sequence raised in a voided attempt: an overflowing quotient in the first chunk, redone
+/// by the divider, leaves the overflow flag set after the clean chunks that follow (each
+/// clears the flags before it runs); a dividend whose product with the divisor's low part
+/// underflows while its quotient is normal (`1e-7 / 1e30`), in the last chunk, leaves no
+/// underflow flag.
+#[test]
+fn divisor_chunks_raise_the_dividers_flags() {
+    const OVERFLOW: u32 = 1 << 3;
+    const UNDERFLOW: u32 = 1 << 4;
+    let a: Vec<f32> = (0..4 * 4096).map(|i| 1.0 + i as f32 * 1e-4).collect();
+    let mut over = a.clone();
+    over[100] = 3e38;
+    let mut tiny = a.clone();
+    tiny[3 * 4096 + 100] = 1e-7;
+    let d = 1e30f32;
+    assert!(((1e-7f32 / d).is_normal()));
+    for (what, a, d, set, clear) in [
+        (
+            "an overflow in the first chunk",
+            &over,
+            1e-3f32,
+            OVERFLOW,
+            0,
+        ),
+        (
+            "an underflow of the sequence alone, last chunk",
+            &tiny,
+            d,
+            0,
+            UNDERFLOW,
+        ),
+    ] {
+        assert_eq!(
+            Divisor::new(d).strategy(),
+            fmadiv::Strategy::TwoProducts,
+            "{what}: the divisor {d:e} runs the sequence"
+        );
+        let flags = divisor_flags(a, d);
+        assert_eq!(flags & set, set, "{what}: flags {flags:#x}");
+        assert_eq!(flags & clear, 0, "{what}: flags {flags:#x}");
+    }
+}
+
 /// Divides clean and special-laden data by divisors of every zero-sign repair, in a
 /// non-inlined function (the flags it leaves are what the caller sees).
 #[inline(never)]

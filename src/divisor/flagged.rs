@@ -29,8 +29,9 @@
 //! that found them clear (at the start of the call, after clearing them, or at the end of
 //! the previous chunk) stays a valid start. Anything run in between, ours or the
 //! compiler's, can only set flags, and so only void a chunk, never prove one. The caller's
-//! flags are put back before returning: after a call MXCSR holds every flag it held
-//! before.
+//! flags are put back before returning, with those the divider raised in redone chunks:
+//! after a call MXCSR holds every flag it held before, and a voided attempt leaves none of
+//! its own (the bare sequence can underflow in `a·zl` where the quotient is normal).
 
 use core::arch::asm;
 use core::arch::x86_64::*;
@@ -184,6 +185,14 @@ unsafe fn checked(k: Avx2Fma, d: &Proven, a: *const f32, out: *mut f32, len: usi
     unsafe { divide_loop::<Avx2Fma, TWO_PRODUCTS>(k, d, a, out, len) }
 }
 
+/// MXCSR's flags as `after` holds them, less the ones that void a chunk (out of line: a
+/// voided chunk is the rare path).
+#[cold]
+#[inline(never)]
+fn drop_voiding_flags(after: u32) {
+    write_flags(after & !VOIDING);
+}
+
 /// `out[i] = a[i] / d` for a two-products divisor, chunk by chunk under the flags; voided
 /// chunks and the back-off's run the divider.
 ///
@@ -205,6 +214,9 @@ pub(super) unsafe fn two_products(
     // can only set flags, never clear them, so a clear reading stays a valid start.
     let mut clean = false;
     let mut cleared = false;
+    // The flags raised since the call began and cleared before a chunk (the divider's in
+    // voided chunks, the inexact flag of kept ones): put back at the end with the caller's.
+    let mut raised = 0;
     let mut backoff = ChunkBackoff::load(&BACKOFF);
     let chunks = len.div_ceil(CHUNK);
     if backoff.skip() as usize >= chunks {
@@ -229,6 +241,7 @@ pub(super) unsafe fn two_products(
                 clean = flags & VOIDING == 0;
             }
             if !clean {
+                raised |= read_mxcsr() & ALL_FLAGS;
                 write_flags(0);
                 cleared = true;
             }
@@ -258,8 +271,12 @@ pub(super) unsafe fn two_products(
                 }
                 continue;
             }
-            // Voided: the divider redoes this chunk and the back-off's.
+            // Voided: the divider redoes this chunk and the back-off's. The attempt's voiding
+            // flags are the bare sequence's (it can underflow where the quotient does not):
+            // they go, and the divider raises its own.
             backoff.failed();
+            drop_voiding_flags(after);
+            cleared = true;
         } else {
             backoff.skipped(1);
         }
@@ -270,6 +287,6 @@ pub(super) unsafe fn two_products(
     }
     backoff.store(&BACKOFF);
     if let (true, Some(callers)) = (cleared, callers) {
-        write_flags(read_mxcsr() | callers);
+        write_flags(read_mxcsr() | callers | raised);
     }
 }
