@@ -39,7 +39,7 @@ use core::arch::x86_64::*;
 use super::Proven;
 use super::lanes::{TWO_PRODUCTS, divide_by_divider_in, divide_loop};
 use crate::arch::x86_64::avx2::{Avx2Fma, LANES};
-use crate::arch::x86_64::mode::{ALL_FLAGS, VOIDING, read_mxcsr, write_flags};
+use crate::arch::x86_64::mode::{ALL_FLAGS, VOIDING, drop_voiding_flags, read_mxcsr, write_flags};
 use crate::backoff::Backoff;
 use crate::bits::SIGN_MASK;
 
@@ -183,14 +183,6 @@ unsafe fn bare(zero: ZeroSign, d: &Proven, a: *const f32, out: *mut f32, blocks:
 unsafe fn checked(k: Avx2Fma, d: &Proven, a: *const f32, out: *mut f32, len: usize) {
     // SAFETY: the caller's guarantees are `divide_loop`'s.
     unsafe { divide_loop::<Avx2Fma, TWO_PRODUCTS>(k, d, a, out, len) }
-}
-
-/// MXCSR's flags as `after` holds them, less the ones that void a chunk (out of line: a
-/// voided chunk is the rare path).
-#[cold]
-#[inline(never)]
-fn drop_voiding_flags(after: u32) {
-    write_flags(after & !VOIDING);
 }
 
 /// `out[i] = a[i] / d` for a two-products divisor, chunk by chunk under the flags; voided

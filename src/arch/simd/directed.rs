@@ -23,8 +23,8 @@ use core::cell::Cell;
 use super::Vector;
 use super::kernel::InputCheck;
 use crate::arch::x86_64::mode::{
-    ALL_FLAGS, DENORMALS_ARE_ZERO, DOWN, FLUSH_TO_ZERO, NEAREST, UP, VOIDING, read_mxcsr,
-    rounds_to_nearest, write_flags,
+    ALL_FLAGS, DENORMALS_ARE_ZERO, DOWN, FLUSH_TO_ZERO, NEAREST, UP, VOIDING, drop_voiding_flags,
+    read_mxcsr, rounds_to_nearest, write_flags,
 };
 use crate::backoff::Backoff;
 
@@ -209,14 +209,6 @@ fn clear_flags_fenced(a: &mut *const f32, b: &mut *const f32) -> u32 {
         )
     };
     was & ALL_FLAGS
-}
-
-/// MXCSR's flags as `after` holds them, less the ones that void a chunk (out of line: the
-/// voided chunk's path is the rare one).
-#[cold]
-#[inline(never)]
-fn drop_voiding_flags(after: u32) {
-    write_flags(after & !VOIDING);
 }
 
 /// The whole vectors of a slice, [`FLAG_CHUNK`] elements at a time with no window check:

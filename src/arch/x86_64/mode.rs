@@ -108,6 +108,14 @@ pub fn write_flags(flags: u32) {
     unsafe { core::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack, preserves_flags)) };
 }
 
+/// MXCSR's flags as `after` holds them, less the ones that void a flag-checked chunk
+/// (out of line: a voided chunk is the rare path of both flag-checked loops).
+#[cold]
+#[inline(never)]
+pub fn drop_voiding_flags(after: u32) {
+    write_flags(after & !VOIDING);
+}
+
 /// `out[i] = a[i] / b[i]` by SSE's `divss` under rounding direction `mode`, MXCSR set once
 /// and put back inside one `asm!` block (SSE is part of every x86-64 CPU): the directed
 /// functions where AVX2+FMA is missing or not in use. Panics if the lengths differ.
