@@ -8,8 +8,15 @@
 # docs/verification/rounding-MODE-all.json.
 #
 #   setsid nohup nice -n 19 scripts/resume_rounding.sh up &        # or down, toward-zero
+#
+# `nice` alone is not enough where the kernel groups processes by session (autogroup,
+# /proc/sys/kernel/sched_autogroup_enabled): a `setsid` process is its own group, and the
+# scheduler shares the CPUs between groups equally whatever their members' nice values, so
+# the sweep would take a whole core from a build or a benchmark started elsewhere. The
+# script therefore lowers its group's priority too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ -w /proc/self/autogroup ]; then echo 19 >/proc/self/autogroup || true; fi
 mode=${1:?usage: scripts/resume_rounding.sh up|down|toward-zero}
 case $mode in up | down | toward-zero) ;; *) echo "no rounding mode $mode" >&2; exit 2 ;; esac
 dir=docs/verification/in-progress/rounding-$mode
