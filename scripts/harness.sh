@@ -13,7 +13,11 @@ build_harness() {
     cp "$source" "$dir/src/main.rs"
     printf '[package]\nname = "harness"\nversion = "0.0.0"\nedition = "2024"\n[dependencies]\nfmadiv = { path = "%s", default-features = false, features = %s }\n[workspace]\n' \
         "$crate" "$features" >"$dir/Cargo.toml"
-    cargo build -q --release --manifest-path "$dir/Cargo.toml" --target-dir "$target" >&2
+    # A failed build must not leave an older binary to be measured or disassembled.
+    if ! cargo build -q --release --manifest-path "$dir/Cargo.toml" --target-dir "$target" >&2; then
+        rm -rf "$dir"
+        return 1
+    fi
     rm -rf "$dir"
     echo "$target/release/harness"
 }

@@ -38,6 +38,9 @@ MUTATIONS=(
   "directed flags: the flags cleared between chunks forgotten|src/arch/simd/directed.rs|s/write_flags(read_mxcsr() | callers | raised);/write_flags(read_mxcsr() | callers);/"
   "Divisor flags: a voided chunk's own flags kept|src/divisor/flagged.rs|s/^            drop_voiding_flags(after);$/            let _ = after;/"
   "Divisor flags: the flags cleared between chunks forgotten|src/divisor/flagged.rs|s/write_flags(read_mxcsr() | callers | raised);/write_flags(read_mxcsr() | callers);/"
+  "directed: the +0-residual step under round-down too|src/arch/simd/directed.rs|s/^                callers \& ROUNDING_CONTROL == /                false \&\& callers \& ROUNDING_CONTROL == /"
+  "directed: +0-residual step's side by xor (exact r)|src/arch/simd/directed.rs|s/    w.sign_by(w.bits(a), w.bits(r))$/    w.xor(w.bits(a), w.bits(r))/"
+  "directed: toward zero without the signaling compare|src/arch/simd/directed.rs|s/let nearer_zero = w.negative_signaling(w.float(w.xor(w.bits(r), sign_of_a)));/let nearer_zero = w.greater(w.splat_bits(0), exact_side::<W, V>(w, a, b, q));/"
 )
 
 only="${1:-}"

@@ -267,3 +267,35 @@
 //! `tests/mxcsr.rs` runs the same pairs under every caller mode, flush-to-zero and
 //! denormals-are-zero included. Steps 1–5 are the swept ones: inside the window nothing
 //! changed.
+//!
+//! ## The step where an exact residual is `+0`
+//!
+//! The compare of step 3 is there for one value: an exact zero sum is `-0` under
+//! round-down and `+0` under the three other modes (IEEE 754, 6.3), so `r` is `-0` only
+//! where MXCSR rounds down. The flag-checked chunks read MXCSR before the first chunk; where
+//! its rounding field is not round-down they run `round_from_plus_zero`, which drops the
+//! compare:
+//!
+//! - down, up and both bounds: `side = psignd(bits(a), bits(r))` is `a`'s pattern where
+//!   `r > 0`, its negation where `r < 0`, and `0` where `r` is `+0`. Inside the window `a`
+//!   is neither zero nor `-0`, so its pattern is neither `0` nor `i32::MIN` and the negation
+//!   flips its sign: `side` has the sign of `sign(r)·sign(a)` and is zero exactly where `q`
+//!   is exact, and `n = q + psignd(1, side)` is step 4's neighbour, bit for bit (four
+//!   operations instead of five; `min`/`max` as in step 5);
+//! - toward zero: `q - 1` on the pattern exactly where `|a/b| < |q|`, i.e. where
+//!   `sign(r) ≠ sign(a)` and `r` is not a zero: `r` with `a`'s sign bit xored in is below
+//!   zero exactly there (`+0` xor a sign bit is a zero, which is not below zero), and a
+//!   compare with zero gives the `-1` to add (four operations after the FMA: and, xor,
+//!   compare, add).
+//!
+//! So inside the window both forms give the same bits, which `fmadiv_verify`'s
+//! `both_forms_of_the_directed_step_hash_alike` checks on the digest's 2.2 million pairs (a
+//! form that differed would change the directed digests) and the directed sweep checks on
+//! every pair it visits (a pair is a mismatch if either form is wrong). In the chunks, the
+//! lanes outside the window keep the argument above: `r` rounded to a zero raises UE; a
+//! NaN `q` meets `min` or `max` (down, up, bounds), or, toward zero, the compare, which is
+//! the signaling one (`_CMP_LT_OS`) for this reason, all of which raise IE for a quiet NaN
+//! and void the chunk — with the quiet compare, `1 / -NaN` came out as the NaN's pattern
+//! minus one, since the NaN `r` carries `b`'s sign, not `a`'s (`tests/mxcsr.rs` has the
+//! pair; `scripts/mutate.sh` has both mutations). A zero `a` (`+0` or `-0`) gives `r = +0`
+//! and the result `q`.

@@ -257,7 +257,9 @@ pub fn rcp_sample_check(
 #[cfg(fmadiv_x86)]
 pub mod x86 {
     pub use crate::arch::simd::Vector;
-    pub use crate::arch::simd::directed::{DIVISOR_SIGN_IGNORED, SHIPPED, round_from};
+    pub use crate::arch::simd::directed::{
+        DIVISOR_SIGN_IGNORED, SHIPPED, round_from, round_from_plus_zero,
+    };
     pub use crate::arch::simd::kernel::{
         InputCheck, corrected_quotient, div_vector_of, fast_path_of, kernel_quotient_from,
         reciprocal, reciprocal_quotient_from, refine,

@@ -153,7 +153,7 @@ fn compare(
         (baseline.1)(a, b, out, hi);
         let t = Instant::now();
         for _ in 0..8 {
-            (baseline.1)(black_box(a), b, black_box(&mut *out), hi);
+            (baseline.1)(black_box(a), b, black_box(&mut *out), black_box(&mut *hi));
         }
         ((SAMPLE_SECONDS / (t.elapsed().as_secs_f64() / 8.0).max(1e-9)) as usize).clamp(1, 1 << 16)
     };
@@ -161,7 +161,7 @@ fn compare(
         let (a, b, out) = layouts.arrays(k);
         let t = Instant::now();
         for _ in 0..calls {
-            job(black_box(a), b, black_box(&mut *out), hi);
+            job(black_box(a), b, black_box(&mut *out), black_box(&mut *hi));
         }
         t.elapsed().as_secs_f64()
     };
@@ -254,6 +254,28 @@ pub fn run() -> Result<Vec<Row>, String> {
             }),
         ),
         (
+            "div_rounded (up)",
+            Box::new(|a, b, o, _| fmadiv::div_rounded(a, b, o, Rounding::Up)),
+        ),
+        (
+            "one divider pass in an MXCSR region (up)",
+            Box::new(|a, b, o, _| {
+                // SAFETY: AVX (run checks the AVX2+FMA backend first).
+                unsafe { region_pass(a, b, o, Rounding::Up) }
+            }),
+        ),
+        (
+            "div_rounded (toward zero)",
+            Box::new(|a, b, o, _| fmadiv::div_rounded(a, b, o, Rounding::TowardZero)),
+        ),
+        (
+            "one divider pass in an MXCSR region (toward zero)",
+            Box::new(|a, b, o, _| {
+                // SAFETY: AVX (run checks the AVX2+FMA backend first).
+                unsafe { region_pass(a, b, o, Rounding::TowardZero) }
+            }),
+        ),
+        (
             "per-vector ldmxcsr (down)",
             Box::new(|a, b, o, _| {
                 // SAFETY: AVX (run checks the AVX2+FMA backend first).
@@ -305,6 +327,14 @@ pub fn run() -> Result<Vec<Row>, String> {
             "one divider pass in an MXCSR region (down)",
         ),
         ("div_rounded (down)", "per-vector ldmxcsr (down)"),
+        (
+            "div_rounded (up)",
+            "one divider pass in an MXCSR region (up)",
+        ),
+        (
+            "div_rounded (toward zero)",
+            "one divider pass in an MXCSR region (toward zero)",
+        ),
         ("div mix-16, guarded", "div mix-16, unguarded"),
         ("div kernel, guarded", "div kernel, unguarded"),
         (
@@ -345,6 +375,12 @@ pub fn run() -> Result<Vec<Row>, String> {
                 Rounding::Down,
                 None,
             )?;
+            for (name, mode) in [
+                ("div_rounded (up)", Rounding::Up),
+                ("div_rounded (toward zero)", Rounding::TowardZero),
+            ] {
+                check(name, job(name), &a, &b, mode, None)?;
+            }
             check(
                 "per-vector",
                 job("per-vector ldmxcsr (down)"),

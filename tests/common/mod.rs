@@ -112,9 +112,11 @@ pub fn assert_every_schedule(a: &[f32], b: &[f32]) {
 /// over divisors in (0.5, 1): the residual can round to zero there), which only the
 /// underflow flag sends to the divider.
 pub fn flag_chunk_pairs() -> (Vec<f32>, Vec<f32>) {
-    const QUIET: [(u32, u32); 22] = [
+    const QUIET: [(u32, u32); 24] = [
         (0x7fc0_1234, 0x4040_0000), // quiet NaN / 3
         (0xbfc0_0000, 0xffc0_4321), // -1.5 / quiet NaN
+        (0x3f80_0000, 0xffc0_0abc), // 1 / negative quiet NaN: the NaN's sign is not a's
+        (0xc000_0000, 0x7fc0_0def), // -2 / quiet NaN
         (0x7fc0_0001, 0xffc0_0002), // NaN / NaN
         (0x0000_0000, 0x406c_cccd), // +0 / 3.7
         (0x8000_0000, 0x406c_cccd), // -0 / 3.7
@@ -151,7 +153,7 @@ pub fn flag_chunk_pairs() -> (Vec<f32>, Vec<f32>) {
             let units = 1 + (r >> 16) as u32 % 64;
             let divisor = 0x3f00_0001 + (r >> 40) as u32 % 0x7f_fffe;
             a[i] = f32::from_bits(units | ((r >> 32) as u32 & 0x8000_0000));
-            b[i] = f32::from_bits(divisor | ((r >> 33) as u32 & 0x8000_0000));
+            b[i] = f32::from_bits(divisor | ((r >> 15) as u32 & 1) << 31);
         }
     }
     (a, b)

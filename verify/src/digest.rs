@@ -262,9 +262,9 @@ pub fn directed_digest(mode: fmadiv::Rounding) -> Option<String> {
         // SAFETY: `k` proves AVX2 and FMA.
         unsafe {
             match mode {
-                Rounding::Down => hash_directed::<DOWN, SHIPPED>(k, &a, &b, &mut h),
-                Rounding::Up => hash_directed::<UP, SHIPPED>(k, &a, &b, &mut h),
-                _ => hash_directed::<TOWARD_ZERO, SHIPPED>(k, &a, &b, &mut h),
+                Rounding::Down => hash_directed::<DOWN, SHIPPED, false>(k, &a, &b, &mut h),
+                Rounding::Up => hash_directed::<UP, SHIPPED, false>(k, &a, &b, &mut h),
+                _ => hash_directed::<TOWARD_ZERO, SHIPPED, false>(k, &a, &b, &mut h),
             }
         }
         Some(h.hex())
@@ -276,10 +276,12 @@ pub fn directed_digest(mode: fmadiv::Rounding) -> Option<String> {
     }
 }
 
-/// Hashes the directed step's results from the kernel's quotient, and the window mask.
+/// Hashes the directed step's results from the kernel's quotient, and the window mask: the
+/// general step's, or with `PLUS_ZERO` the form the flag-checked chunks run where MXCSR
+/// does not round down (the same bits inside the window: the same hash).
 #[cfg(fmadiv_x86)]
 #[target_feature(enable = "avx2,fma")]
-fn hash_directed<const MODE: u8, const V: u8>(
+fn hash_directed<const MODE: u8, const V: u8, const PLUS_ZERO: bool>(
     k: fmadiv::verify::x86::Avx2Fma,
     a: &[f32],
     b: &[f32],
@@ -287,16 +289,17 @@ fn hash_directed<const MODE: u8, const V: u8>(
 ) {
     use core::arch::x86_64::*;
     use fmadiv::verify::Variant;
-    use fmadiv::verify::x86::{InputCheck, div_vector_of, round_from};
+    use fmadiv::verify::x86::{InputCheck, div_vector_of, round_from, round_from_plus_zero};
     for (ca, cb) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
         // SAFETY: each chunk holds exactly eight floats.
         let (va, vb) = unsafe { (_mm256_loadu_ps(ca.as_ptr()), _mm256_loadu_ps(cb.as_ptr())) };
         let q = div_vector_of::<_, { Variant::SHIPPED }, false>(k, va, vb);
         let inside = InputCheck::window_of(k, va, vb).accepted(k);
-        let got = _mm256_and_si256(
-            _mm256_castps_si256(round_from::<_, MODE, V>(k, va, vb, q)),
-            inside,
-        );
+        let step = match PLUS_ZERO {
+            true => round_from_plus_zero::<_, MODE, V>(k, va, vb, q),
+            false => round_from::<_, MODE, V>(k, va, vb, q),
+        };
+        let got = _mm256_and_si256(_mm256_castps_si256(step), inside);
         let mut words = [0u32; 16];
         // SAFETY: 16 u32 hold the two vectors.
         unsafe {
@@ -396,6 +399,45 @@ mod tests {
             for y in &digests[i + 1..] {
                 assert_ne!(x, y, "{digests:?}");
             }
+        }
+    }
+
+    /// The flag-checked chunks' form of the step (exact residuals `+0`) gives the general
+    /// step's bits on every pair inside the window: the same directed digests, so reports
+    /// of either name the same arithmetic. A form that differed would change them.
+    #[test]
+    #[cfg(fmadiv_x86)]
+    #[cfg_attr(miri, ignore = "2.2 million pairs: too slow under Miri")]
+    fn both_forms_of_the_directed_step_hash_alike() {
+        use fmadiv::verify::x86::{Avx2Fma, DOWN, SHIPPED, TOWARD_ZERO, UP};
+        let Some(k) = Avx2Fma::new() else {
+            eprintln!("SKIPPED on this CPU: directed digests (need AVX2+FMA)");
+            return;
+        };
+        let (a, b) = digest_pairs();
+        let hash = |f: unsafe fn(Avx2Fma, &[f32], &[f32], &mut Fnv)| {
+            let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+            // SAFETY: `k` proves AVX2 and FMA.
+            unsafe { f(k, &a, &b, &mut h) };
+            h.hex()
+        };
+        type Hash = unsafe fn(Avx2Fma, &[f32], &[f32], &mut Fnv);
+        let forms: [(Hash, Hash); 3] = [
+            (
+                hash_directed::<DOWN, SHIPPED, false>,
+                hash_directed::<DOWN, SHIPPED, true>,
+            ),
+            (
+                hash_directed::<UP, SHIPPED, false>,
+                hash_directed::<UP, SHIPPED, true>,
+            ),
+            (
+                hash_directed::<TOWARD_ZERO, SHIPPED, false>,
+                hash_directed::<TOWARD_ZERO, SHIPPED, true>,
+            ),
+        ];
+        for (general, plus_zero) in forms {
+            assert_eq!(hash(general), hash(plus_zero));
         }
     }
 

@@ -16,15 +16,19 @@
 //! That is why slices of [`FLAGGED_FROM`] and more drop the window check of the inputs
 //! (about as many operations again) for MXCSR's exception flags, read once per chunk
 //! ([`flagged_chunks`]; [`crate::kernel_notes`] has the proof); shorter slices, and MXCSR
-//! with flush-to-zero or denormals-are-zero, keep the window check.
+//! with flush-to-zero or denormals-are-zero, keep the window check. The flag read also
+//! gives the rounding field: where it is not round-down, an exact residual is `+0`, and
+//! the chunks run [`round_from_plus_zero`] (five operations for down and up, six for both
+//! bounds, five toward zero with a cheaper mix): the compare that finds `-0` goes.
 
 use core::cell::Cell;
 
 use super::Vector;
 use super::kernel::InputCheck;
 use crate::arch::x86_64::mode::{
-    ALL_FLAGS, DENORMALS_ARE_ZERO, DOWN, FLUSH_TO_ZERO, NEAREST, UP, VOIDING, drop_voiding_flags,
-    read_mxcsr, rounds_to_nearest, write_flags,
+    ALL_FLAGS, DENORMALS_ARE_ZERO, DOWN, FLUSH_TO_ZERO, NEAREST, ROUNDING_CONTROL,
+    ROUNDING_CONTROL_SHIFT, UP, VOIDING, drop_voiding_flags, read_mxcsr, rounds_to_nearest,
+    write_flags,
 };
 use crate::backoff::Backoff;
 
@@ -74,6 +78,31 @@ fn toward_exact<W: Vector, const V: u8>(w: W, a: W::F, b: W::F, q: W::F) -> W::I
     w.sub(w.bits(q), step)
 }
 
+/// [`toward_exact`] where an exact residual is `+0`: wherever MXCSR does not round down (an
+/// exact zero sum is `-0` only under round-down), so the compare goes. The same bits as
+/// `toward_exact` for every `r` but `-0`: both are `q + sign(r)·sign(a)` on the pattern.
+#[inline(always)]
+fn toward_exact_plus_zero<W: Vector, const V: u8>(w: W, a: W::F, b: W::F, q: W::F) -> W::I {
+    let side = exact_side::<W, V>(w, a, b, q);
+    // psignd of 1: +1 away from zero, -1 toward it, 0 where q is exact.
+    w.add(w.bits(q), w.sign_by(w.splat_bits(1), side))
+}
+
+/// Where the exact quotient lies beside `q`, for residuals that are `+0` where exact: an
+/// integer with the sign of `sign(r)·sign(a)` (negative: nearer zero than `q`), zero exactly
+/// where `q` is exact.
+#[inline(always)]
+fn exact_side<W: Vector, const V: u8>(w: W, a: W::F, b: W::F, q: W::F) -> W::I {
+    // r = a - q·b, exact inside the window.
+    let r = w.neg_mul_add(q, b, a);
+    #[cfg(feature = "verify")]
+    let a = if V == DIVISOR_SIGN_IGNORED { q } else { a };
+    // psignd: a's pattern, negated where r < 0, zeroed where r = +0. Inside the window a is
+    // neither zero nor -0, so its pattern is neither 0 nor i32::MIN and keeps its sign
+    // through the negation.
+    w.sign_by(w.bits(a), w.bits(r))
+}
+
 /// `a / b` rounded in direction `MODE` ([`NEAREST`] returns `q`), from `q`, a faithful
 /// rounding of `a / b`. Exact for lanes whose inputs lie inside the kernel's input window
 /// ([`InputCheck::window_of`]); other lanes are meaningless and must be recomputed.
@@ -94,11 +123,54 @@ pub fn round_from<W: Vector, const MODE: u8, const V: u8>(w: W, a: W::F, b: W::F
     }
 }
 
+/// [`round_from`] where an exact residual is `+0`, i.e. where MXCSR does not round down
+/// (the flag-checked chunks read it): one operation fewer. The same bits as `round_from`
+/// inside the window there (see [`toward_exact_plus_zero`]); outside it, a NaN quotient
+/// raises invalid (`min`, `max`, or the signaling compare toward zero), as the flag-checked
+/// chunks need.
+#[inline(always)]
+pub fn round_from_plus_zero<W: Vector, const MODE: u8, const V: u8>(
+    w: W,
+    a: W::F,
+    b: W::F,
+    q: W::F,
+) -> W::F {
+    match MODE {
+        NEAREST => q,
+        DOWN => w.minimum(q, w.float(toward_exact_plus_zero::<W, V>(w, a, b, q))),
+        UP => w.maximum(q, w.float(toward_exact_plus_zero::<W, V>(w, a, b, q))),
+        // One ulp toward zero (pattern - 1) where the exact quotient lies nearer zero than
+        // q, i.e. where r·sign(a) < 0: r with a's sign bit flipped in, compared with zero.
+        // The compare signals: a NaN `q` (and so `r`) raises invalid, which voids the chunk
+        // (no `min`/`max` here to raise it).
+        _ => {
+            let r = w.neg_mul_add(q, b, a);
+            #[cfg(feature = "verify")]
+            let a = if V == DIVISOR_SIGN_IGNORED { q } else { a };
+            let sign_of_a = w.and(w.bits(a), w.splat_bits(crate::bits::SIGN_MASK));
+            let nearer_zero = w.negative_signaling(w.float(w.xor(w.bits(r), sign_of_a)));
+            w.float(w.add(w.bits(q), nearer_zero))
+        }
+    }
+}
+
 /// Both bounds at once: `(RD(a/b), RU(a/b))` from a faithful `q`, with [`round_from`]'s
 /// conditions (the same two candidates as `round_from`'s `DOWN` and `UP`).
 #[inline(always)]
 pub fn bounds_from<W: Vector, const V: u8>(w: W, a: W::F, b: W::F, q: W::F) -> (W::F, W::F) {
     let n = w.float(toward_exact::<W, V>(w, a, b, q));
+    (w.minimum(q, n), w.maximum(q, n))
+}
+
+/// [`bounds_from`] where an exact residual is `+0` (as [`round_from_plus_zero`]).
+#[inline(always)]
+pub fn bounds_from_plus_zero<W: Vector, const V: u8>(
+    w: W,
+    a: W::F,
+    b: W::F,
+    q: W::F,
+) -> (W::F, W::F) {
+    let n = w.float(toward_exact_plus_zero::<W, V>(w, a, b, q));
     (w.minimum(q, n), w.maximum(q, n))
 }
 
@@ -315,7 +387,8 @@ unsafe fn flagged_chunks<W: Vector, const OUTS: usize, const V: u8>(
 
 /// The directed loop over a slice, `OUTS` outputs per element: `out[0][i] = RD/RU/RZ(a/b)`
 /// for `div_rounded`, or `(out[0][i], out[1][i]) = (RD, RU)` for `div_bounds`. `fast` maps a
-/// vector and its quotient to the outputs; `slow` fills the outputs of whole vectors
+/// vector and its quotient to the outputs, `fast_plus_zero` the same where an exact residual
+/// is `+0` (the flag-checked chunks know it from MXCSR's rounding field); `slow` fills the outputs of whole vectors
 /// through the control-word region; `vector` does one vector whatever it holds.
 ///
 /// # Safety
@@ -331,6 +404,7 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8>(
     out: [*mut f32; OUTS],
     len: usize,
     fast: impl Fn(W::F, W::F, W::F) -> [W::F; OUTS],
+    fast_plus_zero: impl Fn(W::F, W::F, W::F) -> [W::F; OUTS],
     slow: impl Fn(*const f32, *const f32, [*mut f32; OUTS], usize),
     vector: impl Fn(W::F, W::F) -> [W::F; OUTS],
 ) {
@@ -341,8 +415,18 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8>(
         let (mut x, mut y) = (a, b);
         let callers = read_fenced(&mut x, &mut y);
         if callers & (FLUSH_TO_ZERO | DENORMALS_ARE_ZERO) == 0 {
+            // An exact zero sum is -0 only under round-down: elsewhere the cheaper step.
+            let rounds_down =
+                callers & ROUNDING_CONTROL == u32::from(DOWN) << ROUNDING_CONTROL_SHIFT;
             // SAFETY: the caller's guarantees, which `flagged_chunks` asks for.
-            i = unsafe { flagged_chunks::<W, OUTS, V>(w, (x, y), out, len, callers, &fast, &slow) };
+            i = unsafe {
+                if rounds_down {
+                    flagged_chunks::<W, OUTS, V>(w, (x, y), out, len, callers, &fast, &slow)
+                } else {
+                    let fast = &fast_plus_zero;
+                    flagged_chunks::<W, OUTS, V>(w, (x, y), out, len, callers, fast, &slow)
+                }
+            };
         }
     }
     let mut backoff = RegionBackoff::load(&BACKOFF);
@@ -425,7 +509,10 @@ pub unsafe fn div_rounded_raw<W: Vector, const MODE: u8, const V: u8>(
             b,
             [out],
             len,
+            #[inline(always)]
             |x, y, q| [round_from::<W, MODE, V>(w, x, y, q)],
+            #[inline(always)]
+            |x, y, q| [round_from_plus_zero::<W, MODE, V>(w, x, y, q)],
             |x, y, [o], vectors| w.div_in_mode_region::<MODE>(x, y, o, vectors),
             |x, y| [div_rounded_vector::<W, MODE, V>(w, x, y)],
         )
@@ -454,8 +541,14 @@ pub unsafe fn div_bounds_raw<W: Vector, const V: u8>(
             b,
             [lo, hi],
             len,
+            #[inline(always)]
             |x, y, q| {
                 let (l, h) = bounds_from::<W, V>(w, x, y, q);
+                [l, h]
+            },
+            #[inline(always)]
+            |x, y, q| {
+                let (l, h) = bounds_from_plus_zero::<W, V>(w, x, y, q);
                 [l, h]
             },
             |x, y, [l, h], vectors| {

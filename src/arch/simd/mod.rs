@@ -255,6 +255,8 @@ pub unsafe trait Vector: Copy {
     fn sign_by(self, x: Self::I, sign: Self::I) -> Self::I;
     /// All ones where `x` is not a zero of either sign (nor a NaN).
     fn nonzero(self, x: Self::F) -> Self::I;
+    /// All ones where `x < 0` (not `-0`), by a signaling compare: a NaN raises invalid.
+    fn negative_signaling(self, x: Self::F) -> Self::I;
     /// Lane-wise `min(a, b)` of floats that are not NaNs, and not both zeros.
     fn minimum(self, a: Self::F, b: Self::F) -> Self::F;
     /// Lane-wise `max(a, b)` of floats that are not NaNs, and not both zeros.

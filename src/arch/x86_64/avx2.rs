@@ -275,6 +275,12 @@ unsafe impl Vector for Avx2Fma {
     }
 
     #[inline(always)]
+    fn negative_signaling(self, x: __m256) -> __m256i {
+        // SAFETY: `self` proves AVX. Ordered, signaling less-than: IE for a quiet NaN too.
+        unsafe { _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LT_OS>(x, _mm256_setzero_ps())) }
+    }
+
+    #[inline(always)]
     fn nonzero(self, x: __m256) -> __m256i {
         // SAFETY: `self` proves AVX. Ordered not-equal: false for both zeros (and NaNs).
         unsafe { _mm256_castps_si256(_mm256_cmp_ps::<_CMP_NEQ_OQ>(x, _mm256_setzero_ps())) }

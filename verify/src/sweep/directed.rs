@@ -2,9 +2,12 @@
 //! quotient rounded down, up or toward zero, compared with `vdivps` under that rounding
 //! mode, over mantissa pairs in [1, 2) × [1, 2).
 //!
-//! Our side is the library's own step (`fmadiv::verify::x86::round_from`) applied to the kernel's
-//! round-to-nearest quotient (the divider's for the near-all-ones divisors, as in `div`):
-//! the quotient source the round-to-nearest sweeps prove. The reference is `vdivps` with
+//! Our side is the library's own step applied to the kernel's round-to-nearest quotient (the
+//! divider's for the near-all-ones divisors, as in `div`), in both its forms:
+//! `fmadiv::verify::x86::round_from`, which the short slices and the eight-lane functions
+//! run, and `round_from_plus_zero`, which the flag-checked chunks run wherever MXCSR does not
+//! round down; a pair is a mismatch if either form is wrong. The kernel's quotient is the
+//! one the round-to-nearest sweeps prove. The reference is `vdivps` with
 //! MXCSR's rounding field set to the mode and put back inside one `asm!` block, a block of
 //! dividends at a time, written to a buffer that our side, computed afterwards in the
 //! default environment, is compared with.
@@ -79,8 +82,8 @@ mod x86 {
     use super::{REFERENCE_BLOCK, signed};
     use crate::sweep::{Counterexample, Tally, flags, lanes};
     use fmadiv::verify::Variant;
-    use fmadiv::verify::x86::round_from;
     use fmadiv::verify::x86::{Avx2Fma, corrected_quotient, reciprocal};
+    use fmadiv::verify::x86::{round_from, round_from_plus_zero};
 
     /// `vdivps(a[j], b)` under rounding direction `MODE` for every `j`, into `out`: MXCSR
     /// set once for the block and put back inside the same `asm!` block.
@@ -157,19 +160,24 @@ mod x86 {
                     *x = f32::from_bits(signed(ma + j as u32));
                 }
                 references::<MODE>(b, &a_block[..n], &mut want[..n]);
-                let ours = |j: usize| {
+                let equal = |got: __m256, want: __m256| {
+                    _mm256_cmpeq_epi32(_mm256_castps_si256(got), _mm256_castps_si256(want))
+                };
+                // Both steps' results: the general one's where it differs from `want`,
+                // else the +0-residual one's (so a lane counts once, wrong if either is).
+                let ours = |j: usize, want: __m256| {
                     let a = _mm256_set1_ps(a_block[j]);
                     let mut q = corrected_quotient(k, a, b, y);
                     if any_flagged {
                         q = _mm256_blendv_ps(q, _mm256_div_ps(a, b), flagged);
                     }
-                    (a, round_from::<_, MODE, V>(k, a, b, q))
-                };
-                let equal = |got: __m256, want: __m256| {
-                    _mm256_cmpeq_epi32(_mm256_castps_si256(got), _mm256_castps_si256(want))
+                    let general = round_from::<_, MODE, V>(k, a, b, q);
+                    let plus_zero = round_from_plus_zero::<_, MODE, V>(k, a, b, q);
+                    let right = _mm256_castsi256_ps(equal(general, want));
+                    (a, _mm256_blendv_ps(general, plus_zero, right))
                 };
                 let check = |tally: &mut Tally, j: usize, want: __m256| {
-                    let (a, got) = ours(j);
+                    let (a, got) = ours(j, want);
                     if _mm256_movemask_ps(_mm256_castsi256_ps(equal(got, want))) != 0xff {
                         record(tally, a, b, got, want);
                     }
@@ -179,7 +187,7 @@ mod x86 {
                 for (g, wants) in want[..groups].chunks_exact(GROUP).enumerate() {
                     let j = g * GROUP;
                     let all: [__m256i; GROUP] =
-                        core::array::from_fn(|k| equal(ours(j + k).1, wants[k]));
+                        core::array::from_fn(|k| equal(ours(j + k, wants[k]).1, wants[k]));
                     let same = _mm256_and_si256(
                         _mm256_and_si256(all[0], all[1]),
                         _mm256_and_si256(all[2], all[3]),
