@@ -43,6 +43,10 @@ pub const SIZES: [usize; 4] = [64, 1024, 4096, 16384];
 /// MXCSR's rounding-control field.
 const RC: u32 = 0b11 << 13;
 
+/// The control words the baselines load with `ldmxcsr`, on a cache line of their own.
+#[repr(align(64))]
+struct Words([u32; 16]);
+
 /// One `vdivps` pass over the slice with MXCSR's rounding field set to `mode` once, inside
 /// one `asm!` block (whole vectors; the sizes measured are multiples of 8).
 #[target_feature(enable = "avx")]
@@ -53,7 +57,8 @@ fn region_pass(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
             && out.len().is_multiple_of(8)
             && !out.is_empty()
     );
-    let (mut saved, mut set) = (0u32, 0u32);
+    let mut words = Words([0; 16]);
+    let [saved, set, ..] = &mut words.0;
     // SAFETY: whole vectors of three slices of the same length; MXCSR read, set and
     // restored inside the block.
     unsafe {
@@ -70,8 +75,8 @@ fn region_pass(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
                 "dec {n}",
                 "jnz 2b",
             ),
-            saved = in(reg) &mut saved,
-            set = in(reg) &mut set,
+            saved = in(reg) saved,
+            set = in(reg) set,
             tmp = out(reg) _,
             keep = const !RC,
             rc = in(reg) u32::from(mode.control()) << 13,
@@ -85,6 +90,26 @@ fn region_pass(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
     }
 }
 
+/// One `vdivps` pass with MXCSR untouched (round to nearest): what a region pass costs at
+/// best, without its two control-word writes per call (`ldmxcsr`, whose cost on family
+/// 0x19 moved with the code placement of this benchmark's binary; BENCHMARKS, "Directed
+/// rounding").
+#[target_feature(enable = "avx")]
+fn plain_pass(a: &[f32], b: &[f32], out: &mut [f32]) {
+    use core::arch::x86_64::{_mm256_div_ps, _mm256_loadu_ps, _mm256_storeu_ps};
+    assert!(a.len() == b.len() && b.len() == out.len() && out.len().is_multiple_of(8));
+    for k in (0..out.len()).step_by(8) {
+        // SAFETY: k + 8 <= len for all three slices (whole vectors, checked).
+        unsafe {
+            let q = _mm256_div_ps(
+                _mm256_loadu_ps(a.as_ptr().add(k)),
+                _mm256_loadu_ps(b.as_ptr().add(k)),
+            );
+            _mm256_storeu_ps(out.as_mut_ptr().add(k), q);
+        }
+    }
+}
+
 /// The per-vector approach: for every vector, set the mode, divide, restore (both bounds:
 /// set down, divide, set up, divide, restore).
 #[target_feature(enable = "avx")]
@@ -92,11 +117,13 @@ fn per_vector(a: &[f32], b: &[f32], lo: &mut [f32], hi: Option<&mut [f32]>, mode
     assert!(
         a.len() == b.len() && b.len() == lo.len() && lo.len().is_multiple_of(8) && !lo.is_empty()
     );
-    let mut saved = 0u32;
+    let mut words = Words([0; 16]);
+    let [saved, first, second, ..] = &mut words.0;
     // SAFETY: stores MXCSR to a local.
-    unsafe { core::arch::asm!("vstmxcsr [{}]", in(reg) &mut saved, options(nostack)) };
-    let word = |m: Rounding| (saved & !RC) | u32::from(m.control()) << 13;
-    let (first, second) = (word(mode), word(Rounding::Up));
+    unsafe { core::arch::asm!("vstmxcsr [{}]", in(reg) &mut *saved, options(nostack)) };
+    let word = |m: Rounding| (*saved & !RC) | u32::from(m.control()) << 13;
+    (*first, *second) = (word(mode), word(Rounding::Up));
+    let (saved, first, second) = (&*saved, &*first, &*second);
     let hi_ptr = hi.map(|h| {
         assert_eq!(h.len(), lo.len());
         h.as_mut_ptr()
@@ -117,7 +144,7 @@ fn per_vector(a: &[f32], b: &[f32], lo: &mut [f32], hi: Option<&mut [f32]>, mode
                     "vdivps {t}, {t}, [{y}]",
                     "vldmxcsr [{s}]",
                     "vmovups [{o}], {t}",
-                    m = in(reg) &first, s = in(reg) &saved, x = in(reg) x, y = in(reg) y,
+                    m = in(reg) first, s = in(reg) saved, x = in(reg) x, y = in(reg) y,
                     o = in(reg) o, t = out(ymm_reg) _, options(nostack),
                 ),
                 Some(h) => core::arch::asm!(
@@ -130,7 +157,7 @@ fn per_vector(a: &[f32], b: &[f32], lo: &mut [f32], hi: Option<&mut [f32]>, mode
                     "vldmxcsr [{s}]",
                     "vmovups [{o}], {t}",
                     "vmovups [{h}], {u}",
-                    m = in(reg) &first, m2 = in(reg) &second, s = in(reg) &saved,
+                    m = in(reg) first, m2 = in(reg) second, s = in(reg) saved,
                     x = in(reg) x, y = in(reg) y, o = in(reg) o, h = in(reg) h.add(8 * k),
                     t = out(ymm_reg) _, u = out(ymm_reg) _, w = out(ymm_reg) _,
                     options(nostack),
@@ -236,6 +263,23 @@ pub fn run() -> Result<Vec<Row>, String> {
             }),
         ),
         (
+            "two divider passes, MXCSR untouched",
+            Box::new(|a, b, lo, hi| {
+                // SAFETY: AVX (run checks the AVX2+FMA backend first).
+                unsafe {
+                    plain_pass(a, b, lo);
+                    plain_pass(a, b, hi);
+                }
+            }),
+        ),
+        (
+            "one divider pass, MXCSR untouched",
+            Box::new(|a, b, o, _| {
+                // SAFETY: AVX (run checks the AVX2+FMA backend first).
+                unsafe { plain_pass(a, b, o) }
+            }),
+        ),
+        (
             "per-vector ldmxcsr, both bounds",
             Box::new(|a, b, lo, hi| {
                 // SAFETY: AVX (run checks the AVX2+FMA backend first).
@@ -321,11 +365,13 @@ pub fn run() -> Result<Vec<Row>, String> {
             "div_bounds",
             "two divider passes in an MXCSR region (down, up)",
         ),
+        ("div_bounds", "two divider passes, MXCSR untouched"),
         ("div_bounds", "per-vector ldmxcsr, both bounds"),
         (
             "div_rounded (down)",
             "one divider pass in an MXCSR region (down)",
         ),
+        ("div_rounded (down)", "one divider pass, MXCSR untouched"),
         ("div_rounded (down)", "per-vector ldmxcsr (down)"),
         (
             "div_rounded (up)",
@@ -334,6 +380,10 @@ pub fn run() -> Result<Vec<Row>, String> {
         (
             "div_rounded (toward zero)",
             "one divider pass in an MXCSR region (toward zero)",
+        ),
+        (
+            "div_rounded (toward zero)",
+            "one divider pass, MXCSR untouched",
         ),
         ("div mix-16, guarded", "div mix-16, unguarded"),
         ("div kernel, guarded", "div kernel, unguarded"),
