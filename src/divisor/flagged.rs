@@ -39,7 +39,9 @@ use core::arch::x86_64::*;
 use super::Proven;
 use super::lanes::{TWO_PRODUCTS, divide_by_divider_in, divide_loop};
 use crate::arch::x86_64::avx2::{Avx2Fma, LANES};
-use crate::arch::x86_64::mode::{ALL_FLAGS, VOIDING, drop_voiding_flags, read_mxcsr, write_flags};
+use crate::arch::x86_64::mode::{
+    ALL_FLAGS, VOIDING, drop_voiding_flags, read_mxcsr, take_flags, write_flags,
+};
 use crate::backoff::Backoff;
 use crate::bits::SIGN_MASK;
 
@@ -233,8 +235,7 @@ pub(super) unsafe fn two_products(
                 clean = flags & VOIDING == 0;
             }
             if !clean {
-                raised |= read_mxcsr() & ALL_FLAGS;
-                write_flags(0);
+                raised |= take_flags();
                 cleared = true;
             }
             // After a voided chunk, a short probe first: the bare sequence over special-rich

@@ -99,13 +99,27 @@ pub fn read_mxcsr() -> u32 {
     csr
 }
 
+/// Loads `csr`, whose control bits must be MXCSR's own: only the flags may differ.
+#[inline(always)]
+fn load_flags_of(csr: u32) {
+    // SAFETY: only the sticky status flags change (the callers pass MXCSR's rounding,
+    // masks, FTZ and DAZ back as they were), which Rust's floating-point model allows.
+    unsafe { core::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack, preserves_flags)) };
+}
+
 /// Writes MXCSR's exception flags, keeping its control bits.
 #[inline]
 pub fn write_flags(flags: u32) {
-    let csr = (read_mxcsr() & !ALL_FLAGS) | (flags & ALL_FLAGS);
-    // SAFETY: only the sticky status flags change; rounding, masks, FTZ and DAZ are
-    // written back as they were, which Rust's floating-point model allows.
-    unsafe { core::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack, preserves_flags)) };
+    load_flags_of((read_mxcsr() & !ALL_FLAGS) | (flags & ALL_FLAGS));
+}
+
+/// Clears MXCSR's exception flags (its control bits kept) and returns the ones it cleared:
+/// one read and one write.
+#[inline]
+pub fn take_flags() -> u32 {
+    let was = read_mxcsr();
+    load_flags_of(was & !ALL_FLAGS);
+    was & ALL_FLAGS
 }
 
 /// MXCSR's flags as `after` holds them, less the ones that void a flag-checked chunk
