@@ -125,7 +125,7 @@ pub fn round_from<W: Vector, const MODE: u8, const V: u8>(w: W, a: W::F, b: W::F
 
 /// [`round_from`] where an exact residual is `+0`, i.e. where MXCSR does not round down
 /// (the flag-checked chunks read it): one operation fewer. The same bits as `round_from`
-/// inside the window there (see [`toward_exact_plus_zero`]); outside it, a NaN quotient
+/// inside the window there (see `toward_exact_plus_zero`); outside it, a NaN quotient
 /// raises invalid (`min`, `max`, or the signaling compare toward zero), as the flag-checked
 /// chunks need.
 #[inline(always)]
