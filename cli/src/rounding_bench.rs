@@ -15,6 +15,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use fmadiv::{Divisor, Rounding, Schedule};
+use fmadiv_verify::methods;
 use fmadiv_verify::samples::{Layouts, SplitMix64};
 use serde::Serialize;
 
@@ -87,26 +88,6 @@ fn region_pass(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
             x = out(ymm_reg) _,
             options(nostack),
         );
-    }
-}
-
-/// One `vdivps` pass with MXCSR untouched (round to nearest): what a region pass costs at
-/// best, without its two control-word writes per call (`ldmxcsr`, whose cost on family
-/// 0x19 moved with the code placement of this benchmark's binary; BENCHMARKS, "Directed
-/// rounding").
-#[target_feature(enable = "avx")]
-fn plain_pass(a: &[f32], b: &[f32], out: &mut [f32]) {
-    use core::arch::x86_64::{_mm256_div_ps, _mm256_loadu_ps, _mm256_storeu_ps};
-    assert!(a.len() == b.len() && b.len() == out.len() && out.len().is_multiple_of(8));
-    for k in (0..out.len()).step_by(8) {
-        // SAFETY: k + 8 <= len for all three slices (whole vectors, checked).
-        unsafe {
-            let q = _mm256_div_ps(
-                _mm256_loadu_ps(a.as_ptr().add(k)),
-                _mm256_loadu_ps(b.as_ptr().add(k)),
-            );
-            _mm256_storeu_ps(out.as_mut_ptr().add(k), q);
-        }
     }
 }
 
@@ -262,22 +243,19 @@ pub fn run() -> Result<Vec<Row>, String> {
                 }
             }),
         ),
+        // The plain `_mm256_div_ps` loop of every other ratio, MXCSR untouched: what a region
+        // pass costs at best, without its control-word writes (whose cost moved with this
+        // binary's code placement; BENCHMARKS, "Directed rounding").
         (
             "two divider passes, MXCSR untouched",
             Box::new(|a, b, lo, hi| {
-                // SAFETY: AVX (run checks the AVX2+FMA backend first).
-                unsafe {
-                    plain_pass(a, b, lo);
-                    plain_pass(a, b, hi);
-                }
+                (methods::HARDWARE.run)(a, b, lo);
+                (methods::HARDWARE.run)(a, b, hi);
             }),
         ),
         (
             "one divider pass, MXCSR untouched",
-            Box::new(|a, b, o, _| {
-                // SAFETY: AVX (run checks the AVX2+FMA backend first).
-                unsafe { plain_pass(a, b, o) }
-            }),
+            Box::new(|a, b, o, _| (methods::HARDWARE.run)(a, b, o)),
         ),
         (
             "per-vector ldmxcsr, both bounds",
