@@ -53,6 +53,18 @@ const fn voiding<const V: u8>() -> u32 {
     VOIDING
 }
 
+/// The operand whose sign the side test takes for the dividend's: `a`, or `q` in the
+/// weakened variant (sign(r)·sign(q): the divisor's sign counted twice, i.e. not at all).
+#[inline(always)]
+fn dividend_or_weakened<W: Vector, const V: u8>(a: W::F, q: W::F) -> W::F {
+    #[cfg(feature = "verify")]
+    if V == DIVISOR_SIGN_IGNORED {
+        return q;
+    }
+    let _ = q;
+    a
+}
+
 /// The bit pattern of `q`'s neighbour on the exact quotient's side, or of `q` itself where
 /// `q` is exact: the two candidates of every directed rounding.
 #[inline(always)]
@@ -64,13 +76,7 @@ fn toward_exact<W: Vector, const V: u8>(w: W, a: W::F, b: W::F, q: W::F) -> W::I
     let inexact = w.nonzero(r);
     // The exact quotient lies farther from zero than q where sign(r)·sign(a) > 0: a/b - q
     // = r/b, and q has the sign of a/b, which is sign(a)·sign(b).
-    #[cfg(feature = "verify")]
-    let a = if V == DIVISOR_SIGN_IGNORED {
-        // sign(r)·sign(q): the divisor's sign counted twice, i.e. not at all.
-        q
-    } else {
-        a
-    };
+    let a = dividend_or_weakened::<W, V>(a, q);
     // psignd twice: -1 becomes -sign(r)·sign(a); 0 stays 0.
     let step = w.sign_by(w.sign_by(inexact, w.bits(r)), w.bits(a));
     // One ulp away from zero (pattern + 1) or toward it (pattern - 1): q and its
@@ -95,8 +101,7 @@ fn toward_exact_plus_zero<W: Vector, const V: u8>(w: W, a: W::F, b: W::F, q: W::
 fn exact_side<W: Vector, const V: u8>(w: W, a: W::F, b: W::F, q: W::F) -> W::I {
     // r = a - q·b, exact inside the window.
     let r = w.neg_mul_add(q, b, a);
-    #[cfg(feature = "verify")]
-    let a = if V == DIVISOR_SIGN_IGNORED { q } else { a };
+    let a = dividend_or_weakened::<W, V>(a, q);
     // psignd: a's pattern, negated where r < 0, zeroed where r = +0. Inside the window a is
     // neither zero nor -0, so its pattern is neither 0 nor i32::MIN and keeps its sign
     // through the negation.
@@ -145,8 +150,7 @@ pub fn round_from_plus_zero<W: Vector, const MODE: u8, const V: u8>(
         // (no `min`/`max` here to raise it).
         _ => {
             let r = w.neg_mul_add(q, b, a);
-            #[cfg(feature = "verify")]
-            let a = if V == DIVISOR_SIGN_IGNORED { q } else { a };
+            let a = dividend_or_weakened::<W, V>(a, q);
             let sign_of_a = w.and(w.bits(a), w.splat_bits(crate::bits::SIGN_MASK));
             let nearer_zero = w.negative_signaling(w.float(w.xor(w.bits(r), sign_of_a)));
             w.float(w.add(w.bits(q), nearer_zero))
