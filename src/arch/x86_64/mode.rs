@@ -147,6 +147,8 @@ pub fn div_in_mode_sse(a: &[f32], b: &[f32], out: &mut [f32], mode: u8) {
         core::arch::asm!(
             under_rounding!(
                 "";
+                // The loop starts a 64-byte line (as `avx2::region`).
+                ".p2align 6",
                 "2:",
                 "movss {t}, [{a}]",
                 "divss {t}, [{b}]",
