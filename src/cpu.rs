@@ -59,21 +59,9 @@ impl PartialEq for Cpu {
 impl Eq for Cpu {}
 
 impl Cpu {
-    /// The CPU this process runs on.
+    /// The CPU this process runs on (read at the first call, then kept).
     pub fn this() -> Cpu {
-        #[cfg(fmadiv_x86)]
-        return x86::this();
-        #[cfg(not(fmadiv_x86))]
-        Cpu {
-            vendor_id: "unknown".into(),
-            brand: OnceLock::new(),
-            family: 0,
-            model: 0,
-            stepping: 0,
-            l1d_bytes: None,
-            avx2_fma: false,
-            avx512f: false,
-        }
+        this_cpu().clone()
     }
 
     /// The vendor.
@@ -136,6 +124,37 @@ impl Cpu {
     }
 }
 
+/// The CPU this process runs on, read once: every `cpuid` is a trap to the hypervisor on a
+/// virtual machine (5–8 µs each on the one this crate is measured on), so the library asks
+/// four leaves once and keeps the answers, the features included (the standard library's
+/// `is_x86_feature_detected!` asks about eight more: BENCHMARKS, "What the plan costs").
+fn this_cpu() -> &'static Cpu {
+    static THIS: OnceLock<Cpu> = OnceLock::new();
+    THIS.get_or_init(|| {
+        #[cfg(fmadiv_x86)]
+        return x86::this();
+        #[cfg(not(fmadiv_x86))]
+        Cpu {
+            vendor_id: "unknown".into(),
+            brand: OnceLock::new(),
+            family: 0,
+            model: 0,
+            stepping: 0,
+            l1d_bytes: None,
+            avx2_fma: false,
+            avx512f: false,
+        }
+    })
+}
+
+/// Whether this CPU has AVX2 and FMA and the operating system saves their registers: what
+/// the library's AVX2+FMA token and backend are checked against.
+#[cfg(fmadiv_x86)]
+#[inline]
+pub fn has_avx2_fma() -> bool {
+    this_cpu().avx2_fma
+}
+
 impl fmt::Display for Cpu {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -188,7 +207,8 @@ mod x86 {
     pub(super) fn this() -> Cpu {
         let leaf0 = cpuid(0, 0);
         let vendor_id = text(&[leaf0.ebx, leaf0.edx, leaf0.ecx]);
-        let eax = cpuid(1, 0).eax;
+        let leaf1 = cpuid(1, 0);
+        let eax = leaf1.eax;
         let base_family = (eax >> 8) & 0xf;
         let family = if base_family == 0xf {
             base_family + ((eax >> 20) & 0xff)
@@ -201,6 +221,7 @@ mod x86 {
             (eax >> 4) & 0xf
         };
         let l1d_bytes = l1_data_bytes(&vendor_id, leaf0.eax);
+        let (avx2_fma, avx512f) = features(leaf0.eax, leaf1.ecx);
         Cpu {
             vendor_id,
             brand: OnceLock::new(),
@@ -208,9 +229,47 @@ mod x86 {
             model,
             stepping: eax & 0xf,
             l1d_bytes,
-            avx2_fma: is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
-            avx512f: is_x86_feature_detected!("avx512f"),
+            avx2_fma,
+            avx512f,
         }
+    }
+
+    /// `(AVX2 and FMA, AVX-512F)` as usable here: the CPU has them (leaf 1's ECX, leaf 7's
+    /// EBX) and the operating system saves their registers (XCR0, read where leaf 1 says
+    /// OSXSAVE): the test `is_x86_feature_detected!` makes, from one more leaf.
+    fn features(max_basic: u32, leaf1_ecx: u32) -> (bool, bool) {
+        const FMA: u32 = 1 << 12;
+        const OSXSAVE: u32 = 1 << 27;
+        const AVX: u32 = 1 << 28;
+        // Leaf 7, subleaf 0, EBX.
+        const AVX2: u32 = 1 << 5;
+        const AVX512F: u32 = 1 << 16;
+        // XCR0: SSE and AVX (YMM) state; AVX-512's opmask, ZMM_Hi256 and Hi16_ZMM state.
+        const XCR0_AVX: u64 = 0b110;
+        const XCR0_AVX512: u64 = 0b1110_0000;
+        if leaf1_ecx & (OSXSAVE | AVX) != OSXSAVE | AVX || max_basic < 7 {
+            return (false, false);
+        }
+        // SAFETY: leaf 1 says OSXSAVE: XGETBV is enabled.
+        let xcr0 = unsafe { xcr0() };
+        if xcr0 & XCR0_AVX != XCR0_AVX {
+            return (false, false);
+        }
+        let leaf7 = cpuid(7, 0).ebx;
+        (
+            leaf1_ecx & FMA != 0 && leaf7 & AVX2 != 0,
+            leaf7 & AVX512F != 0 && xcr0 & XCR0_AVX512 == XCR0_AVX512,
+        )
+    }
+
+    /// XCR0, the state the operating system saves.
+    ///
+    /// # Safety
+    /// The CPU has XSAVE and the operating system enabled it (leaf 1's OSXSAVE).
+    #[target_feature(enable = "xsave")]
+    unsafe fn xcr0() -> u64 {
+        // SAFETY: the caller's guarantee; XCR0 (register 0) always exists with XSAVE.
+        unsafe { core::arch::x86_64::_xgetbv(0) }
     }
 
     /// One core's L1 data cache in bytes: Intel's leaf 4, AMD's leaf 0x8000_0005.
@@ -233,7 +292,10 @@ mod x86 {
                 }
             }
         }
-        if cpuid(0x8000_0000, 0).eax >= 0x8000_0005 {
+        // AMD's leaf without asking the maximum extended leaf first (one trap fewer): every
+        // AMD64 CPU has it, and AMD returns zeros for a leaf beyond the maximum, which
+        // `plausible` rejects.
+        if vendor_id == "AuthenticAMD" || cpuid(0x8000_0000, 0).eax >= 0x8000_0005 {
             // ECX[31:24]: L1 data cache size in KiB (AMD).
             let ecx = cpuid(0x8000_0005, 0).ecx;
             return plausible(((ecx >> 24) as usize) * 1024);
@@ -245,6 +307,26 @@ mod x86 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The features read from `cpuid` and XCR0 are the standard library's.
+    #[test]
+    fn the_features_are_the_standard_librarys() {
+        let cpu = Cpu::this();
+        #[cfg(fmadiv_x86)]
+        {
+            let std_avx2_fma =
+                std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma");
+            assert_eq!(cpu.has_avx2_fma(), std_avx2_fma, "{cpu}");
+            assert_eq!(has_avx2_fma(), std_avx2_fma);
+            assert_eq!(
+                cpu.has_avx512f(),
+                std::is_x86_feature_detected!("avx512f"),
+                "{cpu}"
+            );
+        }
+        #[cfg(not(fmadiv_x86))]
+        assert!(!cpu.has_avx2_fma() && !cpu.has_avx512f());
+    }
 
     #[test]
     fn this_cpu_names_itself() {

@@ -127,7 +127,7 @@ pub(crate) fn check_sample_within(
 pub fn this_cpu() -> Option<Result<(), OutOfBound>> {
     #[cfg(fmadiv_x86)]
     {
-        if !(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")) {
+        if !crate::cpu::has_avx2_fma() {
             return None;
         }
         // SAFETY: AVX2 and FMA are present (checked above).
