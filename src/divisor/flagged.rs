@@ -127,8 +127,6 @@ macro_rules! bare_blocks {
         // addresses [end - bytes, end) of both with a negative index counting up to 0.
         unsafe {
             asm!(
-                // The loop starts a 64-byte line (as `avx2::region`).
-                ".p2align 6",
                 "2:",
                 vector!($zero, "x0", "t0", "0"),
                 vector!($zero, "x1", "t1", "32"),
