@@ -127,7 +127,7 @@ impl Cpu {
 /// The CPU this process runs on, read once: every `cpuid` is a trap to the hypervisor on a
 /// virtual machine (5–8 µs each on the one this crate is measured on), so the library asks
 /// four leaves once and keeps the answers, the features included (the standard library's
-/// `is_x86_feature_detected!` asks about eight more: BENCHMARKS, "What the plan costs").
+/// `is_x86_feature_detected!` asks about eight more: BENCHMARKS, "The plan").
 fn this_cpu() -> &'static Cpu {
     static THIS: OnceLock<Cpu> = OnceLock::new();
     THIS.get_or_init(|| {
