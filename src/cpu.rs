@@ -22,13 +22,9 @@ pub enum Vendor {
 /// let cpu = fmadiv::plan().cpu();
 /// println!("{cpu}: family {:#x}, model {:#x}", cpu.family(), cpu.model());
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cpu {
     vendor_id: String,
-    /// Read at its first use: three `cpuid` calls, each a trap to the hypervisor on a
-    /// virtual machine (4.5–7.6 µs each on the one this crate is measured on), and no
-    /// choice of the plan needs it.
-    brand: OnceLock<String>,
     family: u32,
     model: u32,
     stepping: u32,
@@ -36,27 +32,6 @@ pub struct Cpu {
     avx2_fma: bool,
     avx512f: bool,
 }
-
-/// Equal where every field is, the brand string included (read where it was not yet).
-impl PartialEq for Cpu {
-    fn eq(&self, other: &Cpu) -> bool {
-        let identity = |c: &Cpu| {
-            (
-                c.family,
-                c.model,
-                c.stepping,
-                c.l1d_bytes,
-                c.avx2_fma,
-                c.avx512f,
-            )
-        };
-        identity(self) == identity(other)
-            && self.vendor_id == other.vendor_id
-            && self.brand() == other.brand()
-    }
-}
-
-impl Eq for Cpu {}
 
 impl Cpu {
     /// The CPU this process runs on (read at the first call, then kept).
@@ -78,9 +53,12 @@ impl Cpu {
         &self.vendor_id
     }
 
-    /// The brand string, e.g. "AMD EPYC 7B13".
+    /// The brand string, e.g. "AMD EPYC 7B13": read at its first use (three `cpuid` calls,
+    /// each a trap to the hypervisor on a virtual machine, and no choice of the plan needs
+    /// it), then kept, like the rest (every `Cpu` is this process's).
     pub fn brand(&self) -> &str {
-        self.brand.get_or_init(|| {
+        static BRAND: OnceLock<String> = OnceLock::new();
+        BRAND.get_or_init(|| {
             #[cfg(fmadiv_x86)]
             return x86::brand();
             #[cfg(not(fmadiv_x86))]
@@ -125,7 +103,7 @@ impl Cpu {
 }
 
 /// The CPU this process runs on, read once: every `cpuid` is a trap to the hypervisor on a
-/// virtual machine (5–8 µs each on the one this crate is measured on), so the library asks
+/// virtual machine (4.5–9 µs each on the one this crate is measured on), so the library asks
 /// four leaves once and keeps the answers, the features included (the standard library's
 /// `is_x86_feature_detected!` asks about eight more: BENCHMARKS, "The plan").
 fn this_cpu() -> &'static Cpu {
@@ -136,7 +114,6 @@ fn this_cpu() -> &'static Cpu {
         #[cfg(not(fmadiv_x86))]
         Cpu {
             vendor_id: "unknown".into(),
-            brand: OnceLock::new(),
             family: 0,
             model: 0,
             stepping: 0,
@@ -171,7 +148,7 @@ impl fmt::Display for Cpu {
 mod x86 {
     use core::arch::x86_64::{__cpuid_count, CpuidResult};
 
-    use super::{Cpu, OnceLock};
+    use super::Cpu;
 
     /// `cpuid` leaf `leaf`, subleaf `sub`.
     fn cpuid(leaf: u32, sub: u32) -> CpuidResult {
@@ -224,7 +201,6 @@ mod x86 {
         let (avx2_fma, avx512f) = features(leaf0.eax, leaf1.ecx);
         Cpu {
             vendor_id,
-            brand: OnceLock::new(),
             family,
             model,
             stepping: eax & 0xf,
