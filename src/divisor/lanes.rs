@@ -2,8 +2,8 @@
 //! ([`Vector`]): the strategy's FMA sequence on every vector, a range check of each
 //! quotient, and the divider for the lanes the check flags; and the divider's own loop.
 //!
-//! Every function is `#[inline(always)]` and generic; the entry points at the bottom run
-//! them inside [`Vector::vectorize`], so they are compiled for the backend's instructions.
+//! Every function is `#[inline(always)]` and generic; `divisor::x86`'s `#[target_feature]`
+//! functions inline them, so they are compiled for the backend's instructions.
 
 use super::{Proven, Strategy};
 use crate::arch::simd::{Vector, array_of};
@@ -227,23 +227,22 @@ pub(super) unsafe fn divide_loop<W: Vector, const S: u8>(
     }
 }
 
-/// `out[i] = a[i] / d` by the divisor's strategy, lane-checked.
+/// `out[i] = a[i] / d` by the divisor's strategy, lane-checked. Inlined into a function
+/// compiled for the backend (`divisor::x86`).
 ///
 /// # Safety
 /// As [`divide_loop`].
+#[inline(always)]
 pub(super) unsafe fn divide<W: Vector>(w: W, d: &Proven, a: *const f32, out: *mut f32, len: usize) {
     // SAFETY: the caller's guarantees are the loop's.
-    w.vectorize(
-        #[inline(always)]
-        || unsafe {
-            match d.strategy {
-                Strategy::Reciprocal => divide_loop::<W, RECIPROCAL>(w, d, a, out, len),
-                Strategy::TwoProducts => divide_loop::<W, TWO_PRODUCTS>(w, d, a, out, len),
-                Strategy::Markstein => divide_loop::<W, MARKSTEIN>(w, d, a, out, len),
-                Strategy::Hardware => divide_loop::<W, HARDWARE>(w, d, a, out, len),
-            }
-        },
-    )
+    unsafe {
+        match d.strategy {
+            Strategy::Reciprocal => divide_loop::<W, RECIPROCAL>(w, d, a, out, len),
+            Strategy::TwoProducts => divide_loop::<W, TWO_PRODUCTS>(w, d, a, out, len),
+            Strategy::Markstein => divide_loop::<W, MARKSTEIN>(w, d, a, out, len),
+            Strategy::Hardware => divide_loop::<W, HARDWARE>(w, d, a, out, len),
+        }
+    }
 }
 
 /// `out[i] = a[i] / b` on the divider alone, with nothing to set up: the plain loop, one
@@ -270,36 +269,15 @@ pub(super) unsafe fn divide_by_divider_in<W: Vector>(
     }
 }
 
-/// [`divide_by_divider_in`], compiled for the backend.
-///
-/// # Safety
-/// As [`divide_by_divider_in`].
-pub(super) unsafe fn divide_by_divider<W: Vector>(
-    w: W,
-    b: f32,
-    a: *const f32,
-    out: *mut f32,
-    len: usize,
-) {
-    // SAFETY: the caller's guarantees.
-    w.vectorize(
-        #[inline(always)]
-        || unsafe { divide_by_divider_in(w, b, a, out, len) },
-    )
-}
-
-/// One vector's quotients `a / d` by the divisor's strategy, lane-checked.
+/// One vector's quotients `a / d` by the divisor's strategy, lane-checked. Inlined into a
+/// function compiled for the backend (`divisor::x86`).
+#[inline(always)]
 pub(super) fn divide_vector<W: Vector>(w: W, d: &Proven, a: W::F) -> W::F {
-    w.vectorize(
-        #[inline(always)]
-        || {
-            let consts = Consts::of(w, d);
-            match d.strategy {
-                Strategy::Reciprocal => divide_one::<W, RECIPROCAL>(w, consts, a),
-                Strategy::TwoProducts => divide_one::<W, TWO_PRODUCTS>(w, consts, a),
-                Strategy::Markstein => divide_one::<W, MARKSTEIN>(w, consts, a),
-                Strategy::Hardware => divide_one::<W, HARDWARE>(w, consts, a),
-            }
-        },
-    )
+    let consts = Consts::of(w, d);
+    match d.strategy {
+        Strategy::Reciprocal => divide_one::<W, RECIPROCAL>(w, consts, a),
+        Strategy::TwoProducts => divide_one::<W, TWO_PRODUCTS>(w, consts, a),
+        Strategy::Markstein => divide_one::<W, MARKSTEIN>(w, consts, a),
+        Strategy::Hardware => divide_one::<W, HARDWARE>(w, consts, a),
+    }
 }

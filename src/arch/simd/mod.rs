@@ -77,6 +77,23 @@ macro_rules! entry_points {
                 unsafe { loops::divider_disjoint::<$W, RECIP>($W::assume(), a, b, out, len) }
             }
 
+            /// [`loops::kernel_raw`]: the kernel of variant `V` on every lane (the
+            /// sweeps' and tests' forced kernel).
+            ///
+            /// # Safety
+            /// The backend's features; [`loops::kernel_raw`]'s conditions.
+            #[cfg(feature = "verify")]
+            #[target_feature(enable = $features)]
+            pub unsafe fn kernel<const V: u8, const RECIP: bool>(
+                a: *const f32,
+                b: *const f32,
+                out: *mut f32,
+                len: usize,
+            ) {
+                // SAFETY: as in `divider`.
+                unsafe { loops::kernel_raw::<$W, V, RECIP>($W::assume(), a, b, out, len) }
+            }
+
             /// [`loops::div_raw_guarded`] (`GUARDED`) or [`loops::div_raw`].
             ///
             /// # Safety
@@ -271,17 +288,13 @@ pub unsafe trait Vector: Copy {
 
     /// Runs `f` out of line, in a function compiled for the backend's instructions (a
     /// generic function cannot name them): the slow paths the hot loops keep out of their
-    /// bodies. `f` must be an `#[inline(always)]` closure (see [`Vector::vectorize`]).
+    /// bodies. `f` must be an `#[inline(always)]` closure: a closure is compiled without the
+    /// caller's target features, and one the inliner leaves out of line calls every
+    /// intrinsic as a function (`scripts/outlined.sh` checks that none is). Hot code is
+    /// compiled for a backend differently: a `#[target_feature]` function of its own whose
+    /// operands arrive in registers (the backend's `entry` points, `divisor::x86`) inlines
+    /// the generic loops.
     fn cold<R>(self, f: impl FnOnce() -> R) -> R;
-
-    /// Runs `f` inside a function compiled for the backend's instructions: how code written
-    /// once over `Vector` (a `Divisor`'s loops, the plan's entry points) is compiled for
-    /// each backend. `f` must be an `#[inline(always)]` closure: a closure is compiled
-    /// without the caller's target features, and one the inliner leaves out of line (a
-    /// large body: the `Divisor`'s four strategies) calls every intrinsic as a function —
-    /// `Divisor::divide_in_place` measured 45 times slower that way in a user's crate
-    /// (`scripts/outlined.sh` checks that no intrinsic is left out of line).
-    fn vectorize<R>(self, f: impl FnOnce() -> R) -> R;
 
     /// The proof, without checking.
     ///

@@ -8,8 +8,6 @@
 use core::arch::x86_64::*;
 
 use super::mode::{ROUNDING_CONTROL, ROUNDING_CONTROL_SHIFT, under_rounding};
-#[cfg(feature = "verify")]
-use crate::arch::simd::loops;
 use crate::arch::simd::{Vector, directed, kernel};
 
 /// Lanes per vector.
@@ -50,11 +48,8 @@ impl Avx2Fma {
         assert!(a.len() == b.len() && b.len() == out.len());
         let (x, y, o, n) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len());
         // SAFETY: a and b are readable and out writable for n elements, and `out` (a unique
-        // borrow) cannot overlap a or b; `self` proves the features.
-        self.vectorize(
-            #[inline(always)]
-            || unsafe { loops::kernel_raw::<Self, V, false>(self, x, y, o, n) },
-        )
+        // borrow) cannot overlap a or b; `self` proves the features `entry` is compiled for.
+        unsafe { entry::kernel::<V, false>(x, y, o, n) }
     }
 
     /// `out[i] = 1 / b[i]` with the reciprocal kernel (fix of variant `V`) on every lane.
@@ -68,21 +63,12 @@ impl Avx2Fma {
         let (y, o, n) = (b.as_ptr(), out.as_mut_ptr(), out.len());
         // SAFETY: b is readable and out writable for n elements and cannot overlap; `a` is
         // not read for reciprocals.
-        self.vectorize(
-            #[inline(always)]
-            || unsafe { loops::kernel_raw::<Self, V, true>(self, core::ptr::null(), y, o, n) },
-        )
+        unsafe { entry::kernel::<V, true>(core::ptr::null(), y, o, n) }
     }
 }
 
-/// A function compiled for AVX2+FMA that runs `f`, inlined into it.
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-fn with_features<R>(f: impl FnOnce() -> R) -> R {
-    f()
-}
-
-/// [`with_features`] out of line and cold: the loops' slow paths.
+/// A function compiled for AVX2+FMA that runs `f` out of line and cold: the loops' slow
+/// paths.
 #[cold]
 #[inline(never)]
 #[target_feature(enable = "avx2,fma")]
@@ -324,12 +310,6 @@ unsafe impl Vector for Avx2Fma {
     fn cold<R>(self, f: impl FnOnce() -> R) -> R {
         // SAFETY: `self` proves AVX2 and FMA.
         unsafe { out_of_line(f) }
-    }
-
-    #[inline(always)]
-    fn vectorize<R>(self, f: impl FnOnce() -> R) -> R {
-        // SAFETY: `self` proves AVX2 and FMA.
-        unsafe { with_features(f) }
     }
 
     #[inline(always)]
