@@ -141,12 +141,9 @@ pub(super) fn parse(text: &str, cpu: &Cpu) -> Result<Choices, NotLoaded> {
     };
     let number = |key: &str| -> Result<usize, NotLoaded> {
         let value = field(key)?;
-        let n = if value == "max" {
-            Ok(usize::MAX)
-        } else {
-            value.parse()
-        };
-        n.map_err(|_| bad(format!("{key}: {value:?} is not a length or max")))
+        let max = (value == "max").then_some(usize::MAX);
+        let n = max.or_else(|| value.parse().ok());
+        n.ok_or_else(|| bad(format!("{key}: {value:?} is not a length or max")))
     };
     Ok(Choices {
         div: schedules("div")?,
