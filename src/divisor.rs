@@ -829,8 +829,7 @@ mod x86 {
     /// `out[i] = a[i] / b` on the divider alone ([`lanes::divide_by_divider_in`]), compiled
     /// for AVX2+FMA as a function of its own whose operands arrive in registers. (Run as a
     /// closure inside such a function, the loop read each capture through two loads before
-    /// its first division: 3 ns a call, a fifth of a 64-element slice's time on family
-    /// 0x19.)
+    /// its first division; BENCHMARKS, "Floors", has what that measured at 64 elements.)
     ///
     /// # Safety
     /// `a` readable and `out` writable for `len` floats; `out` is `a` or does not overlap it.
