@@ -19,19 +19,33 @@
 //!   divisor's precomputed bound, infinite or NaN are recomputed by the hardware divider.
 //!
 //! **Two products** (Brisebarre, Muller, Raina, IEEE Trans. Computers 53(8), 2004): with
-//! `zh = RN(1/b)` and `zl = RN(RN(1 - b·zh)/b)`, `S = a·zh + RN(a·zl)` is within 2^-47 of
-//! `a/b` for `a, b` in [1,2), so `RN(S)` can differ from `RN(a/b)` only when `a/b` lies
-//! within 2^-47 of a rounding midpoint `X/2^s` (s = 25 below 1, 24 above). Writing
-//! `a = A·2^-23`, `b = B·2^-23` with integer significands, that means `2^s·A - B·X = N`
-//! with `|N| <= 3` (below 1) or `|N| = 1` (above): for each `N` the congruence
-//! `B·X = -N (mod 2^s)` fixes `X`, hence the only candidate dividend `A`. `new` solves
-//! it with a modular inverse and runs the sequence on each candidate; if all are exact,
-//! every dividend is.
+//! `zh` within one ulp of `1/b`, `rho = 1 - b·zh` (exact, one FMA), `zl = RN(rho/b)` and
+//! `T = RN(a·zl)`, the sum `S = a·zh + T` differs from `a/b` by
+//! `(T - a·zl) + a·(zl - rho/b)`, two rounding errors. For `a, b` in [1,2) and
+//! `zh` in [1/2, 1) (ulp 2^-24), `|rho/b| < 2^-24` makes `|zl - rho/b| <= 2^-49` and
+//! `|a·zl| < 2^-23` makes `|T - a·zl| <= 2^-48`, so `|S - a/b| < 2^-47`, and `RN(S)` can
+//! differ from `RN(a/b)` only where a rounding midpoint `X/2^s` (s = 25 below 1, 24 above)
+//! lies that close. Writing `a = A·2^-23`, `b = B·2^-23` with integer significands, that
+//! means `2^s·A - B·X = N` with `|N| < 2^(s-47)·B`: `|N| <= 3` below 1, `|N| = 1` above.
+//! For each `N` the congruence `B·X = -N (mod 2^s)` fixes `X` up to the multiples of `2^s`
+//! that stay below `2^25`, hence the only candidate dividends `A`. `new` solves it with a
+//! modular inverse and runs the sequence on each candidate; if all are exact, every
+//! dividend is.
+//!
+//! **Which `zh`.** The bound holds for `RN(1/b)` and for `RZ(1/b)` alike (both are within
+//! one ulp of `1/b`). Where `RN(1/b)` lies farther from zero than `1/b`, `zl` has the
+//! opposite sign, and a zero dividend gives `+0 + -0 = +0` whatever its sign: the
+//! flag-checked loop must then repair the sign of zero quotients (two or three more
+//! operations per vector, module `flagged`). There `new` first tries `zh = RZ(1/b)`, the
+//! float next to `RN(1/b)` toward zero, whose `zl` has `zh`'s sign, so zero quotients come
+//! out signed right. Over all 2^23 significands, `RZ(1/b)` is proven for 86% of the
+//! divisors whose `RN(1/b)` would need the repair; the others keep `RN(1/b)` and the repair.
 //!
 //! **Markstein**: with `y = RN(1/b)` and `|1 - b·y| < 2^-25`, `q = RN(a·y)` is within one
 //! ulp of `a/b` for every `a`, and Markstein's lemma makes `q + r·y` correctly rounded.
 //!
-//! Cost: the proof takes about 35 ns (a few candidate checks), made on first need;
+//! Cost: the proof takes a few tens of nanoseconds (a few candidate checks, for one or both
+//! roundings of `zh`), made on first need;
 //! BENCHMARKS.md has the speed of `divide_slice` and what `div_scalar` (construct + divide)
 //! and a `Divisor` per row cost.
 
@@ -115,7 +129,8 @@ impl Clone for Divisor {
 pub(crate) struct Proven {
     b: f32,
     strategy: Strategy,
-    /// `RN(1/b)`.
+    /// `1/b` rounded: `RN(1/b)`, or for two products `RZ(1/b)` where that is proven (module
+    /// docs, "Which `zh`").
     zh: f32,
     /// `RN(RN(1 - b·zh)/b)`, the tail of the reciprocal (two products only).
     zl: f32,
@@ -372,14 +387,21 @@ impl Proven {
     /// [`Proven::new`] in the caller's instruction set.
     #[inline(always)]
     fn prove_here(b: f32) -> Proven {
-        Self::with_strategy(b, choose(b))
+        let (strategy, reciprocal) = choose(b);
+        Self::with_reciprocal(b, strategy, reciprocal)
     }
 
-    /// `b` with a given strategy (see [`Divisor::with_strategy`]).
+    /// `b` with a given strategy and `zh = RN(1/b)` (see [`Divisor::with_strategy`]).
+    #[cfg(feature = "verify")]
     #[inline(always)]
     fn with_strategy(b: f32, strategy: Strategy) -> Proven {
-        let zh = 1.0 / b;
-        let rho = (-b).mul_add(zh, 1.0);
+        Self::with_reciprocal(b, strategy, Reciprocal::Nearest)
+    }
+
+    /// `b` with a given strategy and reciprocal rounding.
+    #[inline(always)]
+    fn with_reciprocal(b: f32, strategy: Strategy, reciprocal: Reciprocal) -> Proven {
+        let (zh, rho) = reciprocal.of(b);
         let zl = rho / b;
         // The smallest |q| for which the sequence's products stay normal.
         let min_quotient = match strategy {
@@ -690,33 +712,68 @@ fn length_mismatch(function: &str, dividends: usize, out: usize) -> ! {
     panic!("fmadiv::{function}: length mismatch: {dividends} dividends, output of {out}")
 }
 
-/// The proof-carrying choice of [`Divisor::new`].
+/// How the two-products sequence's `zh` rounds `1/b` (module docs, "Which `zh`").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reciprocal {
+    /// `zh = RN(1/b)`.
+    Nearest,
+    /// `zh = RZ(1/b)`: `RN(1/b)`, or its neighbour toward zero where it rounded away.
+    TowardZero,
+}
+
+impl Reciprocal {
+    /// `zh` and `rho = 1 - b·zh` (one FMA, exact).
+    #[inline(always)]
+    fn of(self, b: f32) -> (f32, f32) {
+        let zh = 1.0 / b;
+        let rho = (-b).mul_add(zh, 1.0);
+        // rho < 0 means b·zh > 1, i.e. |zh| > |1/b|: RN rounded away from zero. One less
+        // on the pattern is one ulp toward zero for either sign (rho < 0: zh is nonzero).
+        if self == Reciprocal::TowardZero && rho < 0.0 {
+            let zh = f32::from_bits(zh.to_bits() - 1);
+            return (zh, (-b).mul_add(zh, 1.0));
+        }
+        (zh, rho)
+    }
+}
+
+/// The proof-carrying choice of [`Divisor::new`]: the strategy, and for two products the
+/// rounding of `zh`.
 #[inline(always)]
-fn choose(b: f32) -> Strategy {
+fn choose(b: f32) -> (Strategy, Reciprocal) {
     let zh = 1.0 / b;
     // 1/b exact: a single rounding of a·(1/b) is the rounding of a/b, for every a.
     // zh must be normal too: a subnormal reciprocal (b = ±2^127) would read as zero under
     // denormals-are-zero, where the divider still divides.
     if zh.is_normal() && (-b).mul_add(zh, 1.0) == 0.0 {
-        return Strategy::Reciprocal;
+        return (Strategy::Reciprocal, Reciprocal::Nearest);
     }
     // The FMA sequences need normal b with normal 1/b, and a normal tail.
     let abs = b.abs();
     if !(abs >= f32::MIN_POSITIVE && abs < 2f32.powi(100)) {
-        return Strategy::Hardware;
+        return (Strategy::Hardware, Reciprocal::Nearest);
     }
     let significand = (b.to_bits() & MANTISSA_MASK) | (MANTISSA_MASK + 1);
     let unit = f32::from_bits(ONE_BITS | (b.to_bits() & MANTISSA_MASK));
-    // The proof is for b in [1,2); it scales to b while the tail zl stays normal.
-    let tail = Proven::with_strategy(b, Strategy::TwoProducts).zl.abs();
-    if tail >= f32::MIN_POSITIVE && two_products_exact(significand, unit) {
-        return Strategy::TwoProducts;
-    }
     let rho = (-unit).mul_add(1.0 / unit, 1.0);
-    if rho.abs() < 2f32.powi(-25) {
-        return Strategy::Markstein;
+    // Where RN(1/b) rounded away from zero, RZ(1/b) first: no zero-sign repair.
+    let roundings: &[Reciprocal] = match rho < 0.0 {
+        true => &[Reciprocal::TowardZero, Reciprocal::Nearest],
+        false => &[Reciprocal::Nearest],
+    };
+    for &reciprocal in roundings {
+        // The proof is for b in [1,2); it scales to b while the tail zl stays normal.
+        let tail = Proven::with_reciprocal(b, Strategy::TwoProducts, reciprocal)
+            .zl
+            .abs();
+        if tail >= f32::MIN_POSITIVE && two_products_exact(significand, unit, reciprocal) {
+            return (Strategy::TwoProducts, reciprocal);
+        }
     }
-    Strategy::Hardware
+    if rho.abs() < 2f32.powi(-25) {
+        return (Strategy::Markstein, Reciprocal::Nearest);
+    }
+    (Strategy::Hardware, Reciprocal::Nearest)
 }
 
 /// The inverse of odd `x` modulo 2^32 (Newton's iteration doubles the correct bits).
@@ -729,22 +786,55 @@ fn inverse_mod_2_32(x: u32) -> u32 {
     inv
 }
 
-/// Candidate dividend significands `A` with `2^s·A - B·X = n` for odd `X` (see the module
-/// docs), in `range`: calls `found` for each (at most two).
+/// The midpoints' numerators `X` (of `X/2^25` below 1, `X/2^24` above) lie below this power
+/// of two.
+const MIDPOINT_BITS: u32 = 25;
+
+/// The divisor's integer significand `B` as the candidate search needs it.
+#[derive(Clone, Copy)]
+struct Significand {
+    b: u32,
+    /// `B`'s trailing zeros.
+    v: u32,
+    /// The inverse of `B >> v` modulo 2^32.
+    odd_inverse: u32,
+}
+
+impl Significand {
+    #[inline(always)]
+    fn new(b: u32) -> Significand {
+        let v = b.trailing_zeros();
+        Significand {
+            b,
+            v,
+            odd_inverse: inverse_mod_2_32(b >> v),
+        }
+    }
+}
+
+/// Candidate dividend significands `A` with `2^s·A - B·X = n` for odd `X` below
+/// 2^[`MIDPOINT_BITS`] (see the module docs), in `range`: calls `found` for each.
 #[inline(always)]
-fn candidates(b: u32, s: u32, n: i64, range: core::ops::Range<u32>, mut found: impl FnMut(u32)) {
-    let v = b.trailing_zeros();
+fn candidates(
+    sig: Significand,
+    s: u32,
+    n: i64,
+    range: core::ops::Range<u32>,
+    mut found: impl FnMut(u32),
+) {
+    let Significand { b, v, odd_inverse } = sig;
     // X odd means B·X has exactly v trailing zeros, and so must n.
     if n == 0 || n.unsigned_abs().trailing_zeros() != v {
         return;
     }
     let modulus_bits = s - v;
-    let odd_b = b >> v;
     // The remainder modulo 2^modulus_bits, as a mask (two's complement makes it the
     // Euclidean one for negative values too).
     let rhs = ((-(n >> v)) & ((1i64 << modulus_bits) - 1)) as u64;
-    let x0 = (rhs * u64::from(inverse_mod_2_32(odd_b))) & ((1u64 << modulus_bits) - 1);
-    for k in 0..(1u64 << v) {
+    let x0 = (rhs * u64::from(odd_inverse)) & ((1u64 << modulus_bits) - 1);
+    // Every X = x0 (mod 2^modulus_bits) below 2^MIDPOINT_BITS: above 1 (s = 24), that is
+    // x0 + 2^24 too, the midpoints in [1, 2).
+    for k in 0..(1u64 << (MIDPOINT_BITS - modulus_bits)) {
         let x = x0 + (k << modulus_bits);
         // B < 2^24 and X < 2^25: B·X + n fits easily in 64 bits.
         let numerator = i64::from(b) * x as i64 + n;
@@ -758,29 +848,36 @@ fn candidates(b: u32, s: u32, n: i64, range: core::ops::Range<u32>, mut found: i
     }
 }
 
-/// Whether `fma(a, zh, RN(a·zl))` is exact for every dividend, for the divisor with
-/// integer significand `b` (and value `unit` in [1,2)).
+/// Whether `fma(a, zh, RN(a·zl))`, `zh` rounded by `reciprocal`, is exact for every
+/// dividend, for the divisor with integer significand `b` (and value `unit` in [1,2)).
 #[inline(always)]
-fn two_products_exact(b: u32, unit: f32) -> bool {
-    // At most two candidates for each of the eight residues.
+fn two_products_exact(b: u32, unit: f32, reciprocal: Reciprocal) -> bool {
+    // At most 2^v + 1 candidates per offset with v trailing zeros, and only offsets with
+    // v trailing zeros count: a handful. More would mean a flaw here, and prove nothing.
     let mut found = [0u32; 16];
     let mut count = 0;
     let mut push = |a: u32| {
-        found[count] = a;
+        if let Some(slot) = found.get_mut(count) {
+            *slot = a;
+        }
         count += 1;
     };
     let lowest = MANTISSA_MASK + 1;
+    let sig = Significand::new(b);
     // Quotients below 1: midpoints X/2^25, |N| <= 3.
     for n in [-3, -2, -1, 1, 2, 3] {
-        candidates(b, 25, n, lowest..b, &mut push);
+        candidates(sig, 25, n, lowest..b, &mut push);
     }
     // Quotients in [1, 2): midpoints X/2^24, |N| = 1.
     for n in [-1, 1] {
-        candidates(b, 24, n, b..2 * lowest, &mut push);
+        candidates(sig, 24, n, b..2 * lowest, &mut push);
+    }
+    if count > found.len() {
+        return false;
     }
     // The floating-point checks here, not in the closure: this function is inlined into
     // the proof's FMA context, a closure need not be.
-    let d = Proven::with_strategy(unit, Strategy::TwoProducts);
+    let d = Proven::with_reciprocal(unit, Strategy::TwoProducts, reciprocal);
     found[..count].iter().all(|&a| {
         let a = f32::from_bits(ONE_BITS | (a & MANTISSA_MASK));
         a.mul_add(d.zh, a * d.zl).to_bits() == (a / unit).to_bits()

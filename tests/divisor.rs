@@ -42,16 +42,27 @@ fn dividend_mismatches_checked_by(
         .reduce(|| (0, None), |x, y| (x.0 + y.0, x.1.or(y.1)))
 }
 
-/// Divisors the issue names: 3, 0.1, a significand of 0x9f0237 (fails two products),
-/// all-ones, powers of two, the smallest subnormal, MAX, 0, inf, NaN; and -3 and 1.1, so
-/// that every zero-sign repair of the flag-checked loop is here (see `zero_sign`).
+/// A divisor whose `RN(1/b)` rounds away from zero and whose `RZ(1/b)` two products fail
+/// on one dividend, with a quotient above 1 ([`the_proof_finds_candidates_above_one`]): it
+/// keeps `RN(1/b)` and the repair of zero quotients' sign (the dividend's for `b`, the
+/// product's for `-b`).
+const REPAIRED: u32 = 0x3fd1_2de7;
+/// The smallest significand for which neither `RN(1/b)` nor `RZ(1/b)` gives exact two
+/// products.
+const HARD: u32 = 0x3fa1_6c5f;
+
+/// Divisors the issue names: 3, 0.1, all-ones, powers of two, the smallest subnormal, MAX,
+/// 0, inf, NaN; `HARD` (fails two products) and `±REPAIRED`, so that every zero-sign repair
+/// of the flag-checked loop is here (see `zero_sign`).
 fn named_divisors() -> Vec<f32> {
     vec![
         3.0,
         -3.0,
         1.1,
         0.1,
-        f32::from_bits(0x3f9f_0237),
+        f32::from_bits(HARD),
+        f32::from_bits(REPAIRED),
+        -f32::from_bits(REPAIRED),
         -f32::from_bits(0x3fff_ffff),
         1.0,
         0.5,
@@ -89,14 +100,13 @@ fn assert_exact(divisors: &[f32], stride: u64) {
     }
 }
 
-/// Which zero-sign repair the flag-checked loop uses for `b`: the signs of `zh` and `zl`.
+/// Which zero-sign repair the flag-checked loop uses for `b` (a two-products divisor).
 fn zero_sign(b: f32) -> &'static str {
-    let zh = 1.0 / b;
-    let zl = (-b).mul_add(zh, 1.0) / b;
-    match (zh.is_sign_negative() == zl.is_sign_negative(), b > 0.0) {
-        (true, _) => "none",
-        (false, true) => "sign of a",
-        (false, false) => "sign of a*zh",
+    match fmadiv::verify::divisor::two_products_repair_class(&Divisor::new(b)) {
+        Some(0) => "none",
+        Some(1) => "sign of a",
+        Some(_) => "sign of a*zh",
+        None => "not two products",
     }
 }
 
@@ -137,17 +147,18 @@ fn flag_checked_chunks_around_specials() {
     // Slices over several 4096-element chunks, a special at each chunk edge or nowhere,
     // divided in a row so that the back-off between calls is exercised too.
     let mut rng = common::SplitMix64(common::seed());
-    // Tiny divisors of both zl signs: a·zl overflows, and with zl's sign flipped against
-    // zh's an unflagged overflow would turn the infinite quotient's sign.
+    // Tiny divisors of both zero-sign repairs: a·zl overflows, and with zl's sign flipped
+    // against zh's an unflagged overflow would turn the infinite quotient's sign.
+    let repaired = f32::from_bits(REPAIRED);
     let divisors = [
         3.0f32,
         -3.0,
-        1.1,
-        -1.1,
+        repaired,
+        -repaired,
         1e-30,
         -1e-30,
-        3e-30,
-        -3e-30,
+        repaired * 2f32.powi(-100),
+        -repaired * 2f32.powi(-100),
         3e30,
         f32::from_bits(0x0d4c_cccd),
     ];
@@ -191,21 +202,98 @@ fn named_divisors_sampled_dividends() {
 
 #[test]
 fn every_dividend_over_three_and_a_hard_divisor() {
-    // 3, -3 and 1.1: the three zero-sign repairs of the flag-checked loop.
-    assert_exact(&[3.0, -3.0, 1.1, f32::from_bits(0x3f9f_0237)], 1);
+    // 3 and ±REPAIRED: the three zero-sign repairs of the flag-checked loop.
+    let repaired = f32::from_bits(REPAIRED);
+    assert_exact(&[3.0, repaired, -repaired, f32::from_bits(HARD)], 1);
+}
+
+/// `RZ(1/b)`'s two products for `b = REPAIRED` fail at one dividend whose quotient lies
+/// above 1: the proof must enumerate the midpoints `X/2^24` in [1, 2) (numerators `X` from
+/// 2^24 to 2^25), reject `RZ(1/b)` there, and keep `RN(1/b)` with the repair.
+#[test]
+fn the_proof_finds_candidates_above_one() {
+    let (a, b) = (f32::from_bits(0x3ff6_6d68), f32::from_bits(REPAIRED));
+    let nearest = 1.0 / b;
+    assert!(
+        (-b).mul_add(nearest, 1.0) < 0.0,
+        "RN(1/b) rounds away from zero"
+    );
+    let zh = f32::from_bits(nearest.to_bits() - 1);
+    let zl = (-b).mul_add(zh, 1.0) / b;
+    assert!(a / b > 1.0);
+    assert_ne!(
+        a.mul_add(zh, a * zl).to_bits(),
+        (a / b).to_bits(),
+        "RZ(1/b)'s two products are wrong for this dividend"
+    );
+    for divisor in [b, -b] {
+        let d = Divisor::new(divisor);
+        assert_eq!(d.strategy(), Strategy::TwoProducts);
+        assert_ne!(
+            zero_sign(divisor),
+            "none",
+            "{divisor:e} keeps RN(1/b) and a repair"
+        );
+        assert_eq!(d.divide(a).to_bits(), (a / divisor).to_bits());
+    }
+}
+
+/// Random divisors (16 of each zero-sign class and 16 that do not take two products), each
+/// dividend significand in [1, 2) (the proof's whole domain; other exponents scale it): whichever `zh` and check the proof picks, every quotient is exact.
+#[test]
+fn random_divisors_every_dividend_significand() {
+    let dividends: Vec<f32> = (0..1u32 << 23)
+        .map(|m| f32::from_bits(0x3f80_0000 | m))
+        .collect();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut seen = [0u32; 4];
+    let divisors: Vec<f32> = core::iter::from_fn(|| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        // A random sign and significand.
+        Some(f32::from_bits(0x3f80_0000 | (state as u32 & 0x807f_ffff)))
+    })
+    .filter(|&b| {
+        let class = match zero_sign(b) {
+            "none" => 0,
+            "sign of a" => 1,
+            "sign of a*zh" => 2,
+            _ => 3,
+        };
+        seen[class] += 1;
+        seen[class] <= 16
+    })
+    .take(64)
+    .collect();
+    let mismatches: Vec<String> = divisors
+        .par_iter()
+        .filter_map(|&b| {
+            let d = Divisor::new(b);
+            let mut out = vec![0.0f32; dividends.len()];
+            d.divide_slice(&dividends, &mut out);
+            let wrong = dividends
+                .iter()
+                .zip(&out)
+                .filter(|&(&x, q)| q.to_bits() != (x / b).to_bits())
+                .count();
+            (wrong > 0).then(|| format!("{b:e} ({}): {wrong} wrong", zero_sign(b)))
+        })
+        .collect();
+    assert!(mismatches.is_empty(), "{mismatches:?}");
 }
 
 #[test]
-#[ignore = "all 2^32 dividends for 21 divisors, both checks: a few minutes in release"]
+#[ignore = "all 2^32 dividends for 23 divisors, both checks: a few minutes in release"]
 fn exhaustive_named_divisors() {
     assert_exact(&named_divisors(), 1);
 }
 
 #[test]
 fn two_products_for_every_divisor_is_caught() {
-    // 0x9f0237 is the smallest significand the two-product sequence gets wrong: `new`
-    // must not choose it, and forcing it must produce a mismatch.
-    let b = f32::from_bits(0x3f9f_0237);
+    // HARD is the smallest significand for which two products are exact with neither
+    // rounding of 1/b: `new` must not choose them, and forcing them must produce a mismatch.
+    let b = f32::from_bits(HARD);
     assert_ne!(Divisor::new(b).strategy(), Strategy::TwoProducts);
     if fmadiv::backend() != fmadiv::Backend::Avx2Fma {
         eprintln!("skipped: the portable path divides by the hardware whatever the strategy");

@@ -29,8 +29,9 @@ const DIVIDER_TIMING_CALLS: usize = 256;
 /// A first slice makes the proof where it costs at most this share of the divider's time.
 const FIRST_PROOF_SHARE: f64 = 0.02;
 /// Divisors of the three zero-sign classes of the flag-checked loop (none, the dividend's
-/// sign, the product's sign), each proven to take two products.
-const CLASS_DIVISORS: [f32; 3] = [3.0, 1.1, -3.0];
+/// sign, the product's sign), each proven to take two products: 3 and ±0x1.a25bcep+0
+/// (whose `RZ(1/b)` is not proven, so it keeps `RN(1/b)` and the repair).
+const CLASS_DIVISORS: [f32; 3] = [3.0, 1.634_213_3, -1.634_213_3];
 
 /// A median and its 95% interval (sign test) of per-round ratios.
 #[derive(Clone, Copy, Debug)]
