@@ -170,7 +170,10 @@ pub(super) const ROWS: &[Row] = &[
             (scripts/measure_binary.sh, the files now committed): `bench --schedules` div mix-8 \
             1.13x and recip mix-4 1.13x at 4K, floors twice 245 and 247 of 248 cells at 0.97x or \
             above (below: div at 8 elements, 0.96x), Divisor 1.83-4.06x on normal data, \
-            0.94-0.96x in some cells with 1% specials or random bits (0x6-0xcf-divisors.json)",
+            0.94-0.96x in some cells with 1% specials or random bits \
+            (0x6-0xcf-divisors-6e97744.json); with the binary of commit 74004c7 (no zero-sign \
+            repair for the six divisors) 1.96-4.01x on normal data, 0.95-0.97x lowest with 1% \
+            specials or random bits (0x6-0xcf-divisors.json)",
     },
     Row {
         name: "Intel Haswell",
