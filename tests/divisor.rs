@@ -238,21 +238,21 @@ fn the_proof_finds_candidates_above_one() {
     }
 }
 
-/// Random divisors (16 of each zero-sign class and 16 that do not take two products), each
-/// dividend significand in [1, 2) (the proof's whole domain; other exponents scale it): whichever `zh` and check the proof picks, every quotient is exact.
-#[test]
-fn random_divisors_every_dividend_significand() {
+/// `per_class` random divisors of each zero-sign class and as many that do not take two
+/// products (signs and significands from `seed`), each over every dividend significand in
+/// [1, 2) (the proof's whole domain; other exponents scale it): whichever `zh` and check the
+/// proof picks, every quotient must be exact.
+fn assert_random_divisors_exact(per_class: u32, mut seed: u64) {
     let dividends: Vec<f32> = (0..1u32 << 23)
         .map(|m| f32::from_bits(0x3f80_0000 | m))
         .collect();
-    let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut seen = [0u32; 4];
     let divisors: Vec<f32> = core::iter::from_fn(|| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
         // A random sign and significand.
-        Some(f32::from_bits(0x3f80_0000 | (state as u32 & 0x807f_ffff)))
+        Some(f32::from_bits(0x3f80_0000 | (seed as u32 & 0x807f_ffff)))
     })
     .filter(|&b| {
         let class = match zero_sign(b) {
@@ -262,9 +262,9 @@ fn random_divisors_every_dividend_significand() {
             _ => 3,
         };
         seen[class] += 1;
-        seen[class] <= 16
+        seen[class] <= per_class
     })
-    .take(64)
+    .take(4 * per_class as usize)
     .collect();
     let mismatches: Vec<String> = divisors
         .par_iter()
@@ -281,6 +281,23 @@ fn random_divisors_every_dividend_significand() {
         })
         .collect();
     assert!(mismatches.is_empty(), "{mismatches:?}");
+}
+
+#[test]
+fn random_divisors_every_dividend_significand() {
+    assert_random_divisors_exact(16, 0x2545_f491_4f6c_dd1d);
+}
+
+#[test]
+#[ignore = "4096 random divisors, every dividend significand: about a minute in release"]
+fn many_random_divisors_every_dividend_significand() {
+    // FMADIV_DIVISORS_PER_CLASS asks for more (a machine with many cores).
+    let per_class = std::env::var("FMADIV_DIVISORS_PER_CLASS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1024);
+    eprintln!("{} random divisors", 4 * per_class);
+    assert_random_divisors_exact(per_class, 0x9e37_79b9_7f4a_7c15);
 }
 
 #[test]
