@@ -790,48 +790,21 @@ fn inverse_mod_2_32(x: u32) -> u32 {
 /// of two.
 const MIDPOINT_BITS: u32 = 25;
 
-/// The divisor's integer significand `B` as the candidate search needs it.
-#[derive(Clone, Copy)]
-struct Significand {
-    b: u32,
-    /// `B`'s trailing zeros.
-    v: u32,
-    /// The inverse of `B >> v` modulo 2^32.
-    odd_inverse: u32,
-}
-
-impl Significand {
-    #[inline(always)]
-    fn new(b: u32) -> Significand {
-        let v = b.trailing_zeros();
-        Significand {
-            b,
-            v,
-            odd_inverse: inverse_mod_2_32(b >> v),
-        }
-    }
-}
-
 /// Candidate dividend significands `A` with `2^s·A - B·X = n` for odd `X` below
 /// 2^[`MIDPOINT_BITS`] (see the module docs), in `range`: calls `found` for each.
 #[inline(always)]
-fn candidates(
-    sig: Significand,
-    s: u32,
-    n: i64,
-    range: core::ops::Range<u32>,
-    mut found: impl FnMut(u32),
-) {
-    let Significand { b, v, odd_inverse } = sig;
+fn candidates(b: u32, s: u32, n: i64, range: core::ops::Range<u32>, mut found: impl FnMut(u32)) {
+    let v = b.trailing_zeros();
     // X odd means B·X has exactly v trailing zeros, and so must n.
     if n == 0 || n.unsigned_abs().trailing_zeros() != v {
         return;
     }
     let modulus_bits = s - v;
+    let odd_b = b >> v;
     // The remainder modulo 2^modulus_bits, as a mask (two's complement makes it the
     // Euclidean one for negative values too).
     let rhs = ((-(n >> v)) & ((1i64 << modulus_bits) - 1)) as u64;
-    let x0 = (rhs * u64::from(odd_inverse)) & ((1u64 << modulus_bits) - 1);
+    let x0 = (rhs * u64::from(inverse_mod_2_32(odd_b))) & ((1u64 << modulus_bits) - 1);
     // Every X = x0 (mod 2^modulus_bits) below 2^MIDPOINT_BITS: above 1 (s = 24), that is
     // x0 + 2^24 too, the midpoints in [1, 2).
     for k in 0..(1u64 << (MIDPOINT_BITS - modulus_bits)) {
@@ -863,14 +836,13 @@ fn two_products_exact(b: u32, unit: f32, reciprocal: Reciprocal) -> bool {
         count += 1;
     };
     let lowest = MANTISSA_MASK + 1;
-    let sig = Significand::new(b);
     // Quotients below 1: midpoints X/2^25, |N| <= 3.
     for n in [-3, -2, -1, 1, 2, 3] {
-        candidates(sig, 25, n, lowest..b, &mut push);
+        candidates(b, 25, n, lowest..b, &mut push);
     }
     // Quotients in [1, 2): midpoints X/2^24, |N| = 1.
     for n in [-1, 1] {
-        candidates(sig, 24, n, b..2 * lowest, &mut push);
+        candidates(b, 24, n, b..2 * lowest, &mut push);
     }
     if count > found.len() {
         return false;
