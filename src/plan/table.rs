@@ -71,7 +71,7 @@ const DIVIDER: [Schedule; 2] = [Schedule::Divider; 2];
 /// two-product sequence replaces one `vdivps` by two FMA-pipe operations, cheaper on every
 /// x86 CPU with FMA (the divider's throughput is 2.4 to 14 cycles per vector, two FMAs take
 /// one), once a slice is long enough to pay the flag-checked loop's fixed costs; a divisor's
-/// first slice makes the proof (tens of nanoseconds) only where it is at most a few per cent
+/// first slice makes the proof (about 100 ns) only where it is at most a few per cent
 /// of the slice's division.
 pub(super) const DIVISOR_DEFAULT: DivisorChoices = DivisorChoices {
     sequence_from: 1024,
@@ -169,11 +169,8 @@ pub(super) const ROWS: &[Row] = &[
             specials or random bits; rerun with the binary of commit 6e97744 \
             (scripts/measure_binary.sh, the files now committed): `bench --schedules` div mix-8 \
             1.13x and recip mix-4 1.13x at 4K, floors twice 245 and 247 of 248 cells at 0.97x or \
-            above (below: div at 8 elements, 0.96x), Divisor 1.83-4.06x on normal data, \
-            0.94-0.96x in some cells with 1% specials or random bits \
-            (0x6-0xcf-divisors-6e97744.json); with the binary of commit 74004c7 (no zero-sign \
-            repair for the six divisors) 1.96-4.01x on normal data, 0.95-0.97x lowest with 1% \
-            specials or random bits (0x6-0xcf-divisors.json)",
+            above (below: div at 8 elements, 0.96x), Divisor 1.83-4.06x on normal data, 0.94x \
+            lowest (0x6-0xcf-divisors-6e97744.json); 74004c7 1.96-4.01x (0x6-0xcf-divisors.json)",
     },
     Row {
         name: "Intel Haswell",
