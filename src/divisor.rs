@@ -44,7 +44,7 @@
 //! **Markstein**: with `y = RN(1/b)` and `|1 - b·y| < 2^-25`, `q = RN(a·y)` is within one
 //! ulp of `a/b` for every `a`, and Markstein's lemma makes `q + r·y` correctly rounded.
 //!
-//! Cost: the proof takes about 100 ns (a few candidate checks, for one or both
+//! Cost: the proof takes about 60 ns (a few candidate checks, for one or both
 //! roundings of `zh`), made on first need;
 //! BENCHMARKS.md has the speed of `divide_slice` and what `div_scalar` (construct + divide)
 //! and a `Divisor` per row cost.
@@ -186,7 +186,7 @@ const MIN_NORMAL_BITS: u32 = 0x0080_0000;
 
 impl Divisor {
     /// Takes `b`. Nothing is computed yet: the proof of which sequence is exact for `b`
-    /// (about 100 ns) is made on first need and kept. A first slice makes it only
+    /// (about 60 ns) is made on first need and kept. A first slice makes it only
     /// where it is small beside the slice's division, so a `Divisor` made per row costs
     /// no more than dividing the row on the divider; a divisor used again makes it
     /// wherever its sequence runs (see [`Divisor::divide_slice`]).

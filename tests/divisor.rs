@@ -255,12 +255,9 @@ fn assert_random_divisors_exact(per_class: u32, mut seed: u64) {
         Some(f32::from_bits(0x3f80_0000 | (seed as u32 & 0x807f_ffff)))
     })
     .filter(|&b| {
-        let class = match zero_sign(b) {
-            "none" => 0,
-            "sign of a" => 1,
-            "sign of a*zh" => 2,
-            _ => 3,
-        };
+        // The repair class (0, 1, 2), or 3 where the divisor takes no two products.
+        let class = fmadiv::verify::divisor::two_products_repair_class(&Divisor::new(b));
+        let class = class.unwrap_or(3);
         seen[class] += 1;
         seen[class] <= per_class
     })

@@ -75,7 +75,7 @@ pub struct DivisorChoices {
     /// Slices at least this long run the sequence (the flag-checked loop from 512 on);
     /// shorter ones do not win back its fixed costs.
     pub sequence_from: usize,
-    /// A divisor's first slice makes the proof (about 100 ns) only from this length,
+    /// A divisor's first slice makes the proof (about 60 ns) only from this length,
     /// where the proof is a few per cent of the slice's division: a `Divisor` made per row
     /// costs no more than dividing the row on the divider. A divisor used again makes it
     /// wherever the sequence runs.

@@ -71,7 +71,7 @@ const DIVIDER: [Schedule; 2] = [Schedule::Divider; 2];
 /// two-product sequence replaces one `vdivps` by two FMA-pipe operations, cheaper on every
 /// x86 CPU with FMA (the divider's throughput is 2.4 to 14 cycles per vector, two FMAs take
 /// one), once a slice is long enough to pay the flag-checked loop's fixed costs; a divisor's
-/// first slice makes the proof (about 100 ns) only where it is at most a few per cent
+/// first slice makes the proof (about 60 ns) only where it is at most a few per cent
 /// of the slice's division.
 pub(super) const DIVISOR_DEFAULT: DivisorChoices = DivisorChoices {
     sequence_from: 1024,
