@@ -152,25 +152,24 @@ pub(super) const ROWS: &[Row] = &[
         family: 6,
         models: &[(0xcf, 0xcf)],
         choices: Choices {
-            div: [Schedule::Divider, mixed(8)],
-            recip: [Schedule::Divider, mixed(4)],
+            div: [mixed(8), mixed(8)],
+            recip: [mixed(8), mixed(4)],
             divisor: DIVISOR_DEFAULT,
         },
-        evidence: "measured on family 6 model 0xcf (16 cores): \
-            `fmadiv plan --measure` in three processes (docs/bench/0x6-0xcf-plan-measured-*.txt): \
-            div mix-8 1.18-1.23x of the divider at 2K and 16K, recip mix-4 1.24-1.45x; \
-            `fmadiv bench --floors` with this row in six runs (0x6-0xcf-floors*.json): from 4K \
-            div 1.06-1.23x and recip 1.10-1.24x on normal data, 0.98-1.24x on the other kinds, one \
-            cell below 0.97x in each of two runs (0.86x at 4K, 0.93x at 16K); the mixes at \
-            64-1K lost up to 0.68x in some cells (recip at 64, 1% specials at 256), so operands \
-            in L1 keep the divider; `Divisor`'s sequence 1.19-1.51x at 1024, 1.57-3.15x from \
-            2048, proof 40-54 ns: as where nothing was measured; against the broadcast loop in ten \
-            processes 1.52-4.06x on normal data at 1K-16K, 0.94-0.97x in some cells with 1% \
-            specials or random bits; rerun with the binary of commit 6e97744 \
-            (scripts/measure_binary.sh, the files now committed): `bench --schedules` div mix-8 \
-            1.13x and recip mix-4 1.13x at 4K, floors twice 245 and 247 of 248 cells at 0.97x or \
-            above (below: div at 8 elements, 0.96x), Divisor 1.83-4.06x on normal data, 0.94x \
-            lowest (0x6-0xcf-divisors-6e97744.json); 74004c7 1.96-4.01x (0x6-0xcf-divisors.json)",
+        evidence: "measured on family 6 model 0xcf (16 cores): `fmadiv bench --schedules` \
+            (docs/bench/0x6-0xcf-schedules-8a0f08e.json): mix-8 1.33, 1.45, 1.23, 1.16, 1.19x of \
+            the divider at 256, 1K, 4K, 16K, 64K for div and recip, best or within 0.1 of the best \
+            at each size; `fmadiv bench --floors` alternating with the row before (the divider \
+            below 4096; docs/bench/0x6-0xcf-floors-mix8-ab.txt): this row 1.30-1.45x at 256-1K on \
+            normal data (div_in_place 1.18-1.29x) against 1.00x, recip 1.15x at 256 with 1% \
+            specials (an earlier binary's mixes lost up to 0.68x there), 246 and 240 of 248 cell \
+            medians at 0.97x or above in two batches of runs (the row before 247 in both; below: \
+            1% specials at 256, 0.93-0.97x, and in one batch div_in_place with 50% zeros at 256, \
+            0.90x); recip mix-8 at 16K-64K 1.15-1.19x against mix-4's 1.21-1.24x, and `plan \
+            --measure` in three processes (0x6-0xcf-plan-measured-*.txt) div mix-8 1.18-1.23x, \
+            recip mix-4 1.24-1.45x at 2K and 16K; `Divisor`: as where nothing was measured \
+            (sequence 1.19-1.51x at 1024, proof 40-54 ns), against the broadcast loop 1.33-4.06x \
+            on normal data at 1K-16K in 40 processes (0x6-0xcf-divisors*.json)",
     },
     Row {
         name: "Intel Haswell",

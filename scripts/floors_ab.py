@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Floors of two builds compared: `fmadiv bench --floors --json` of each, run alternately
+(pinned to one CPU), summarised per cell against a committed table.
+
+Run:       scripts/floors_ab.py run --rounds N --cpu C --out DIR NAME=BINARY NAME=BINARY
+Summarise: scripts/floors_ab.py summary --table TABLE.json DIR NAME NAME
+Per size:  scripts/floors_ab.py sizes DIR TEXT NAME [NAME ...]
+
+`run` writes DIR/NAME-R.json for round R of each binary (each round runs the binaries in the
+order given). `summary` prints, per binary, the cells of each run with a ratio of at least
+0.97; the cells whose median over the runs is at least 0.97; how many cells fall below 0.97
+where the table's ratio is at least 0.97; and every cell where either median is below 0.97,
+with each run's ratio. `sizes` prints, for the methods whose name contains TEXT, each
+input kind's median ratio per size, one column per binary. The verdict of one run at a small size is a draw (BENCHMARKS.md,
+"Where the floor is missed"): the medians over alternating runs are what compare."""
+import glob
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+FLOOR = 0.97
+
+
+def key(row):
+    return (row["method"], row["inputs"], row["size"])
+
+
+def run(argv):
+    rounds, cpu, out, builds = 6, "0", None, []
+    while argv:
+        if argv[0] == "--rounds":
+            rounds, argv = int(argv[1]), argv[2:]
+        elif argv[0] == "--cpu":
+            cpu, argv = argv[1], argv[2:]
+        elif argv[0] == "--out":
+            out, argv = argv[1], argv[2:]
+        else:
+            name, binary = argv[0].split("=", 1)
+            builds.append((name, binary))
+            argv = argv[1:]
+    if out is None or not builds:
+        sys.exit(__doc__)
+    os.makedirs(out, exist_ok=True)
+    for r in range(1, rounds + 1):
+        for name, binary in builds:
+            text = subprocess.run(["taskset", "-c", cpu, binary, "bench", "--floors", "--json"],
+                                  capture_output=True, text=True, check=True).stdout
+            with open(os.path.join(out, f"{name}-{r}.json"), "w") as f:
+                f.write(text)
+
+
+def cells(directory, name):
+    runs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(directory, f"{name}-*.json")))]
+    per_cell = {}
+    for d in runs:
+        for row in d["rows"]:
+            per_cell.setdefault(key(row), []).append(row["vs_baseline"])
+    return runs, per_cell
+
+
+def summary(argv):
+    if len(argv) != 5 or argv[0] != "--table":
+        sys.exit(__doc__)
+    table = {key(r): r["vs_baseline"] for r in json.load(open(argv[1]))["rows"]}
+    directory, names = argv[2], argv[3:]
+    data = {n: cells(directory, n) for n in names}
+    medians = {n: {k: statistics.median(v) for k, v in data[n][1].items()} for n in names}
+    for n in names:
+        runs, _ = data[n]
+        counts = [sum(r["vs_baseline"] >= FLOOR for r in d["rows"]) for d in runs]
+        m = medians[n]
+        missed = sum(1 for k, v in m.items() if v < FLOOR <= table.get(k, 0))
+        print(f"{n}: cells at {FLOOR} or above per run {counts}; per-cell medians at {FLOOR} or "
+              f"above {sum(v >= FLOOR for v in m.values())} of {len(m)}; below {FLOOR} where "
+              f"the table is not: {missed}")
+    print(f"table: {sum(v >= FLOOR for v in table.values())} of {len(table)} at {FLOOR} or above")
+    print(f"\ncells where a median is below {FLOOR} (medians {', '.join(names)}, table; then each run):")
+    a, b = names
+    for k in sorted(set(medians[a]) | set(medians[b])):
+        ma, mb = medians[a].get(k), medians[b].get(k)
+        if min(x for x in (ma, mb) if x is not None) >= FLOOR:
+            continue
+        fmt = lambda x: "  -  " if x is None else f"{x:.2f}"
+        runs = "  ".join(" ".join(f"{v:.2f}" for v in data[n][1].get(k, [])) for n in names)
+        print(f"  {k[0]:<44} {k[1]:<12} {k[2]:>7}: {fmt(ma)} {fmt(mb)} {fmt(table.get(k))}   {runs}")
+
+
+def sizes(argv):
+    if len(argv) < 3:
+        sys.exit(__doc__)
+    directory, text, names = argv[0], argv[1], argv[2:]
+    medians = {n: {k: statistics.median(v) for k, v in cells(directory, n)[1].items()}
+               for n in names}
+    first = medians[names[0]]
+    print(f"median ratio per size ({' / '.join(names)}):")
+    for method, inputs in sorted({(k[0], k[1]) for k in first if text in k[0]}):
+        row = [f"{size}: " + " ".join(f"{medians[n].get((method, inputs, size), float('nan')):.2f}"
+                                      for n in names)
+               for size in sorted(k[2] for k in first if k[:2] == (method, inputs))]
+        print(f"  {method:<30} {inputs:<12} " + "  ".join(row))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["run"]:
+        run(sys.argv[2:])
+    elif sys.argv[1:2] == ["sizes"]:
+        sizes(sys.argv[2:])
+    elif sys.argv[1:2] == ["summary"]:
+        summary(sys.argv[2:])
+    else:
+        sys.exit(__doc__)
