@@ -10,9 +10,10 @@ Per size:  scripts/floors_ab.py sizes DIR TEXT NAME [NAME ...]
 order given). `summary` prints, per binary, the cells of each run with a ratio of at least
 0.97; the cells whose median over the runs is at least 0.97; how many cells fall below 0.97
 where the table's ratio is at least 0.97; and every cell where either median is below 0.97,
-with each run's ratio. `sizes` prints, for the methods whose name contains TEXT, each
-input kind's median ratio per size, one column per binary. The verdict of one run at a small size is a draw (BENCHMARKS.md,
-"Where the floor is missed"): the medians over alternating runs are what compare."""
+with each run's ratio. `sizes` prints, for the methods whose name contains TEXT, each input
+kind's median ratio per size, one column per binary. The verdict of one run at a small size
+is a draw (BENCHMARKS.md, "Where the floor is missed"): the medians over alternating runs
+are what compare."""
 import glob
 import json
 import os
@@ -25,6 +26,11 @@ FLOOR = 0.97
 
 def key(row):
     return (row["method"], row["inputs"], row["size"])
+
+
+def ratio(x):
+    """A median for a table column, or a dash where the cell was not measured."""
+    return "  -  " if x is None else f"{x:.2f}"
 
 
 def run(argv):
@@ -52,7 +58,8 @@ def run(argv):
 
 
 def cells(directory, name):
-    runs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(directory, f"{name}-*.json")))]
+    paths = sorted(glob.glob(os.path.join(directory, f"{name}-*.json")))
+    runs = [json.load(open(p)) for p in paths]
     per_cell = {}
     for d in runs:
         for row in d["rows"]:
@@ -76,15 +83,16 @@ def summary(argv):
               f"above {sum(v >= FLOOR for v in m.values())} of {len(m)}; below {FLOOR} where "
               f"the table is not: {missed}")
     print(f"table: {sum(v >= FLOOR for v in table.values())} of {len(table)} at {FLOOR} or above")
-    print(f"\ncells where a median is below {FLOOR} (medians {', '.join(names)}, table; then each run):")
+    print(f"\ncells where a median is below {FLOOR} (medians {', '.join(names)}, table; "
+          "then each run):")
     a, b = names
     for k in sorted(set(medians[a]) | set(medians[b])):
         ma, mb = medians[a].get(k), medians[b].get(k)
         if min(x for x in (ma, mb) if x is not None) >= FLOOR:
             continue
-        fmt = lambda x: "  -  " if x is None else f"{x:.2f}"
         runs = "  ".join(" ".join(f"{v:.2f}" for v in data[n][1].get(k, [])) for n in names)
-        print(f"  {k[0]:<44} {k[1]:<12} {k[2]:>7}: {fmt(ma)} {fmt(mb)} {fmt(table.get(k))}   {runs}")
+        print(f"  {k[0]:<44} {k[1]:<12} {k[2]:>7}: {ratio(ma)} {ratio(mb)} "
+              f"{ratio(table.get(k))}   {runs}")
 
 
 def sizes(argv):
