@@ -77,11 +77,11 @@ fn sequence<W: Vector, const S: u8>(w: W, d: Consts<W>, a: W::F) -> W::F {
 /// One vector's quotients by the strategy's sequence, and the mask of lanes it cannot
 /// guarantee.
 #[inline(always)]
-fn fast<W: Vector, const S: u8>(w: W, d: Consts<W>, a: W::F) -> (W::F, W::I) {
+fn fast<W: Vector, const S: u8>(w: W, d: Consts<W>, a: W::F) -> (W::F, W::M) {
     let q = sequence::<W, S>(w, d, a);
     let bad = match S {
         // Exact for every input.
-        RECIPROCAL | HARDWARE => w.splat_bits(0),
+        RECIPROCAL | HARDWARE => w.no_lanes(),
         // |q| in [min_quotient, MAX] as one signed compare (as in the kernel). Infinite
         // results are not trusted: a·zl itself overflows when |a/b| is far above MAX, and
         // fma(a, zh, ±inf) then has the sign of a·zl.
@@ -138,7 +138,7 @@ unsafe fn fix_block<W: Vector>(
     w: W,
     b: W::F,
     x: [W::F; UNROLL],
-    r: [(W::F, W::I); UNROLL],
+    r: [(W::F, W::M); UNROLL],
     out: *mut f32,
 ) -> usize {
     w.cold(
@@ -200,9 +200,11 @@ pub(super) unsafe fn divide_loop<W: Vector, const S: u8>(
         // SAFETY: i + block <= len: inside both slices; unaligned access is allowed.
         unsafe {
             let x: [W::F; UNROLL] = array_of(w.splat(0.0), |k| w.load(a.add(i + k * W::LANES)));
-            let none = (w.splat(0.0), w.splat_bits(0));
-            let r: [(W::F, W::I); UNROLL] = array_of(none, |k| fast::<W, S>(w, consts, x[k]));
-            let flagged = r.iter().fold(w.splat_bits(0), |m, &(_, bad)| w.or(m, bad));
+            let none = (w.splat(0.0), w.no_lanes());
+            let r: [(W::F, W::M); UNROLL] = array_of(none, |k| fast::<W, S>(w, consts, x[k]));
+            let flagged = r
+                .iter()
+                .fold(w.no_lanes(), |m, &(_, bad)| w.mask_or(m, bad));
             if !w.any(flagged) {
                 backoff.passed();
                 for (k, (q, _)) in r.iter().enumerate() {

@@ -73,7 +73,7 @@ fn toward_exact<W: Vector, const V: u8>(w: W, a: W::F, b: W::F, q: W::F) -> W::I
     // where q is exact.
     let r = w.neg_mul_add(q, b, a);
     // -1 where q is inexact, 0 where it is exact.
-    let inexact = w.nonzero(r);
+    let inexact = w.mask_lanes(w.nonzero(r));
     // The exact quotient lies farther from zero than q where sign(r)·sign(a) > 0: a/b - q
     // = r/b, and q has the sign of a/b, which is sign(a)·sign(b).
     let a = dividend_or_weakened::<W, V>(a, q);
@@ -153,6 +153,7 @@ pub fn round_from_plus_zero<W: Vector, const MODE: u8, const V: u8>(
             let a = dividend_or_weakened::<W, V>(a, q);
             let sign_of_a = w.and(w.bits(a), w.splat_bits(crate::bits::SIGN_MASK));
             let nearer_zero = w.negative_signaling(w.float(w.xor(w.bits(r), sign_of_a)));
+            let nearer_zero = w.mask_lanes(nearer_zero);
             w.float(w.add(w.bits(q), nearer_zero))
         }
     }

@@ -150,14 +150,14 @@ impl<W: Vector> InputCheck<W> {
         }
     }
 
-    /// All-ones in the lanes the fast path guarantees.
+    /// The lanes the fast path guarantees.
     #[inline(always)]
-    pub fn accepted(self, w: W) -> W::I {
+    pub fn accepted(self, w: W) -> W::M {
         let last = w.splat_bits(INPUT_WINDOW_SPAN - 1);
         // Unsigned `window <= SPAN - 1`, as max(window, SPAN - 1) == SPAN - 1.
         let inside = w.equal(w.max_u32(self.window, last), last);
         let near_all_ones = w.equal(self.all_ones, w.splat_bits(NEAR_ALL_ONES_FIELD));
-        w.and_not(near_all_ones, inside)
+        w.mask_and_not(near_all_ones, inside)
     }
 
     /// Whether every lane is guaranteed.
@@ -174,10 +174,10 @@ pub fn fast_path_of<W: Vector, const V: u8, const RECIP: bool>(
     w: W,
     a: W::F,
     b: W::F,
-) -> (W::F, W::I) {
+) -> (W::F, W::M) {
     let quotient = kernel_quotient::<W, V, RECIP>(w, a, b);
     let accepted = InputCheck::of::<V, RECIP>(w, a, b).accepted(w);
-    let flagged = w.xor(accepted, w.splat_bits(u32::MAX));
+    let flagged = w.mask_not(accepted);
     (quotient, flagged)
 }
 

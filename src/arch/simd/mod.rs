@@ -12,8 +12,11 @@
 //! (`crate::rounding`) and the `Divisor`'s lane-checked loops (`crate::divisor`, whose
 //! flag-checked two-product loop is AVX2 assembly).
 //!
-//! Lane masks are integer vectors whose lanes are all ones or all zeros, as AVX2 makes
-//! them; a backend with mask registers converts at its edges.
+//! Lane masks are a type of the backend's own ([`Vector::M`]): AVX2's are integer vectors
+//! whose lanes are all ones or all zeros, AVX-512's are `k` registers (one bit a lane).
+//! The generic code combines them only through the trait, so neither width converts; where
+//! it needs a mask as numbers (the directed step's `±1`), [`Vector::mask_lanes`] makes them,
+//! free on AVX2.
 
 pub mod directed;
 pub mod kernel;
@@ -184,8 +187,10 @@ pub unsafe trait Vector: Copy {
     const LANES: usize;
     /// `LANES` f32 lanes.
     type F: Copy;
-    /// `LANES` 32-bit lanes of bit patterns and lane masks.
+    /// `LANES` 32-bit lanes of bit patterns.
     type I: Copy;
+    /// A mask of lanes: which lanes a compare found true.
+    type M: Copy;
 
     /// Loads `LANES` floats from `p`.
     ///
@@ -261,30 +266,40 @@ pub unsafe trait Vector: Copy {
     fn shift_left_1(self, a: Self::I) -> Self::I;
     /// Lane-wise unsigned maximum.
     fn max_u32(self, a: Self::I, b: Self::I) -> Self::I;
-    /// All ones where `a == b`.
-    fn equal(self, a: Self::I, b: Self::I) -> Self::I;
-    /// All ones where `a > b` as signed integers.
-    fn greater(self, a: Self::I, b: Self::I) -> Self::I;
+    /// The lanes where `a == b`.
+    fn equal(self, a: Self::I, b: Self::I) -> Self::M;
+    /// The lanes where `a > b` as signed integers.
+    fn greater(self, a: Self::I, b: Self::I) -> Self::M;
     /// Lane-wise signed minimum.
     fn min_signed(self, a: Self::I, b: Self::I) -> Self::I;
     /// `x` where `sign > 0`, `-x` where `sign < 0`, `0` where `sign == 0`, as signed
     /// integers (SSSE3's `psignd`).
     fn sign_by(self, x: Self::I, sign: Self::I) -> Self::I;
-    /// All ones where `x` is not a zero of either sign (nor a NaN).
-    fn nonzero(self, x: Self::F) -> Self::I;
-    /// All ones where `x < 0` (not `-0`), by a signaling compare: a NaN raises invalid.
-    fn negative_signaling(self, x: Self::F) -> Self::I;
+    /// The lanes where `x` is not a zero of either sign (nor a NaN).
+    fn nonzero(self, x: Self::F) -> Self::M;
+    /// The lanes where `x < 0` (not `-0`), by a signaling compare: a NaN raises invalid.
+    fn negative_signaling(self, x: Self::F) -> Self::M;
     /// Lane-wise `min(a, b)` of floats that are not NaNs, and not both zeros.
     fn minimum(self, a: Self::F, b: Self::F) -> Self::F;
     /// Lane-wise `max(a, b)` of floats that are not NaNs, and not both zeros.
     fn maximum(self, a: Self::F, b: Self::F) -> Self::F;
 
-    /// Whether every bit of `m` is set (every lane of a mask).
-    fn all(self, m: Self::I) -> bool;
-    /// Whether any lane of the mask `m` is set.
-    fn any(self, m: Self::I) -> bool;
-    /// `b` in the lanes where the mask `m` is set, `a` elsewhere.
-    fn blend(self, a: Self::F, b: Self::F, m: Self::I) -> Self::F;
+    /// No lane.
+    fn no_lanes(self) -> Self::M;
+    /// The lanes of `b` that are not in `a`.
+    fn mask_and_not(self, a: Self::M, b: Self::M) -> Self::M;
+    /// The lanes of `a` or `b`.
+    fn mask_or(self, a: Self::M, b: Self::M) -> Self::M;
+    /// The lanes not in `m`.
+    fn mask_not(self, m: Self::M) -> Self::M;
+    /// `-1` (all ones) in the lanes of `m`, `0` elsewhere.
+    fn mask_lanes(self, m: Self::M) -> Self::I;
+    /// Whether every lane is in `m`.
+    fn all(self, m: Self::M) -> bool;
+    /// Whether any lane is in `m`.
+    fn any(self, m: Self::M) -> bool;
+    /// `b` in the lanes of `m`, `a` elsewhere.
+    fn blend(self, a: Self::F, b: Self::F, m: Self::M) -> Self::F;
 
     /// Runs `f` out of line, in a function compiled for the backend's instructions (a
     /// generic function cannot name them): the slow paths the hot loops keep out of their

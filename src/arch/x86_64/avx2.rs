@@ -83,6 +83,8 @@ unsafe impl Vector for Avx2Fma {
     const LANES: usize = LANES;
     type F = __m256;
     type I = __m256i;
+    /// AVX2 has no mask registers: a mask is a vector of all-ones or all-zeros lanes.
+    type M = __m256i;
 
     #[inline(always)]
     unsafe fn load(self, p: *const f32) -> __m256 {
@@ -282,6 +284,36 @@ unsafe impl Vector for Avx2Fma {
     fn maximum(self, a: __m256, b: __m256) -> __m256 {
         // SAFETY: `self` proves AVX.
         unsafe { _mm256_max_ps(a, b) }
+    }
+
+    #[inline(always)]
+    fn no_lanes(self) -> __m256i {
+        // SAFETY: `self` proves AVX.
+        unsafe { _mm256_setzero_si256() }
+    }
+
+    #[inline(always)]
+    fn mask_and_not(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: `self` proves AVX2.
+        unsafe { _mm256_andnot_si256(a, b) }
+    }
+
+    #[inline(always)]
+    fn mask_or(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: `self` proves AVX2.
+        unsafe { _mm256_or_si256(a, b) }
+    }
+
+    #[inline(always)]
+    fn mask_not(self, m: __m256i) -> __m256i {
+        // SAFETY: `self` proves AVX2.
+        unsafe { _mm256_xor_si256(m, _mm256_set1_epi32(-1)) }
+    }
+
+    #[inline(always)]
+    fn mask_lanes(self, m: __m256i) -> __m256i {
+        // A mask already is all ones or zeros per lane.
+        m
     }
 
     #[inline(always)]
