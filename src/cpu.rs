@@ -96,7 +96,8 @@ impl Cpu {
         self.avx2_fma
     }
 
-    /// Whether the CPU has AVX-512F (no backend uses it yet).
+    /// Whether the CPU has AVX-512F (and the operating system saves its opmask and ZMM
+    /// state).
     pub fn has_avx512f(&self) -> bool {
         self.avx512f
     }
@@ -130,6 +131,14 @@ fn this_cpu() -> &'static Cpu {
 #[inline]
 pub fn has_avx2_fma() -> bool {
     this_cpu().avx2_fma
+}
+
+/// Whether this CPU has AVX-512F and the operating system saves its opmask and ZMM state:
+/// what the library's AVX-512 backend is checked against.
+#[cfg(fmadiv_x86)]
+#[inline]
+pub fn has_avx512f() -> bool {
+    this_cpu().avx512f
 }
 
 impl fmt::Display for Cpu {

@@ -8,18 +8,96 @@ use core::fmt;
 pub enum Backend {
     /// The AVX2+FMA kernel: rcp seed, Halley step, Markstein correction, exact slow path.
     Avx2Fma,
+    /// The same kernel and loops sixteen lanes at a time with AVX-512F (`vrcp14ps` seed, `k`
+    /// masks, masked tails) for the slice functions and directed rounding; the rest runs
+    /// the AVX2+FMA code. Opt-in (`FMADIV_BACKEND=avx512`) until the full test suite has
+    /// run natively on a CPU family ([`avx512_by_default`]).
+    Avx512,
     /// Hardware division lane by lane (SSE `divps` on x86-64), with x86's NaN bits.
     Portable,
+    /// The software model of the sixteen-lane instructions (feature `verify`, for tests),
+    /// with the given `vrcp14ps` table: the 512-bit paths run on it, the others on AVX2+FMA
+    /// where the CPU has it.
+    #[cfg(all(fmadiv_x86, feature = "verify"))]
+    Avx512Model(crate::arch::x86_64::avx512_model::Seeds),
+}
+
+impl Backend {
+    /// The name `FMADIV_BACKEND` takes: `avx512`, `avx2`, `portable` (and, with the
+    /// feature `verify`, `avx512-model`, `avx512-model-low`, `avx512-model-high`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Avx2Fma => "avx2",
+            Backend::Avx512 => "avx512",
+            Backend::Portable => "portable",
+            #[cfg(all(fmadiv_x86, feature = "verify"))]
+            Backend::Avx512Model(seeds) => {
+                use crate::arch::x86_64::avx512_model::Seeds;
+                match seeds {
+                    Seeds::Intel => "avx512-model",
+                    Seeds::Low => "avx512-model-low",
+                    Seeds::High => "avx512-model-high",
+                }
+            }
+        }
+    }
+
+    /// Every backend this build knows, by [`Backend::name`].
+    pub fn all() -> Vec<Backend> {
+        #[allow(unused_mut)]
+        let mut all = vec![Backend::Avx512, Backend::Avx2Fma, Backend::Portable];
+        #[cfg(all(fmadiv_x86, feature = "verify"))]
+        all.extend(
+            crate::arch::x86_64::avx512_model::Seeds::ALL
+                .into_iter()
+                .map(Backend::Avx512Model),
+        );
+        all
+    }
+
+    /// Parses [`Backend::name`]; anything else is an error that lists the names.
+    pub fn from_name(name: &str) -> Result<Backend, String> {
+        Backend::all()
+            .into_iter()
+            .find(|b| b.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Backend::all().into_iter().map(Backend::name).collect();
+                format!("{name:?} names no backend (one of: {})", names.join(", "))
+            })
+    }
+
+    /// Whether this CPU can run the backend (the model runs on every x86-64 CPU).
+    pub fn runs_here(self) -> bool {
+        match self {
+            Backend::Portable => true,
+            Backend::Avx2Fma => crate::cpu::Cpu::this().has_avx2_fma(),
+            Backend::Avx512 => {
+                let cpu = crate::cpu::Cpu::this();
+                cpu.has_avx512f() && cpu.has_avx2_fma()
+            }
+            #[cfg(all(fmadiv_x86, feature = "verify"))]
+            Backend::Avx512Model(_) => true,
+        }
+    }
 }
 
 impl fmt::Display for Backend {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Backend::Avx2Fma => {
-                "avx2+fma: exact FMA kernel (rcp + Halley + Markstein correction) and divider; fmadiv::plan() says which schedule runs"
-            }
-            Backend::Portable => "portable (hardware divide per lane, x86 NaN rules)",
-        })
+        match self {
+            Backend::Avx2Fma => f.write_str(
+                "avx2+fma: exact FMA kernel (rcp + Halley + Markstein correction) and divider; fmadiv::plan() says which schedule runs",
+            ),
+            Backend::Avx512 => f.write_str(
+                "avx512: 16-lane FMA kernel (vrcp14 + Halley + Markstein correction) and 512-bit divider for the slice functions and directed rounding, avx2+fma for the rest",
+            ),
+            Backend::Portable => f.write_str("portable (hardware divide per lane, x86 NaN rules)"),
+            #[cfg(all(fmadiv_x86, feature = "verify"))]
+            Backend::Avx512Model(seeds) => write!(
+                f,
+                "avx512 software model ({} vrcp14 table; for tests): the 512-bit paths emulated, avx2+fma for the rest",
+                seeds.name()
+            ),
+        }
     }
 }
 
@@ -27,49 +105,134 @@ impl fmt::Display for Backend {
 /// path on any CPU (for comparisons; the bits are the same).
 pub const FORCE_PORTABLE_ENV: &str = "FMADIV_FORCE_PORTABLE";
 
+/// Set this environment variable to a [`Backend::name`] before the first division to force
+/// that backend. A name that is no backend's, or a backend this CPU cannot run, panics at
+/// the first division with a message saying so: an override that cannot be honoured is
+/// never silently dropped.
+pub const BACKEND_ENV: &str = "FMADIV_BACKEND";
+
+/// The CPU families on which the 512-bit backend is the default: those where the full test
+/// suite ran natively with it (`scripts/native-avx512.sh`; output committed under
+/// `docs/bench/native-*` or given in the project's shared native folder), as `(vendor,
+/// family, model)`. None yet: everywhere else the backend is opt-in through
+/// [`BACKEND_ENV`].
+pub const AVX512_NATIVE_EVIDENCE: [(&str, u32, u32); 0] = [];
+
+/// Whether the 512-bit backend is this CPU's default (it has AVX-512F and its family is in
+/// [`AVX512_NATIVE_EVIDENCE`]).
+pub fn avx512_by_default(cpu: &crate::cpu::Cpu) -> bool {
+    cpu.has_avx512f()
+        && cpu.has_avx2_fma()
+        && AVX512_NATIVE_EVIDENCE
+            .iter()
+            .any(|&(vendor, family, model)| {
+                cpu.vendor_id() == vendor && cpu.family() == family && cpu.model() == model
+            })
+}
+
+/// The backend the environment asks for, if any: `Err` with the message for one that
+/// names no backend or one this CPU cannot run.
+fn forced() -> Result<Option<Backend>, String> {
+    if std::env::var_os(FORCE_PORTABLE_ENV).is_some_and(|v| v == "1") {
+        return Ok(Some(Backend::Portable));
+    }
+    let Some(value) = std::env::var_os(BACKEND_ENV) else {
+        return Ok(None);
+    };
+    let name = value.to_string_lossy();
+    let name = name.trim();
+    if name.is_empty() {
+        return Ok(None);
+    }
+    let backend = Backend::from_name(name).map_err(|e| format!("fmadiv: {BACKEND_ENV}={e}"))?;
+    if !backend.runs_here() {
+        return Err(format!(
+            "fmadiv: {BACKEND_ENV}={name} asks for a backend this CPU cannot run ({})",
+            crate::cpu::Cpu::this()
+        ));
+    }
+    Ok(Some(backend))
+}
+
+/// The backend of this process: the forced one, else the best this CPU has by default.
+fn choose() -> Backend {
+    match forced() {
+        Ok(Some(b)) => b,
+        Ok(None) => {
+            let cpu = crate::cpu::Cpu::this();
+            if avx512_by_default(&cpu) {
+                Backend::Avx512
+            } else if cpu.has_avx2_fma() {
+                Backend::Avx2Fma
+            } else {
+                Backend::Portable
+            }
+        }
+        Err(message) => panic!("{message}"),
+    }
+}
+
 #[cfg(all(fmadiv_x86, not(fmadiv_static_avx2_fma)))]
 mod cache {
-    use super::{Backend, FORCE_PORTABLE_ENV};
-    use crate::arch::x86_64::avx2::Avx2Fma;
+    use super::Backend;
     use core::sync::atomic::{AtomicU8, Ordering};
 
     const UNKNOWN: u8 = 0;
     const AVX2_FMA: u8 = 1;
     const PORTABLE: u8 = 2;
+    const AVX512: u8 = 3;
+    #[cfg(feature = "verify")]
+    const MODEL: u8 = 4;
 
     static BACKEND: AtomicU8 = AtomicU8::new(UNKNOWN);
 
+    /// The backend a stored code stands for.
+    #[inline]
+    fn decode(code: u8) -> Option<Backend> {
+        match code {
+            AVX2_FMA => Some(Backend::Avx2Fma),
+            PORTABLE => Some(Backend::Portable),
+            AVX512 => Some(Backend::Avx512),
+            #[cfg(feature = "verify")]
+            c if c >= MODEL => {
+                let seeds = crate::arch::x86_64::avx512_model::Seeds::ALL;
+                seeds
+                    .get(usize::from(c - MODEL))
+                    .map(|&s| Backend::Avx512Model(s))
+            }
+            _ => None,
+        }
+    }
+
     #[inline]
     pub fn backend() -> Backend {
-        match BACKEND.load(Ordering::Relaxed) {
-            AVX2_FMA => Backend::Avx2Fma,
-            PORTABLE => Backend::Portable,
-            _ => detect(),
-        }
+        decode(BACKEND.load(Ordering::Relaxed)).unwrap_or_else(detect)
     }
 
     /// The backend if it is detected already (no detection): for hot paths that have a
     /// slower correct way when it is not.
     #[inline]
     pub fn known() -> Option<Backend> {
-        match BACKEND.load(Ordering::Relaxed) {
-            AVX2_FMA => Some(Backend::Avx2Fma),
-            PORTABLE => Some(Backend::Portable),
-            _ => None,
-        }
+        decode(BACKEND.load(Ordering::Relaxed))
     }
 
     #[cold]
     fn detect() -> Backend {
-        let forced = std::env::var_os(FORCE_PORTABLE_ENV).is_some_and(|v| v == "1");
-        let choice = if !forced && Avx2Fma::new().is_some() {
-            AVX2_FMA
-        } else {
-            PORTABLE
+        let choice = super::choose();
+        let code = match choice {
+            Backend::Avx2Fma => AVX2_FMA,
+            Backend::Portable => PORTABLE,
+            Backend::Avx512 => AVX512,
+            #[cfg(feature = "verify")]
+            Backend::Avx512Model(s) => {
+                let seeds = crate::arch::x86_64::avx512_model::Seeds::ALL;
+                // Three tables: the index fits a u8.
+                MODEL + seeds.iter().position(|&t| t == s).unwrap_or(0) as u8
+            }
         };
         // Racing first calls all store the same value.
-        BACKEND.store(choice, Ordering::Relaxed);
-        backend()
+        BACKEND.store(code, Ordering::Relaxed);
+        choice
     }
 }
 
@@ -90,6 +253,46 @@ pub fn backend() -> Backend {
     }
 }
 
+/// Runs `$with!(module)` with the entry points (`crate::arch::simd::entry_points`) of
+/// `$backend` (a [`Backend`] the caller knows this CPU runs), or evaluates `$none` for the
+/// portable path: the one place that maps a backend to its compiled loops.
+#[cfg(fmadiv_x86)]
+macro_rules! with_entry {
+    ($backend:expr, $with:ident, $none:expr) => {{
+        #[allow(unused_imports)]
+        use crate::arch::x86_64::{avx2, avx512};
+        match $backend {
+            crate::Backend::Avx2Fma => $with!(avx2::entry),
+            crate::Backend::Avx512 => $with!(avx512::entry),
+            #[cfg(feature = "verify")]
+            crate::Backend::Avx512Model(seeds) => {
+                use crate::arch::x86_64::avx512_model::{Seeds, high, intel, low};
+                match seeds {
+                    Seeds::Intel => $with!(intel::entry),
+                    Seeds::Low => $with!(low::entry),
+                    Seeds::High => $with!(high::entry),
+                }
+            }
+            _ => $none,
+        }
+    }};
+}
+#[cfg(fmadiv_x86)]
+pub(crate) use with_entry;
+
+/// Whether a backend in use proves AVX2+FMA: the 512-bit one does (its proof includes them);
+/// the model does where the CPU has them.
+#[cfg(fmadiv_x86)]
+#[inline]
+fn proves_avx2_fma(b: Backend) -> bool {
+    match b {
+        Backend::Avx2Fma | Backend::Avx512 => true,
+        Backend::Portable => false,
+        #[cfg(feature = "verify")]
+        Backend::Avx512Model(_) => crate::cpu::has_avx2_fma(),
+    }
+}
+
 /// The AVX2+FMA proof if that kernel is the one in use and already detected (`None` before
 /// the first detection): one load, with no detection call on the caller's path.
 #[cfg(fmadiv_x86)]
@@ -99,22 +302,16 @@ pub(crate) fn avx2_fma_known() -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
     let known = Some(Backend::Avx2Fma);
     #[cfg(not(fmadiv_static_avx2_fma))]
     let known = cache::known();
-    match known? {
-        // SAFETY: the backend is Avx2Fma only when the features were detected or enabled
-        // at compile time.
-        Backend::Avx2Fma => Some(unsafe { crate::arch::x86_64::avx2::Avx2Fma::new_unchecked() }),
-        Backend::Portable => None,
-    }
+    // SAFETY: a backend that proves AVX2+FMA is in use only where the features were
+    // detected or enabled at compile time.
+    proves_avx2_fma(known?).then(|| unsafe { crate::arch::x86_64::avx2::Avx2Fma::new_unchecked() })
 }
 
-/// The AVX2+FMA proof, if that kernel is the one in use.
+/// The AVX2+FMA proof, if a backend that has it is the one in use.
 #[cfg(fmadiv_x86)]
 #[inline]
 pub(crate) fn avx2_fma() -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
-    match backend() {
-        // SAFETY: `backend()` returns Avx2Fma only when the features were detected or
-        // enabled at compile time.
-        Backend::Avx2Fma => Some(unsafe { crate::arch::x86_64::avx2::Avx2Fma::new_unchecked() }),
-        Backend::Portable => None,
-    }
+    // SAFETY: as in `avx2_fma_known`.
+    proves_avx2_fma(backend())
+        .then(|| unsafe { crate::arch::x86_64::avx2::Avx2Fma::new_unchecked() })
 }

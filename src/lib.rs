@@ -47,7 +47,7 @@
 //! 7 slices      slices rounding
 //! 6 plan        plan
 //! 5 choosing    dispatch schedule
-//! 4 backends    arch::x86_64::avx2
+//! 4 backends    arch::x86_64::avx2 arch::x86_64::avx512 arch::x86_64::avx512_model
 //! 3 loops       arch::simd arch::simd::loops arch::simd::directed
 //! 2 arithmetic  arch::portable arch::simd::kernel arch::x86_64::mode arch::x86_64::short seeds
 //! 1 ground      bits variant backoff cpu kernel_notes
@@ -78,7 +78,9 @@ mod variant;
 pub mod verify;
 
 pub use cpu::{Cpu, Vendor};
-pub use dispatch::{Backend, FORCE_PORTABLE_ENV, backend};
+pub use dispatch::{
+    AVX512_NATIVE_EVIDENCE, BACKEND_ENV, Backend, FORCE_PORTABLE_ENV, avx512_by_default, backend,
+};
 pub use divisor::{Divisor, Strategy, div_scalar, recip};
 pub use plan::{Plan, plan};
 pub use rounding::{Rounding, div_bounds, div_rounded};

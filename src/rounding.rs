@@ -130,25 +130,35 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
     }
     #[cfg(fmadiv_x86)]
     {
-        use crate::arch::simd::directed::SHIPPED;
-        use crate::arch::x86_64::{avx2::entry, mode as mxcsr};
+        use crate::arch::x86_64::mode as mxcsr;
         let (x, y, o, n) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len());
-        if crate::dispatch::avx2_fma().is_some() {
-            // SAFETY: AVX2+FMA are in use; a and b are readable and out writable for n
-            // floats, and out (a unique borrow) overlaps neither.
-            unsafe {
-                match mode {
-                    Rounding::Nearest => entry::div_in_mode::<{ mxcsr::NEAREST }>(x, y, o, n),
-                    Rounding::Down => entry::div_rounded::<{ mxcsr::DOWN }, SHIPPED>(x, y, o, n),
-                    Rounding::Up => entry::div_rounded::<{ mxcsr::UP }, SHIPPED>(x, y, o, n),
-                    Rounding::TowardZero => {
-                        entry::div_rounded::<{ mxcsr::TOWARD_ZERO }, SHIPPED>(x, y, o, n)
+        /// The directed loop of the backend whose entry points `$entry` names.
+        macro_rules! rounded_with {
+            ($entry:path) => {{
+                use crate::arch::simd::directed::SHIPPED;
+                use $entry as entry;
+                // SAFETY: the backend is in use (its features present); a and b are
+                // readable and out writable for n floats, and out (a unique borrow)
+                // overlaps neither.
+                unsafe {
+                    match mode {
+                        Rounding::Nearest => entry::div_in_mode::<{ mxcsr::NEAREST }>(x, y, o, n),
+                        Rounding::Down => {
+                            entry::div_rounded::<{ mxcsr::DOWN }, SHIPPED>(x, y, o, n)
+                        }
+                        Rounding::Up => entry::div_rounded::<{ mxcsr::UP }, SHIPPED>(x, y, o, n),
+                        Rounding::TowardZero => {
+                            entry::div_rounded::<{ mxcsr::TOWARD_ZERO }, SHIPPED>(x, y, o, n)
+                        }
                     }
                 }
-            }
-        } else {
-            mxcsr::div_in_mode_sse(a, b, out, mode.control());
+            }};
         }
+        crate::dispatch::with_entry!(
+            crate::backend(),
+            rounded_with,
+            mxcsr::div_in_mode_sse(a, b, out, mode.control())
+        );
     }
     #[cfg(not(fmadiv_x86))]
     for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
@@ -175,17 +185,24 @@ pub fn div_bounds(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
     check("div_bounds", &[a.len(), b.len(), lo.len(), hi.len()]);
     #[cfg(fmadiv_x86)]
     {
-        use crate::arch::simd::directed::SHIPPED;
-        use crate::arch::x86_64::{avx2::entry, mode as mxcsr};
-        if crate::dispatch::avx2_fma().is_some() {
-            let (x, y, n) = (a.as_ptr(), b.as_ptr(), a.len());
-            // SAFETY: AVX2+FMA are in use; a and b are readable and lo, hi writable for n
-            // floats; lo and hi are unique borrows, overlapping nothing.
-            unsafe { entry::div_bounds::<SHIPPED>(x, y, lo.as_mut_ptr(), hi.as_mut_ptr(), n) };
-        } else {
+        use crate::arch::x86_64::mode as mxcsr;
+        let (x, y, n) = (a.as_ptr(), b.as_ptr(), a.len());
+        let (l, h) = (lo.as_mut_ptr(), hi.as_mut_ptr());
+        /// Both bounds by the backend whose entry points `$entry` names.
+        macro_rules! bounds_with {
+            ($entry:path) => {{
+                use crate::arch::simd::directed::SHIPPED;
+                use $entry as entry;
+                // SAFETY: the backend is in use (its features present); a and b are
+                // readable and lo, hi writable for n floats; lo and hi are unique borrows,
+                // overlapping nothing.
+                unsafe { entry::div_bounds::<SHIPPED>(x, y, l, h, n) }
+            }};
+        }
+        crate::dispatch::with_entry!(crate::backend(), bounds_with, {
             mxcsr::div_in_mode_sse(a, b, lo, Rounding::Down.control());
             mxcsr::div_in_mode_sse(a, b, hi, Rounding::Up.control());
-        }
+        });
     }
     #[cfg(not(fmadiv_x86))]
     for (((l, h), &x), &y) in lo.iter_mut().zip(hi.iter_mut()).zip(a).zip(b) {

@@ -144,10 +144,10 @@ impl fmt::Display for UnknownSchedule {
 impl std::error::Error for UnknownSchedule {}
 
 #[cfg(feature = "verify")]
-/// Whether schedule `s` can run on this CPU: the portable path always, the others with
-/// AVX2+FMA in use.
+/// Whether schedule `s` can run on this CPU: the portable path always, the others with a
+/// SIMD backend in use.
 pub(crate) fn runs_here(s: Schedule) -> bool {
-    s == Schedule::Portable || crate::backend() == crate::Backend::Avx2Fma
+    s == Schedule::Portable || crate::backend() != crate::Backend::Portable
 }
 
 #[cfg(feature = "verify")]
@@ -216,6 +216,14 @@ pub(crate) fn raw_fn<const RECIP: bool>(s: Schedule) -> RawFn {
 /// The backend table: each SIMD backend's row names its entry points (see
 /// `crate::arch::simd::entry_points`); the portable path runs everything else.
 pub(crate) fn kernel_fn<const RECIP: bool, const GUARDED: bool>(s: Schedule) -> RawFn {
+    kernel_fn_on::<RECIP, GUARDED>(crate::backend(), s)
+}
+
+/// [`kernel_fn`] on a given backend, which the caller knows this CPU runs.
+pub(crate) fn kernel_fn_on<const RECIP: bool, const GUARDED: bool>(
+    backend: crate::Backend,
+    s: Schedule,
+) -> RawFn {
     /// Schedule `s`'s loop among one backend's entry points.
     #[cfg(fmadiv_x86)]
     macro_rules! loop_of {
@@ -237,23 +245,30 @@ pub(crate) fn kernel_fn<const RECIP: bool, const GUARDED: bool>(s: Schedule) -> 
             }
         }};
     }
-    match crate::backend() {
-        #[cfg(fmadiv_x86)]
-        crate::Backend::Avx2Fma => loop_of!(crate::arch::x86_64::avx2::entry),
-        _ => {
-            let _ = s;
-            portable::div_raw::<RECIP>
-        }
+    #[cfg(fmadiv_x86)]
+    return crate::dispatch::with_entry!(backend, loop_of, portable::div_raw::<RECIP>);
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (backend, s);
+        portable::div_raw::<RECIP>
     }
 }
 
 /// [`raw_fn`] for an output that overlaps neither input (`div`, `try_div`, `recip`):
 /// the divider alone then runs a loop the compiler knows to be alias-free.
 pub(crate) fn raw_fn_disjoint<const RECIP: bool>(s: Schedule) -> RawFn {
-    match (crate::backend(), s) {
+    /// The alias-free divider loop of a backend's entry points.
+    #[cfg(fmadiv_x86)]
+    macro_rules! disjoint_of {
+        ($entry:path) => {{
+            use $entry as entry;
+            entry::divider_disjoint::<RECIP> as RawFn
+        }};
+    }
+    match s {
         #[cfg(fmadiv_x86)]
-        (crate::Backend::Avx2Fma, Schedule::Divider) => {
-            crate::arch::x86_64::avx2::entry::divider_disjoint::<RECIP>
+        Schedule::Divider => {
+            crate::dispatch::with_entry!(crate::backend(), disjoint_of, raw_fn::<RECIP>(s))
         }
         _ => raw_fn::<RECIP>(s),
     }

@@ -101,7 +101,6 @@ pub(crate) fn check_sample(rcp: impl FnMut([f32; 8]) -> [f32; 8]) -> Result<(), 
 }
 
 /// [`check_sample`] against any bound.
-#[cfg(any(test, feature = "verify"))]
 pub(crate) fn check_sample_within(
     bound: f64,
     mut rcp: impl FnMut([f32; 8]) -> [f32; 8],

@@ -34,52 +34,100 @@ pub mod portable {
 #[cfg(feature = "rayon")]
 pub const PAR_MIN_LEN: usize = crate::slices::PAR_MIN_LEN;
 
-/// Whether the x86 kernels exist in this build and this CPU has AVX2+FMA.
+/// Whether the x86 kernels exist in this build and a SIMD backend is in use (AVX2+FMA,
+/// AVX-512F, or the 16-lane model): [`div_with`], [`recip_with`] and [`div_rounded_with`]
+/// run that backend's loops.
 pub fn has_kernel() -> bool {
-    #[cfg(fmadiv_x86)]
-    return crate::arch::x86_64::avx2::Avx2Fma::new().is_some();
-    #[cfg(not(fmadiv_x86))]
-    false
+    crate::backend() != crate::Backend::Portable
+}
+
+/// The forced-kernel loop of variant `V` of `backend`, or `None` for the portable path.
+#[cfg(fmadiv_x86)]
+fn kernel_entry<const V: u8, const RECIP: bool>(
+    backend: crate::Backend,
+) -> Option<crate::schedule::RawFn> {
+    macro_rules! kernel_of {
+        ($entry:path) => {{
+            use $entry as entry;
+            Some(entry::kernel::<V, RECIP> as crate::schedule::RawFn)
+        }};
+    }
+    crate::dispatch::with_entry!(backend, kernel_of, None)
 }
 
 /// `out[i] = a[i] / b[i]` by the given kernel variant on every lane (no divider vectors mixed
-/// in, no fallback for whole blocks: every lane the fast path accepts is the kernel's), or
-/// `None` (nothing written) without the AVX2+FMA kernel. Panics if the lengths differ.
+/// in, no fallback for whole blocks: every lane the fast path accepts is the kernel's) of
+/// the backend in use (see [`has_kernel`]), or `None` (nothing written) without one. Panics
+/// if the lengths differ.
 pub fn div_with(kernel: Kernel, a: &[f32], b: &[f32], out: &mut [f32]) -> Option<()> {
+    div_with_on(crate::backend(), kernel, a, b, out)
+}
+
+/// [`div_with`] on a given backend: `None` (nothing written) for the portable path or a
+/// backend this CPU cannot run. Panics if the lengths differ.
+pub fn div_with_on(
+    backend: crate::Backend,
+    kernel: Kernel,
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+) -> Option<()> {
     #[cfg(fmadiv_x86)]
     {
-        let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
-        match kernel {
-            Kernel::Shipped => k.kernel_slices::<{ Variant::SHIPPED }>(a, b, out),
-            Kernel::Newton => k.kernel_slices::<{ Variant::NEWTON }>(a, b, out),
-            Kernel::Published => k.kernel_slices::<{ Variant::PUBLISHED }>(a, b, out),
+        assert!(a.len() == b.len() && b.len() == out.len());
+        if !backend.runs_here() {
+            return None;
         }
+        let f = match kernel {
+            Kernel::Shipped => kernel_entry::<{ Variant::SHIPPED }, false>(backend),
+            Kernel::Newton => kernel_entry::<{ Variant::NEWTON }, false>(backend),
+            Kernel::Published => kernel_entry::<{ Variant::PUBLISHED }, false>(backend),
+        }?;
+        // SAFETY: the backend is in use; a and b readable and out writable for its length,
+        // out a unique borrow.
+        unsafe { f(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
         Some(())
     }
     #[cfg(not(fmadiv_x86))]
     {
-        let _ = (kernel, a, b, out);
+        let _ = (backend, kernel, a, b, out);
         None
     }
 }
 
 /// `out[i] = 1 / b[i]` by the reciprocal kernel with the given variant's near-all-ones fix
-/// (or without it, for `Published`) on every lane, or `None` (nothing written) without the
-/// AVX2+FMA kernel. Panics if the lengths differ.
+/// (or without it, for `Published`) on every lane of the backend in use, or `None` (nothing
+/// written) without one. Panics if the lengths differ.
 pub fn recip_with(kernel: Kernel, b: &[f32], out: &mut [f32]) -> Option<()> {
+    recip_with_on(crate::backend(), kernel, b, out)
+}
+
+/// [`recip_with`] on a given backend (see [`div_with_on`]).
+pub fn recip_with_on(
+    backend: crate::Backend,
+    kernel: Kernel,
+    b: &[f32],
+    out: &mut [f32],
+) -> Option<()> {
     #[cfg(fmadiv_x86)]
     {
-        let k = crate::arch::x86_64::avx2::Avx2Fma::new()?;
-        match kernel {
-            Kernel::Shipped => k.recip_kernel_slices::<{ Variant::SHIPPED }>(b, out),
-            Kernel::Newton => k.recip_kernel_slices::<{ Variant::NEWTON }>(b, out),
-            Kernel::Published => k.recip_kernel_slices::<{ Variant::PUBLISHED }>(b, out),
+        assert!(b.len() == out.len());
+        if !backend.runs_here() {
+            return None;
         }
+        let f = match kernel {
+            Kernel::Shipped => kernel_entry::<{ Variant::SHIPPED }, true>(backend),
+            Kernel::Newton => kernel_entry::<{ Variant::NEWTON }, true>(backend),
+            Kernel::Published => kernel_entry::<{ Variant::PUBLISHED }, true>(backend),
+        }?;
+        // SAFETY: the backend is in use; b readable and out writable for its length; `a`
+        // is not read for reciprocals.
+        unsafe { f(core::ptr::null(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
         Some(())
     }
     #[cfg(not(fmadiv_x86))]
     {
-        let _ = (kernel, b, out);
+        let _ = (backend, kernel, b, out);
         None
     }
 }
@@ -94,6 +142,39 @@ pub fn run_schedule(
     out: &mut [f32],
 ) -> Option<()> {
     crate::schedule::run(s, a, b, out)
+}
+
+/// `out[i] = a[i] / b[i]` (or `1 / b[i]` when `a` is `None`) by schedule `s` of a given
+/// backend: `None` (nothing written) if this CPU cannot run it. `out` may not alias. Panics
+/// if the lengths differ.
+pub fn run_schedule_on(
+    backend: crate::Backend,
+    s: crate::Schedule,
+    a: Option<&[f32]>,
+    b: &[f32],
+    out: &mut [f32],
+) -> Option<()> {
+    assert_eq!(b.len(), out.len());
+    if !backend.runs_here()
+        || (s != crate::Schedule::Portable && backend == crate::Backend::Portable)
+    {
+        return None;
+    }
+    let x = match a {
+        Some(a) => {
+            assert_eq!(a.len(), out.len());
+            a.as_ptr()
+        }
+        None => core::ptr::null(),
+    };
+    let f = match a {
+        Some(_) => crate::schedule::kernel_fn_on::<false, true>(backend, s),
+        None => crate::schedule::kernel_fn_on::<true, true>(backend, s),
+    };
+    // SAFETY: lengths checked; out is a unique borrow; `a` is not read for reciprocals; the
+    // backend runs here.
+    unsafe { f(x, b.as_ptr(), out.as_mut_ptr(), out.len()) };
+    Some(())
 }
 
 /// `a[i] = a[i] / b[i]` by the given schedule (see [`run_schedule`]).
@@ -139,10 +220,23 @@ pub enum DirectedStep {
     UnderflowIgnored,
 }
 
-/// `out[i] = a[i] / b[i]` rounded in direction `mode` by the AVX2+FMA directed loop, with
-/// the given step. `None` (nothing written) without AVX2+FMA or for `Nearest`. Panics if
-/// the lengths differ.
+/// `out[i] = a[i] / b[i]` rounded in direction `mode` by the directed loop of the backend in
+/// use, with the given step. `None` (nothing written) without one or for `Nearest`. Panics
+/// if the lengths differ.
 pub fn div_rounded_with(
+    step: DirectedStep,
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+    mode: crate::Rounding,
+) -> Option<()> {
+    div_rounded_on(crate::backend(), step, a, b, out, mode)
+}
+
+/// [`div_rounded_with`] on a given backend: `None` (nothing written) for the portable path,
+/// a backend this CPU cannot run, or `Nearest`. Panics if the lengths differ.
+pub fn div_rounded_on(
+    backend: crate::Backend,
     step: DirectedStep,
     a: &[f32],
     b: &[f32],
@@ -154,15 +248,27 @@ pub fn div_rounded_with(
     {
         use crate::Rounding;
         use crate::arch::simd::directed::{DIVISOR_SIGN_IGNORED, SHIPPED, UNDERFLOW_IGNORED};
-        use crate::arch::x86_64::avx2::{Avx2Fma, entry};
         use crate::arch::x86_64::mode::{DOWN, TOWARD_ZERO, UP};
-        Avx2Fma::new()?;
+        if !backend.runs_here() {
+            return None;
+        }
         let (x, y, o, n) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len());
+        macro_rules! with {
+            ($entry:path) => {
+                match mode {
+                    Rounding::Nearest => return None,
+                    Rounding::Down => run!($entry, DOWN),
+                    Rounding::Up => run!($entry, UP),
+                    Rounding::TowardZero => run!($entry, TOWARD_ZERO),
+                }
+            };
+        }
         macro_rules! run {
-            ($mode:expr) => {
-                // SAFETY: AVX2+FMA checked; a and b readable and out writable for n floats,
-                // out a unique borrow.
+            ($entry:path, $mode:expr) => {
+                // SAFETY: the backend is in use; a and b readable and out writable for n
+                // floats, out a unique borrow.
                 unsafe {
+                    use $entry as entry;
                     match step {
                         DirectedStep::Shipped => {
                             entry::div_rounded::<{ $mode }, SHIPPED>(x, y, o, n)
@@ -177,17 +283,12 @@ pub fn div_rounded_with(
                 }
             };
         }
-        match mode {
-            Rounding::Nearest => return None,
-            Rounding::Down => run!(DOWN),
-            Rounding::Up => run!(UP),
-            Rounding::TowardZero => run!(TOWARD_ZERO),
-        }
+        crate::dispatch::with_entry!(backend, with, return None);
         Some(())
     }
     #[cfg(not(fmadiv_x86))]
     {
-        let _ = (step, a, b, out, mode);
+        let _ = (backend, step, a, b, out, mode);
         None
     }
 }
@@ -248,6 +349,15 @@ pub fn rcp_sample_check(
     rcp: impl FnMut([f32; 8]) -> [f32; 8],
 ) -> Result<(), crate::plan::OutOfBound> {
     crate::seeds::check_sample_within(bound, rcp)
+}
+
+/// The software model of the sixteen-lane instructions: its `vrcp14ps` tables (the backend
+/// itself is [`crate::Backend::Avx512Model`]).
+#[cfg(fmadiv_x86)]
+pub mod avx512_model {
+    pub use crate::arch::x86_64::avx512_model::{
+        LANES, RCP14_BOUND, Seeds, rcp14, rcp14_edge, rcp14_reference,
+    };
 }
 
 /// The kernel's steps and the directed step (x86-64), for the sweeps that run them on seeds

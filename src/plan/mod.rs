@@ -339,7 +339,7 @@ fn make_plan() -> &'static Plan {
         let start = std::time::Instant::now();
         let setting = std::env::var(SCHEDULE_ENV).ok();
         let file = std::env::var_os(PLAN_FILE_ENV).filter(|p| !p.is_empty());
-        let seeds = crate::seeds::this_cpu;
+        let seeds = seeds_in_use;
         let file_path = file.as_deref().map(Path::new);
         let mut plan = choose(Cpu::this(), setting.as_deref(), seeds, file_path);
         plan.made_in_micros = start.elapsed().as_micros() as u64;
@@ -357,6 +357,29 @@ fn make_plan() -> &'static Plan {
         }
         plan
     })
+}
+
+/// The seed check of the backend in use: `rcpps` for AVX2+FMA, `vrcp14ps` (the CPU's, or
+/// the model's table) for the sixteen-lane backends, against the bound the kernels are
+/// proven for; `None` without a kernel.
+fn seeds_in_use() -> Option<Result<(), OutOfBound>> {
+    use crate::seeds::{RCPPS_BOUND, check_sample_within};
+    match crate::backend() {
+        #[cfg(fmadiv_x86)]
+        crate::Backend::Avx512 => {
+            let k = crate::arch::x86_64::avx512::Avx512::new()?;
+            Some(check_sample_within(RCPPS_BOUND, |x| k.rcp8(x)))
+        }
+        #[cfg(all(fmadiv_x86, feature = "verify"))]
+        crate::Backend::Avx512Model(seeds) => {
+            use crate::arch::x86_64::{avx512_model::rcp14, mode::read_mxcsr};
+            let mxcsr = read_mxcsr();
+            Some(check_sample_within(RCPPS_BOUND, |x| {
+                x.map(|v| rcp14(seeds, v, mxcsr))
+            }))
+        }
+        _ => crate::seeds::this_cpu(),
+    }
 }
 
 /// The plan for `cpu`, a `FMADIV_SCHEDULE` setting, a check of the seeds (injected, so

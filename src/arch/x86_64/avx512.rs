@@ -1,0 +1,416 @@
+//! The AVX-512F backend: sixteen lanes per vector, masks in `k` registers.
+//!
+//! The [`Vector`] operations as AVX-512F instructions (each method one or two intrinsics),
+//! masked loads and stores for the tails, the rounding-mode division in `asm!`, and the
+//! `#[target_feature]` entry points that compile the generic kernel and loops of
+//! [`crate::arch::simd`] for 512-bit vectors. The seed is `vrcp14ps` (relative error below
+//! 2^-14, inside the 1.5·2^-12 every conforming-table proof covers: [`crate::kernel_notes`]).
+//! The same operations in plain Rust are `arch::x86_64::avx512_model` (feature `verify`),
+//! which runs the same generic code on any x86-64 CPU.
+
+use core::arch::x86_64::*;
+
+use super::mode::{ROUNDING_CONTROL, ROUNDING_CONTROL_SHIFT, under_rounding};
+use crate::arch::simd::Vector;
+
+/// Lanes per vector.
+pub const LANES: usize = 16;
+
+/// Every lane of a 16-lane mask.
+const ALL_LANES: __mmask16 = 0xffff;
+
+/// Proof that the CPU has AVX-512F, AVX2 and FMA (and the operating system saves the
+/// opmask and ZMM state): the only way to reach the 512-bit code. (AVX2 and FMA too, so
+/// that the paths without a 512-bit form yet run the AVX2+FMA ones under the same proof.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Avx512(());
+
+impl Avx512 {
+    /// Returns the proof if this CPU supports AVX-512F, AVX2 and FMA.
+    #[inline]
+    pub fn new() -> Option<Self> {
+        if crate::cpu::has_avx512f() && crate::cpu::has_avx2_fma() {
+            Some(Avx512(()))
+        } else {
+            None
+        }
+    }
+
+    /// `vrcp14ps` of eight inputs (the plan checks the seeds against their bound).
+    pub fn rcp8(self, x: [f32; 8]) -> [f32; 8] {
+        #[target_feature(enable = "avx512f,avx2,fma")]
+        fn rcp16(x: [f32; 8]) -> [f32; 8] {
+            let mut wide = [1.0f32; LANES];
+            wide[..8].copy_from_slice(&x);
+            let mut r = [0.0f32; LANES];
+            // SAFETY: both arrays hold sixteen floats.
+            unsafe {
+                _mm512_storeu_ps(
+                    r.as_mut_ptr(),
+                    _mm512_rcp14_ps(_mm512_loadu_ps(wide.as_ptr())),
+                )
+            };
+            let mut out = [0.0f32; 8];
+            out.copy_from_slice(&r[..8]);
+            out
+        }
+        // SAFETY: `self` proves the features.
+        unsafe { rcp16(x) }
+    }
+}
+
+/// A function compiled for AVX-512F that runs `f` out of line and cold: the loops' slow
+/// paths.
+#[cold]
+#[inline(never)]
+#[target_feature(enable = "avx512f,avx2,fma")]
+fn out_of_line<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+/// The first `n <= 16` lanes.
+#[inline(always)]
+fn first_lanes(n: usize) -> __mmask16 {
+    // n <= 16: the shift fits a u32, and the low 16 bits are the mask.
+    ((1u32 << n) - 1) as __mmask16
+}
+
+// SAFETY: an `Avx512` exists only where AVX-512F, AVX2 and FMA were detected (`new`) or
+// promised (`new_unchecked`, `assume`); the methods execute nothing else. Every intrinsic
+// call below relies on that proof (`self`), and the memory ones on the caller's pointers.
+unsafe impl Vector for Avx512 {
+    const LANES: usize = LANES;
+    type F = __m512;
+    type I = __m512i;
+    /// One bit a lane in a `k` register.
+    type M = __mmask16;
+
+    #[inline(always)]
+    unsafe fn load(self, p: *const f32) -> __m512 {
+        // SAFETY: `self` proves AVX-512F; the caller's pointer.
+        unsafe { _mm512_loadu_ps(p) }
+    }
+
+    #[inline(always)]
+    unsafe fn store(self, p: *mut f32, v: __m512) {
+        // SAFETY: `self` proves AVX-512F; the caller's pointer.
+        unsafe { _mm512_storeu_ps(p, v) }
+    }
+
+    #[inline(always)]
+    unsafe fn load_partial(self, p: *const f32, n: usize, pad: f32) -> __m512 {
+        // SAFETY: `self` proves AVX-512F; the masked load reads only the first `n` lanes,
+        // which the caller guarantees readable, and suppresses faults on the others.
+        unsafe { _mm512_mask_loadu_ps(_mm512_set1_ps(pad), first_lanes(n), p) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_partial(self, p: *mut f32, n: usize, v: __m512) {
+        // SAFETY: `self` proves AVX-512F; the masked store writes only the first `n` lanes.
+        unsafe { _mm512_mask_storeu_ps(p, first_lanes(n), v) }
+    }
+
+    #[inline(always)]
+    fn splat(self, x: f32) -> __m512 {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_set1_ps(x) }
+    }
+
+    #[inline(always)]
+    fn div(self, a: __m512, b: __m512) -> __m512 {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_div_ps(a, b) }
+    }
+
+    #[inline(always)]
+    fn mul(self, a: __m512, b: __m512) -> __m512 {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_mul_ps(a, b) }
+    }
+
+    #[inline(always)]
+    fn mul_add(self, a: __m512, b: __m512, c: __m512) -> __m512 {
+        // SAFETY: `self` proves AVX-512F (its FMA forms).
+        unsafe { _mm512_fmadd_ps(a, b, c) }
+    }
+
+    #[inline(always)]
+    fn neg_mul_add(self, a: __m512, b: __m512, c: __m512) -> __m512 {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_fnmadd_ps(a, b, c) }
+    }
+
+    #[inline(always)]
+    fn rcp(self, b: __m512) -> __m512 {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_rcp14_ps(b) }
+    }
+
+    #[inline(always)]
+    fn div_in_mode(self, a: __m512, b: __m512, mode: u8) -> __m512 {
+        // SAFETY: `self` proves the features `div_in_mode` is compiled for.
+        unsafe { div_in_mode(a, b, mode) }
+    }
+
+    #[inline(always)]
+    unsafe fn div_in_mode_region<const MODE: u8>(
+        self,
+        a: *const f32,
+        b: *const f32,
+        out: *mut f32,
+        vectors: usize,
+    ) {
+        // SAFETY: `self` proves the features; the caller's pointers.
+        unsafe { region::<MODE>(a, b, out, vectors) }
+    }
+
+    #[inline(always)]
+    fn bits(self, x: __m512) -> __m512i {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_castps_si512(x) }
+    }
+
+    #[inline(always)]
+    fn float(self, x: __m512i) -> __m512 {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_castsi512_ps(x) }
+    }
+
+    #[inline(always)]
+    fn splat_bits(self, bits: u32) -> __m512i {
+        // SAFETY: `self` proves AVX-512F. The bits, not the integer's value, are what count.
+        unsafe { _mm512_set1_epi32(bits as i32) }
+    }
+
+    #[inline(always)]
+    fn add(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_add_epi32(a, b) }
+    }
+
+    #[inline(always)]
+    fn sub(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_sub_epi32(a, b) }
+    }
+
+    #[inline(always)]
+    fn and(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_and_si512(a, b) }
+    }
+
+    #[inline(always)]
+    fn and_not(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_andnot_si512(a, b) }
+    }
+
+    #[inline(always)]
+    fn or(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_or_si512(a, b) }
+    }
+
+    #[inline(always)]
+    fn xor(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_xor_si512(a, b) }
+    }
+
+    #[inline(always)]
+    fn shift_left_1(self, a: __m512i) -> __m512i {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_slli_epi32::<1>(a) }
+    }
+
+    #[inline(always)]
+    fn max_u32(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_max_epu32(a, b) }
+    }
+
+    #[inline(always)]
+    fn equal(self, a: __m512i, b: __m512i) -> __mmask16 {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_cmpeq_epi32_mask(a, b) }
+    }
+
+    #[inline(always)]
+    fn greater(self, a: __m512i, b: __m512i) -> __mmask16 {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_cmpgt_epi32_mask(a, b) }
+    }
+
+    #[inline(always)]
+    fn min_signed(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_min_epi32(a, b) }
+    }
+
+    #[inline(always)]
+    fn sign_by(self, x: __m512i, sign: __m512i) -> __m512i {
+        // SAFETY: `self` proves AVX-512F. AVX-512 has no `psignd`: negate where the sign
+        // lane is negative (0 - x under a mask), then zero where it is zero.
+        unsafe {
+            let zero = _mm512_setzero_si512();
+            let negated = _mm512_mask_sub_epi32(x, _mm512_cmplt_epi32_mask(sign, zero), zero, x);
+            _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(sign, sign), negated)
+        }
+    }
+
+    #[inline(always)]
+    fn nonzero(self, x: __m512) -> __mmask16 {
+        // SAFETY: `self` proves AVX-512F. Ordered not-equal: false for both zeros (and NaNs).
+        unsafe { _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(x, _mm512_setzero_ps()) }
+    }
+
+    #[inline(always)]
+    fn negative_signaling(self, x: __m512) -> __mmask16 {
+        // SAFETY: `self` proves AVX-512F. Ordered, signaling less-than: IE for a quiet NaN.
+        unsafe { _mm512_cmp_ps_mask::<_CMP_LT_OS>(x, _mm512_setzero_ps()) }
+    }
+
+    #[inline(always)]
+    fn minimum(self, a: __m512, b: __m512) -> __m512 {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_min_ps(a, b) }
+    }
+
+    #[inline(always)]
+    fn maximum(self, a: __m512, b: __m512) -> __m512 {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_max_ps(a, b) }
+    }
+
+    #[inline(always)]
+    fn no_lanes(self) -> __mmask16 {
+        0
+    }
+
+    #[inline(always)]
+    fn mask_and_not(self, a: __mmask16, b: __mmask16) -> __mmask16 {
+        !a & b
+    }
+
+    #[inline(always)]
+    fn mask_or(self, a: __mmask16, b: __mmask16) -> __mmask16 {
+        a | b
+    }
+
+    #[inline(always)]
+    fn mask_not(self, m: __mmask16) -> __mmask16 {
+        !m
+    }
+
+    #[inline(always)]
+    fn mask_lanes(self, m: __mmask16) -> __m512i {
+        // SAFETY: `self` proves AVX-512F. -1 in the mask's lanes, zero elsewhere.
+        unsafe { _mm512_maskz_set1_epi32(m, -1) }
+    }
+
+    #[inline(always)]
+    fn all(self, m: __mmask16) -> bool {
+        m == ALL_LANES
+    }
+
+    #[inline(always)]
+    fn any(self, m: __mmask16) -> bool {
+        m != 0
+    }
+
+    #[inline(always)]
+    fn blend(self, a: __m512, b: __m512, m: __mmask16) -> __m512 {
+        // SAFETY: `self` proves AVX-512F. `b` where the mask is set.
+        unsafe { _mm512_mask_blend_ps(m, a, b) }
+    }
+
+    #[inline(always)]
+    fn cold<R>(self, f: impl FnOnce() -> R) -> R {
+        // SAFETY: `self` proves the features `out_of_line` is compiled for.
+        unsafe { out_of_line(f) }
+    }
+
+    #[inline(always)]
+    unsafe fn assume() -> Self {
+        Avx512(())
+    }
+}
+
+/// Sixteen quotients `vdivps(a, b)` under rounding direction `mode`, MXCSR's other bits as
+/// they are (flush-to-zero, denormals-are-zero), the flags raised kept: MXCSR read, set and
+/// put back inside one `asm!` block, as the AVX2 backend's `div_in_mode`.
+#[inline]
+#[target_feature(enable = "avx512f,avx2,fma")]
+fn div_in_mode(a: __m512, b: __m512, mode: u8) -> __m512 {
+    let q: __m512;
+    let mut saved = 0u32;
+    let mut set = 0u32;
+    // SAFETY: as in the AVX2 backend: MXCSR is saved, set with only the rounding field
+    // changed, the division runs, and the saved word goes back with the division's flags
+    // OR-ed in; the two locals are valid for the block's reads and writes.
+    unsafe {
+        core::arch::asm!(
+            under_rounding!("v"; "vdivps {q}, {a}, {b}"),
+            saved = in(reg) &mut saved,
+            set = in(reg) &mut set,
+            tmp = out(reg) _,
+            keep = const !ROUNDING_CONTROL,
+            rc = in(reg) u32::from(mode) << ROUNDING_CONTROL_SHIFT,
+            q = lateout(zmm_reg) q,
+            a = in(zmm_reg) a,
+            b = in(zmm_reg) b,
+            options(nostack),
+        );
+    }
+    q
+}
+
+/// `out[i] = vdivps(a[i], b[i])` under rounding direction `MODE` for `vectors` whole
+/// vectors of sixteen, MXCSR set once and put back with the divisions' flags (as the AVX2
+/// backend's `region`).
+///
+/// # Safety
+/// AVX-512F; `a` and `b` readable and `out` writable for `vectors · 16` floats; `out` does
+/// not overlap `a` or `b`, or is exactly `a`.
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn region<const MODE: u8>(a: *const f32, b: *const f32, out: *mut f32, vectors: usize) {
+    if vectors == 0 {
+        return;
+    }
+    let mut saved = 0u32;
+    let mut set = 0u32;
+    // SAFETY: the loop reads and writes `vectors` vectors from the three pointers (the
+    // caller's guarantee), each loaded before its quotient is stored; MXCSR is read, set and
+    // restored inside the block; the locals are valid.
+    unsafe {
+        core::arch::asm!(
+            under_rounding!(
+                "v";
+                ".p2align 6",
+                "2:",
+                "vmovups {t}, [{a}]",
+                "vdivps {t}, {t}, [{b}]",
+                "vmovups [{out}], {t}",
+                "add {a}, 64",
+                "add {b}, 64",
+                "add {out}, 64",
+                "dec {n}",
+                "jnz 2b",
+            ),
+            saved = in(reg) &mut saved,
+            set = in(reg) &mut set,
+            tmp = out(reg) _,
+            keep = const !ROUNDING_CONTROL,
+            rc = in(reg) (MODE as u32) << ROUNDING_CONTROL_SHIFT,
+            a = inout(reg) a => _,
+            b = inout(reg) b => _,
+            out = inout(reg) out => _,
+            n = inout(reg) vectors => _,
+            t = out(zmm_reg) _,
+            options(nostack),
+        );
+    }
+}
+
+crate::arch::simd::entry_points!(Avx512, "avx512f,avx2,fma");

@@ -1,0 +1,385 @@
+//! One runner for every backend: the same checks on each SIMD backend this CPU runs natively
+//! (AVX2+FMA; AVX-512F where the CPU has it) and on the software model of the sixteen-lane
+//! instructions with each of its `vrcp14ps` tables (Intel's reference, and the worst tables
+//! the documented 2^-14 bound allows), on every machine. Each check compares bits with the
+//! hardware's `a / b` (or `vdivps` under the MXCSR mode in force), never a tolerance:
+//! TestFloat's level-1 `f32_div` vectors in all four modes (every schedule, every directed
+//! mode), random normal pairs inside the kernel's window (so that the kernel, not the
+//! divider, computes them), random bit patterns, every tail length 0–47, FTZ and DAZ; and
+//! weakened kernels and seeds are caught on the model.
+//!
+//! The rest of the suites (exactness, slices, divisor, simd, rounding, mxcsr) run once per
+//! backend by `FMADIV_BACKEND` in CI (`.ci/run`).
+#![cfg(fmadiv_x86)]
+
+mod common;
+
+use std::hint::black_box;
+
+use common::{SplitMix64, describe, edge_pairs};
+use fmadiv::verify::avx512_model::{RCP14_BOUND, Seeds, rcp14, rcp14_reference};
+use fmadiv::verify::{DirectedStep, Kernel};
+use fmadiv::{Backend, Rounding, Schedule};
+
+/// Flush-to-zero: tiny results become zero.
+const FTZ: u32 = 1 << 15;
+/// Denormals-are-zero: subnormal inputs read as zero.
+const DAZ: u32 = 1 << 6;
+/// The rounding-control field and its position.
+const RC_SHIFT: u32 = 13;
+const RC: u32 = 0b11 << RC_SHIFT;
+
+/// The backends this CPU runs, each said once: natively or through the model.
+fn backends() -> Vec<Backend> {
+    let all: Vec<Backend> = Backend::all()
+        .into_iter()
+        .filter(|&b| b != Backend::Portable)
+        .collect();
+    for b in &all {
+        let how = match b {
+            Backend::Avx512Model(_) => "through the software model",
+            _ if b.runs_here() => "natively",
+            _ => "SKIPPED: this CPU lacks it",
+        };
+        eprintln!("backend {}: {how}", b.name());
+    }
+    all.into_iter().filter(|b| b.runs_here()).collect()
+}
+
+fn read_mxcsr() -> u32 {
+    let mut csr = 0u32;
+    // SAFETY: stmxcsr only stores the control register to the given, valid address.
+    unsafe { core::arch::asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack)) };
+    csr
+}
+
+fn write_mxcsr(csr: u32) {
+    // SAFETY: ldmxcsr loads a valid control word (the default one with its rounding, FTZ
+    // and DAZ bits changed); every caller restores the original before comparing anything.
+    unsafe { core::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack)) };
+}
+
+/// A slice function under test: `(a, b) -> quotients`.
+type SliceFn<'a> = &'a dyn Fn(&[f32], &[f32]) -> Vec<f32>;
+
+/// `f()` and the hardware's quotients, both computed under MXCSR `control` (rounding field,
+/// FTZ, DAZ), MXCSR restored before returning. Neither is inlined, so that Rust code that
+/// assumes the default environment never runs under another.
+#[inline(never)]
+fn under_mxcsr(
+    control: u32,
+    a: &[f32],
+    b: &[f32],
+    f: SliceFn,
+) -> (Vec<f32>, Vec<f32>) {
+    let saved = read_mxcsr();
+    write_mxcsr((saved & !(RC | FTZ | DAZ)) | control);
+    let got = black_box(f(black_box(a), black_box(b)));
+    let want = black_box(hardware(black_box(a), black_box(b)));
+    write_mxcsr(saved);
+    (got, want)
+}
+
+/// `a[i] / b[i]` by `divss` under the MXCSR in force.
+#[inline(never)]
+fn hardware(a: &[f32], b: &[f32]) -> Vec<f32> {
+    a.iter().zip(b).map(|(&x, &y)| x / y).collect()
+}
+
+/// The first lane whose bits differ, described.
+fn first_difference(a: &[f32], b: &[f32], got: &[f32], want: &[f32]) -> Option<String> {
+    (0..a.len())
+        .find(|&i| got[i].to_bits() != want[i].to_bits())
+        .map(|i| describe(a[i], b[i], got[i], want[i]))
+}
+
+/// Schedule `s` of `backend` over whole slices (`a = None`: reciprocals).
+fn schedule(backend: Backend, s: Schedule, a: Option<&[f32]>, b: &[f32]) -> Vec<f32> {
+    let mut out = vec![0.0f32; b.len()];
+    fmadiv::verify::run_schedule_on(backend, s, a, b, &mut out).expect("the backend runs here");
+    out
+}
+
+/// TestFloat's vectors: inputs and the expected quotient in each mode of
+/// [`Rounding::ALL`].
+fn testfloat() -> (Vec<f32>, Vec<f32>, [Vec<f32>; 4]) {
+    let hex = |w: &str| f32::from_bits(u32::from_str_radix(w, 16).unwrap());
+    let (mut a, mut b, mut want) = (Vec::new(), Vec::new(), <[Vec<f32>; 4]>::default());
+    for line in include_str!("data/f32_div-level1.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+    {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        a.push(hex(w[0]));
+        b.push(hex(w[1]));
+        for (k, v) in want.iter_mut().enumerate() {
+            v.push(hex(w[2 + k]));
+        }
+    }
+    assert_eq!(a.len(), 46_464);
+    (a, b, want)
+}
+
+/// Random normal pairs inside the kernel's input window (exponents -20..20, both signs):
+/// blocks of them pass the check, so the kernel computes them.
+fn in_window_pairs(n: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {
+    let mut rng = SplitMix64(seed);
+    let mut draw = || {
+        let r = rng.next_u64();
+        let exponent = 127 - 20 + (r >> 32) as u32 % 40;
+        f32::from_bits((r as u32 & 0x807f_ffff) | exponent << 23)
+    };
+    (0..n).map(|_| (draw(), draw())).unzip()
+}
+
+#[test]
+fn testfloat_level_1_in_every_mode_on_every_backend() {
+    let (a, b, want) = testfloat();
+    for backend in backends() {
+        // Round to nearest: every schedule.
+        for s in Schedule::ALL {
+            let got = schedule(backend, s, Some(&a), &b);
+            if let Some(d) = first_difference(&a, &b, &got, &want[0]) {
+                panic!("{} {}: {d}", backend.name(), s.name());
+            }
+        }
+        // Directed rounding from the default environment: the directed loops.
+        for (k, mode) in Rounding::ALL.into_iter().enumerate().skip(1) {
+            let mut got = vec![0.0f32; a.len()];
+            fmadiv::verify::div_rounded_on(backend, DirectedStep::Shipped, &a, &b, &mut got, mode)
+                .expect("the backend runs here");
+            if let Some(d) = first_difference(&a, &b, &got, &want[k]) {
+                panic!("{} {mode:?}: {d}", backend.name());
+            }
+        }
+        // Every schedule under each MXCSR rounding mode: the bits of `/` under that mode.
+        for (k, _) in Rounding::ALL.iter().enumerate().skip(1) {
+            for s in Schedule::ALL {
+                let run = |x: &[f32], y: &[f32]| schedule(backend, s, Some(x), y);
+                let (got, hw) = under_mxcsr((k as u32) << RC_SHIFT, &a, &b, &run);
+                assert!(first_difference(&a, &b, &hw, &want[k]).is_none());
+                if let Some(d) = first_difference(&a, &b, &got, &want[k]) {
+                    panic!("{} {} under MXCSR mode {k}: {d}", backend.name(), s.name());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn in_window_pairs_through_the_kernel_on_every_backend() {
+    let (a, b) = in_window_pairs(1 << 18, common::seed());
+    for backend in backends() {
+        let mut got = vec![0.0f32; a.len()];
+        fmadiv::verify::div_with_on(backend, Kernel::Shipped, &a, &b, &mut got).unwrap();
+        if let Some(d) = first_difference(&a, &b, &got, &hardware(&a, &b)) {
+            panic!("{} kernel: {d}", backend.name());
+        }
+        fmadiv::verify::recip_with_on(backend, Kernel::Shipped, &b, &mut got).unwrap();
+        let ones = vec![1.0f32; b.len()];
+        if let Some(d) = first_difference(&ones, &b, &got, &hardware(&ones, &b)) {
+            panic!("{} reciprocal kernel: {d}", backend.name());
+        }
+        for s in Schedule::CANDIDATES {
+            let got = schedule(backend, s, Some(&a), &b);
+            if let Some(d) = first_difference(&a, &b, &got, &hardware(&a, &b)) {
+                panic!("{} {}: {d}", backend.name(), s.name());
+            }
+        }
+        for mode in [Rounding::Down, Rounding::Up, Rounding::TowardZero] {
+            fmadiv::verify::div_rounded_on(backend, DirectedStep::Shipped, &a, &b, &mut got, mode)
+                .unwrap();
+            let run = |x: &[f32], y: &[f32]| hardware(x, y);
+            let (want, _) = under_mxcsr((mode as u32) << RC_SHIFT, &a, &b, &run);
+            if let Some(d) = first_difference(&a, &b, &got, &want) {
+                panic!("{} {mode:?}: {d}", backend.name());
+            }
+        }
+    }
+}
+
+#[test]
+fn random_bits_edges_ftz_and_daz_on_every_backend() {
+    let mut rng = SplitMix64(common::seed() ^ 0x5eed);
+    let (mut a, mut b) = edge_pairs();
+    for _ in 0..1 << 18 {
+        a.push(rng.next_f32_bits());
+        b.push(rng.next_f32_bits());
+    }
+    let (wa, wb) = in_window_pairs(1 << 14, 7);
+    a.extend(wa);
+    b.extend(wb);
+    for backend in backends() {
+        for control in [0, FTZ, DAZ, FTZ | DAZ, 1 << RC_SHIFT | FTZ | DAZ] {
+            for s in [
+                Schedule::Divider,
+                Schedule::Kernel,
+                Schedule::Mixed(fmadiv::Mix::ALL[0]),
+            ] {
+                let run = |x: &[f32], y: &[f32]| schedule(backend, s, Some(x), y);
+                let (got, want) = under_mxcsr(control, &a, &b, &run);
+                if let Some(d) = first_difference(&a, &b, &got, &want) {
+                    panic!("{} {} MXCSR {control:#x}: {d}", backend.name(), s.name());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_tail_length_on_every_backend() {
+    let (a, b) = in_window_pairs(64, 3);
+    for backend in backends() {
+        for len in 0..=47 {
+            for s in Schedule::ALL {
+                // A sentinel past the end: nothing may be written there.
+                let mut out = vec![f32::from_bits(0x7fc0_dead); len + 16];
+                fmadiv::verify::run_schedule_on(
+                    backend,
+                    s,
+                    Some(&a[..len]),
+                    &b[..len],
+                    &mut out[..len],
+                )
+                .unwrap();
+                let want = hardware(&a[..len], &b[..len]);
+                if let Some(d) = first_difference(&a[..len], &b[..len], &out[..len], &want) {
+                    panic!("{} {} len {len}: {d}", backend.name(), s.name());
+                }
+                assert!(out[len..].iter().all(|x| x.to_bits() == 0x7fc0_dead));
+            }
+        }
+    }
+}
+
+/// `|1 − m·r|` for the significand `m` of `x` and its seed `r`, both at exponent 0.
+fn seed_error(m: u32, r: f32) -> f64 {
+    (1.0 - f64::from(f32::from_bits(0x3f80_0000 | m)) * f64::from(r)).abs()
+}
+
+#[test]
+fn the_reference_vrcp14_has_the_facts_measured_on_emerald_rapids() {
+    // The maximum error at exponent 0 and where it lies, the largest significand's seed,
+    // results that depend on the top 16 fraction bits only (a zero fraction aside): DESIGN
+    // §4. (The FNV-1a figure quoted there hashes in a way not recorded; the native test
+    // below compares the CPU itself where one is at hand.)
+    let (mut worst, mut worst_at) = (0.0f64, 0);
+    for m in 0..1u32 << 23 {
+        let r = rcp14_reference(0x3f80_0000 | m, 0);
+        if m & !0x7f != 0 {
+            assert_eq!(r, rcp14_reference(0x3f80_0000 | m | 0x7f, 0), "{m:#x}");
+        }
+        let e = seed_error(m, f32::from_bits(r));
+        if e > worst {
+            (worst, worst_at) = (e, m);
+        }
+    }
+    assert_eq!(worst_at, 0x78ccff);
+    assert!(
+        (worst * 16384.0 - 0.891).abs() < 0.0005,
+        "{}",
+        worst * 16384.0
+    );
+    assert_eq!(rcp14_reference(0x3fff_ffff, 0), 0x3f00_0000);
+    assert_eq!(rcp14_reference(0x3f80_0000, 0), 0x3f80_0000);
+    // r(b·2^e) = r(b)·2^-e for |e| <= 100, both signs.
+    let mut rng = SplitMix64(11);
+    for _ in 0..10_000 {
+        let m = rng.next_u64() as u32 & 0x007f_ffff;
+        let e = (rng.next_u64() % 201) as i32 - 100;
+        let sign = (rng.next_u64() as u32) & 0x8000_0000;
+        let x = sign | ((127 + e) as u32) << 23 | m;
+        let r = rcp14_reference(0x3f80_0000 | m, 0);
+        let scaled = (r as i32 - (e << 23)) as u32 | sign;
+        assert_eq!(rcp14_reference(x, 0), scaled, "{x:#x}");
+    }
+    // Specials: zeros give infinities, infinities zeros, NaNs quieted; DAZ and FTZ.
+    assert_eq!(rcp14_reference(0x8000_0000, 0), 0xff80_0000);
+    assert_eq!(rcp14_reference(0x7f80_0000, 0), 0);
+    assert_eq!(rcp14_reference(0x7f80_0001, 0), 0x7fc0_0001);
+    assert_eq!(rcp14_reference(0x0040_0000, DAZ), 0x7f80_0000);
+    assert_eq!(rcp14_reference(0x7f00_0000, 0), 0x0040_0000);
+    assert_eq!(rcp14_reference(0x7f00_0000, FTZ), 0);
+}
+
+#[test]
+fn the_worst_tables_sit_on_the_bound() {
+    for seeds in [Seeds::Low, Seeds::High] {
+        let mut worst = 0.0f64;
+        for m in (0..1u32 << 23).step_by(7) {
+            let r = rcp14(seeds, f32::from_bits(0x3f80_0000 | m), 0);
+            let e = seed_error(m, r);
+            assert!(e <= RCP14_BOUND, "{seeds:?} {m:#x}");
+            // The next float outward breaks the bound: r is at the edge.
+            let out = if seeds == Seeds::High { 1 } else { -1 };
+            let next = f32::from_bits(r.to_bits().wrapping_add_signed(out));
+            assert!(seed_error(m, next) > RCP14_BOUND, "{seeds:?} {m:#x}");
+            worst = worst.max(e);
+        }
+        assert!(worst * 16384.0 > 0.999, "{seeds:?}: {}", worst * 16384.0);
+    }
+}
+
+/// Whether `kernel` on the model with `seeds` gives a wrong quotient for some dividend of
+/// `dividends` over every divisor significand.
+fn model_fails(seeds: Seeds, kernel: Kernel, dividends: &[u32]) -> Option<String> {
+    let b: Vec<f32> = (0..1u32 << 23)
+        .map(|m| f32::from_bits(0x3f80_0000 | m))
+        .collect();
+    let mut got = vec![0.0f32; b.len()];
+    for &x in dividends {
+        let a = vec![f32::from_bits(x); b.len()];
+        fmadiv::verify::div_with_on(Backend::Avx512Model(seeds), kernel, &a, &b, &mut got).unwrap();
+        if let Some(d) = first_difference(&a, &b, &got, &hardware(&a, &b)) {
+            return Some(d);
+        }
+    }
+    None
+}
+
+#[test]
+fn weakened_kernels_are_caught_on_the_model() {
+    // Without the near-all-ones rule: Intel's reference gives exactly 0.5 for the largest
+    // significand, and the Halley step then keeps it (as on AMD's `rcpps`).
+    let found = model_fails(Seeds::Intel, Kernel::Published, &[0x3f80_0000]);
+    assert!(
+        found.is_some(),
+        "no near-all-ones rule, Intel's table: not caught"
+    );
+    // One Newton step from seeds at the bound's edge.
+    let found = [Seeds::Low, Seeds::High]
+        .into_iter()
+        .find_map(|s| model_fails(s, Kernel::Newton, &[0x3f80_00de, 0x3f80_0001, 0x3fc0_0001]));
+    assert!(
+        found.is_some(),
+        "Newton's step at the bound's edges: not caught"
+    );
+    // The shipped kernel on the same rows: exact on all three tables.
+    for seeds in Seeds::ALL {
+        let wrong = model_fails(seeds, Kernel::Shipped, &[0x3f80_0000, 0x3f80_00de]);
+        assert!(wrong.is_none(), "{seeds:?}: {wrong:?}");
+    }
+}
+
+#[test]
+fn the_native_16_lane_backend_and_the_model_agree() {
+    if !Backend::Avx512.runs_here() {
+        eprintln!("SKIPPED on this CPU: no AVX-512F (the 16-lane code ran through the model)");
+        return;
+    }
+    let mut rng = SplitMix64(common::seed() ^ 0x512);
+    let (mut a, mut b) = in_window_pairs(1 << 16, 5);
+    for _ in 0..1 << 16 {
+        a.push(rng.next_f32_bits());
+        b.push(rng.next_f32_bits());
+    }
+    let model = Backend::Avx512Model(Seeds::Intel);
+    for kernel in Kernel::ALL {
+        let (mut native, mut modelled) = (vec![0.0f32; a.len()], vec![0.0f32; a.len()]);
+        fmadiv::verify::div_with_on(Backend::Avx512, kernel, &a, &b, &mut native).unwrap();
+        fmadiv::verify::div_with_on(model, kernel, &a, &b, &mut modelled).unwrap();
+        if let Some(d) = first_difference(&a, &b, &native, &modelled) {
+            panic!("{kernel}: native and model differ: {d}");
+        }
+    }
+}
