@@ -130,9 +130,11 @@ pub fn avx512_by_default(cpu: &crate::cpu::Cpu) -> bool {
             })
 }
 
-/// The backend the environment asks for, if any: `Err` with the message for one that
-/// names no backend or one this CPU cannot run.
-fn forced() -> Result<Option<Backend>, String> {
+/// The backend the environment asks for (`FMADIV_FORCE_PORTABLE=1` or [`BACKEND_ENV`]), if
+/// any: `Err` with the message the first division would panic with, for a value that names
+/// no backend or one this CPU cannot run. A program can call it first to report a bad
+/// setting its own way (the `fmadiv` tool exits 2 with the message).
+pub fn backend_override() -> Result<Option<Backend>, String> {
     if std::env::var_os(FORCE_PORTABLE_ENV).is_some_and(|v| v == "1") {
         return Ok(Some(Backend::Portable));
     }
@@ -156,7 +158,7 @@ fn forced() -> Result<Option<Backend>, String> {
 
 /// The backend of this process: the forced one, else the best this CPU has by default.
 fn choose() -> Backend {
-    match forced() {
+    match backend_override() {
         Ok(Some(b)) => b,
         Ok(None) => {
             let cpu = crate::cpu::Cpu::this();

@@ -1,4 +1,4 @@
-//! Exact `f32` division, eight lanes at a time with AVX2+FMA.
+//! Exact `f32` division, eight lanes at a time with AVX2+FMA (sixteen with AVX-512F, opt-in).
 //!
 //! Every function returns exactly the IEEE-754 round-to-nearest-even quotient: the same
 //! bits as `a / b` on x86, for every input, NaN bits and signed zeros included. On a CPU
@@ -36,21 +36,22 @@
 //! with the crate's other two, `fmadiv-verify` and `fmadiv-cli`). From the bottom: plain bit
 //! and number facts; the arithmetic of one lane or one vector (the portable path, the
 //! width-generic kernel, MXCSR's rounding field); the slice loops written once over a vector
-//! width; the backends that compile them (AVX2+FMA); what runs where (detection, the
-//! schedules); the plan; the slice functions; the types and forms built on them; and the
+//! width; the backends that compile them (AVX2+FMA, AVX-512F, the 16-lane model); what runs
+//! where (detection, then the schedules); the plan; the slice functions; the types and forms built on them; and the
 //! verification door on top.
 //!
 //! ```text
 //! layers (top first):
-//! 9 door        verify
-//! 8 types       divisor simd ndarray
-//! 7 slices      slices rounding
-//! 6 plan        plan
-//! 5 choosing    dispatch schedule
-//! 4 backends    arch::x86_64::avx2 arch::x86_64::avx512 arch::x86_64::avx512_model
-//! 3 loops       arch::simd arch::simd::loops arch::simd::directed
-//! 2 arithmetic  arch::portable arch::simd::kernel arch::x86_64::mode arch::x86_64::short seeds
-//! 1 ground      bits variant backoff cpu kernel_notes
+//! 10 door        verify
+//! 9 types        divisor simd ndarray
+//! 8 slices       slices rounding
+//! 7 plan         plan
+//! 6 schedules    schedule
+//! 5 detection    dispatch
+//! 4 backends     arch::x86_64::avx2 arch::x86_64::avx512 arch::x86_64::avx512_model
+//! 3 loops        arch::simd arch::simd::loops arch::simd::directed
+//! 2 arithmetic   arch::portable arch::simd::kernel arch::x86_64::mode arch::x86_64::short seeds
+//! 1 ground       bits variant backoff cpu kernel_notes
 //! ```
 
 #![deny(missing_docs)]
@@ -80,6 +81,7 @@ pub mod verify;
 pub use cpu::{Cpu, Vendor};
 pub use dispatch::{
     AVX512_NATIVE_EVIDENCE, BACKEND_ENV, Backend, FORCE_PORTABLE_ENV, avx512_by_default, backend,
+    backend_override,
 };
 pub use divisor::{Divisor, Strategy, div_scalar, recip};
 pub use plan::{Plan, plan};

@@ -66,12 +66,7 @@ type SliceFn<'a> = &'a dyn Fn(&[f32], &[f32]) -> Vec<f32>;
 /// FTZ, DAZ), MXCSR restored before returning. Neither is inlined, so that Rust code that
 /// assumes the default environment never runs under another.
 #[inline(never)]
-fn under_mxcsr(
-    control: u32,
-    a: &[f32],
-    b: &[f32],
-    f: SliceFn,
-) -> (Vec<f32>, Vec<f32>) {
+fn under_mxcsr(control: u32, a: &[f32], b: &[f32], f: SliceFn) -> (Vec<f32>, Vec<f32>) {
     let saved = read_mxcsr();
     write_mxcsr((saved & !(RC | FTZ | DAZ)) | control);
     let got = black_box(f(black_box(a), black_box(b)));

@@ -204,12 +204,25 @@ fn par_div_panics_on_mismatch() {
 #[test]
 fn backend_names_the_kernel() {
     let backend = fmadiv::backend();
+    let forced = std::env::var(fmadiv::BACKEND_ENV)
+        .ok()
+        .filter(|v| !v.trim().is_empty());
+    if let Some(name) = &forced {
+        assert_eq!(backend.name(), name.trim());
+    }
     #[cfg(fmadiv_x86)]
     if std::is_x86_feature_detected!("avx2")
         && std::is_x86_feature_detected!("fma")
         && std::env::var_os(fmadiv::FORCE_PORTABLE_ENV).is_none()
+        && forced.is_none()
     {
-        assert_eq!(backend, fmadiv::Backend::Avx2Fma);
+        let by_default = fmadiv::avx512_by_default(&fmadiv::Cpu::this());
+        let want = if by_default {
+            fmadiv::Backend::Avx512
+        } else {
+            fmadiv::Backend::Avx2Fma
+        };
+        assert_eq!(backend, want);
     }
     assert!(!backend.to_string().is_empty());
 }

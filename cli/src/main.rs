@@ -102,6 +102,11 @@ const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A bad backend override is a usage error, said before anything runs.
+    if let Err(message) = fmadiv::backend_override() {
+        eprintln!("{message}");
+        return ExitCode::from(2);
+    }
     let result = match cli.command {
         None => default_run(),
         Some(Command::Bench {
@@ -357,11 +362,29 @@ fn plan_json(plan: &fmadiv::Plan) -> serde_json::Value {
             "in_place_from": length(c.divisor.in_place_from),
         },
         "made_in_us": plan.made_in_micros(),
+        "backend": fmadiv::backend().name(),
+        "avx512": avx512_status(),
         "ignored_setting": plan.ignored_setting(),
         "plan_file_unused": plan.plan_file_unused(),
         "why": plan.to_string(),
         "evidence": plan.evidence(),
     })
+}
+
+/// Whether the 512-bit backend runs here, and why (or why not).
+fn avx512_status() -> String {
+    let cpu = fmadiv::Cpu::this();
+    if !cpu.has_avx512f() {
+        "this CPU has no AVX-512F: the 512-bit code runs only through the software model (tests)"
+            .into()
+    } else if fmadiv::avx512_by_default(&cpu) {
+        "the default here: the full test suite ran natively on this CPU family".into()
+    } else {
+        format!(
+            "opt-in here ({}=avx512): no native run of the full test suite on this CPU family is committed; the 256-bit choices stay",
+            fmadiv::BACKEND_ENV
+        )
+    }
 }
 
 fn show_plan(json: bool) -> Result<ExitCode, String> {
@@ -372,6 +395,8 @@ fn show_plan(json: bool) -> Result<ExitCode, String> {
             serde_json::to_string_pretty(&plan_json(plan)).map_err(|e| e.to_string())?
         );
     } else {
+        println!("backend: {}", fmadiv::backend());
+        println!("avx512: {}", avx512_status());
         println!("{plan}");
         println!("evidence: {}", plan.evidence());
         println!(
