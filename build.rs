@@ -6,6 +6,9 @@ use std::process::Command;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(fmadiv_static_avx2_fma)");
+    // Set at opt-level 0 (a user's default `cargo build`): the slice functions then run an
+    // `asm!` divider loop that needs no inlining (`arch::x86_64::short::div_unoptimized`).
+    println!("cargo::rustc-check-cfg=cfg(fmadiv_unoptimized)");
     // `--cfg fmadiv_portable_only` compiles out every x86 module, as on a CPU of another
     // architecture (for testing the portable build on x86 machines).
     println!("cargo::rustc-check-cfg=cfg(fmadiv_portable_only)");
@@ -20,6 +23,9 @@ fn main() {
     let features = env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
     let profile = env::var("PROFILE").unwrap_or_else(|_| "unknown".into());
     let opt_level = env::var("OPT_LEVEL").unwrap_or_else(|_| "?".into());
+    if opt_level == "0" {
+        println!("cargo::rustc-cfg=fmadiv_unoptimized");
+    }
 
     // The x86 kernels exist on x86-64, unless `--cfg fmadiv_portable_only` compiles them
     // out (then the crate builds as it would on any other architecture).

@@ -7,7 +7,8 @@ block of its module docs that starts with the line `layers (top first):`; each f
 is `N name  module module ...` (N the layer, higher on top; a module is a path such as
 `arch::simd::loops`, and stands for its submodules too unless they are listed themselves).
 A module M imports N when a file of M names `crate::N...` or `super::N...` (resolved to the
-longest module that exists; a parent naming its child, or a child its parent, is not an
+longest module that exists, or, for a name the crate root re-exports with `pub use`, to the
+module it comes from; a parent naming its child, or a child its parent, is not an
 import). Every import must go to a module of a lower layer, or stay inside the listed module
 it belongs to; every module must be listed; and no two modules may import each other, even
 through others (import circles).
@@ -53,9 +54,35 @@ def related(a, b):
     return a[: len(b)] == b or b[: len(a)] == a
 
 
+def reexports(mods):
+    """Name -> module, for the items the crate root re-exports (`pub use a::b::{X, Y};`,
+    `pub use a::X;`): `crate::X` then counts as an import of the module `X` comes from."""
+    root = mods.get(())
+    if root is None:
+        return {}
+    text = re.sub(r"//[^\n]*", "", open(root).read())
+    names = {}
+    ident = r"[A-Za-z_][A-Za-z0-9_]*"
+    for g in re.finditer(rf"\bpub\s+use\s+((?:{ident}::)+)(?:\{{([^}}]*)\}}|({ident}))\s*;", text):
+        prefix = [p for p in g.group(1).split("::") if p]
+        if prefix[:1] == ["crate"]:
+            prefix = prefix[1:]
+        parts = g.group(2).split(",") if g.group(2) is not None else [g.group(3)]
+        for part in parts:
+            part = part.strip()
+            if not part or part == "self":
+                continue
+            alias = part.split(" as ")[-1].strip()
+            target = resolve(mods, prefix + part.split(" as ")[0].strip().split("::"))
+            if target is not None and alias not in {m[0] for m in mods if m}:
+                names[alias] = target
+    return names
+
+
 def imports(mods):
-    """Module -> the modules it imports."""
+    """Module -> the modules it imports, through the crate root's re-exports too."""
     edges = {m: set() for m in mods}
+    names = reexports(mods)
     for m, path in mods.items():
         text = re.sub(r"//[^\n]*", "", open(path).read())
 
@@ -66,13 +93,19 @@ def imports(mods):
         ident = r"[A-Za-z_][A-Za-z0-9_]*"
         # `crate::a::b` (the whole path: not a prefix of a longer one or of a group).
         for g in re.finditer(rf"\bcrate::((?:{ident}::)*{ident})(?![A-Za-z0-9_]|::[A-Za-z_{{])", text):
-            add(resolve(mods, g.group(1).split("::")))
+            first = g.group(1).split("::")[0]
+            if m != () and first in names:
+                add(names[first])
+            else:
+                add(resolve(mods, g.group(1).split("::")))
         # `crate::a::{b, c::d}` groups (one level of braces).
         for g in re.finditer(rf"\bcrate::((?:{ident}::)*)\{{([^{{}}]*)\}}", text):
             prefix = [p for p in g.group(1).split("::") if p]
             for part in re.split(r",", g.group(2)):
                 part = part.strip().split(" as ")[0].strip()
-                if part and part != "self":
+                if not prefix and m != () and part.split("::")[0] in names:
+                    add(names[part.split("::")[0]])
+                elif part and part != "self":
                     add(resolve(mods, prefix + part.split("::")))
                 elif part == "self" and prefix:
                     add(resolve(mods, prefix))
@@ -232,6 +265,20 @@ def self_test():
         "a circle": (
             {"api.rs": "use crate::loops::run;\n", "loops.rs": "use crate::api::f;\n"},
             "import circle: api <-> loops",
+        ),
+        "an import upward through the root's re-export": (
+            {
+                "lib.rs": root_doc + "pub use api::Api;\n",
+                "bits.rs": "pub fn g(_: crate::Api) {}\n",
+            },
+            "bits (layer 1 low) imports api",
+        ),
+        "an import upward through a re-export in a group": (
+            {
+                "lib.rs": root_doc + "pub use api::{f, Api as Face};\n",
+                "loops.rs": "use crate::{bits, Face};\n",
+            },
+            "loops (layer 2 mid) imports api",
         ),
     }
     failures = []

@@ -295,18 +295,31 @@ fn proves_avx2_fma(b: Backend) -> bool {
     }
 }
 
-/// The AVX2+FMA proof if that kernel is the one in use and already detected (`None` before
-/// the first detection): one load, with no detection call on the caller's path.
+/// The AVX2+FMA proof if the eight-lane backend itself is the one in use (not a
+/// sixteen-lane one that also proves AVX2+FMA): for the paths that have a form of each width.
 #[cfg(fmadiv_x86)]
 #[inline]
-pub(crate) fn avx2_fma_known() -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
+pub(crate) fn avx2_fma_backend() -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
     #[cfg(fmadiv_static_avx2_fma)]
-    let known = Some(Backend::Avx2Fma);
+    let eight = true;
     #[cfg(not(fmadiv_static_avx2_fma))]
-    let known = cache::known();
-    // SAFETY: a backend that proves AVX2+FMA is in use only where the features were
-    // detected or enabled at compile time.
-    proves_avx2_fma(known?).then(|| unsafe { crate::arch::x86_64::avx2::Avx2Fma::new_unchecked() })
+    let eight = backend() == Backend::Avx2Fma;
+    // SAFETY: the AVX2+FMA backend is in use only where its features were detected or
+    // enabled at compile time.
+    eight.then(|| unsafe { crate::arch::x86_64::avx2::Avx2Fma::new_unchecked() })
+}
+
+/// The AVX2+FMA proof if the eight-lane backend is in use and already detected (`None`
+/// before the first detection): one load, with no detection call on the caller's path.
+#[cfg(fmadiv_x86)]
+#[inline]
+pub(crate) fn avx2_fma_backend_known() -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
+    #[cfg(fmadiv_static_avx2_fma)]
+    let eight = true;
+    #[cfg(not(fmadiv_static_avx2_fma))]
+    let eight = cache::known() == Some(Backend::Avx2Fma);
+    // SAFETY: as in `avx2_fma_backend`.
+    eight.then(|| unsafe { crate::arch::x86_64::avx2::Avx2Fma::new_unchecked() })
 }
 
 /// The AVX2+FMA proof, if a backend that has it is the one in use.

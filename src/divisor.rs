@@ -314,6 +314,40 @@ impl Divisor {
         }
     }
 
+    /// [`Divisor::divide_slice_by`] on a given SIMD backend (`None`, nothing written, for
+    /// the portable path or one this CPU cannot run): the sixteen-lane backends run their
+    /// lane-checked loop for every strategy.
+    #[cfg(all(fmadiv_x86, feature = "verify"))]
+    pub(crate) fn divide_slice_on(
+        &self,
+        backend: crate::Backend,
+        sequence: bool,
+        a: &[f32],
+        out: &mut [f32],
+    ) -> Option<()> {
+        assert_eq!(
+            a.len(),
+            out.len(),
+            "fmadiv::Divisor::divide_slice_on: length mismatch"
+        );
+        match backend {
+            _ if !backend.runs_here() => None,
+            crate::Backend::Portable => None,
+            crate::Backend::Avx2Fma => {
+                self.divide_slice_by(sequence, a, out);
+                Some(())
+            }
+            _ => {
+                let p = sequence.then(|| self.proven());
+                let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
+                // SAFETY: the backend runs here; a is readable and out writable for n
+                // elements and cannot overlap (out is a unique borrow).
+                unsafe { x16::divide(backend, self.b, p, x, o, n) };
+                Some(())
+            }
+        }
+    }
+
     /// `a[i] = a[i] / b` in place by the proven sequence (`true`) or the divider (`false`),
     /// whatever the plan says (see [`Divisor::divide_slice_by`]).
     #[cfg(feature = "verify")]
@@ -498,7 +532,7 @@ impl Divisor {
     #[inline(never)]
     fn divide_vectors(&self, a: &[f32], out: &mut [f32]) {
         #[cfg(fmadiv_x86)]
-        if let Some(k) = crate::dispatch::avx2_fma() {
+        if let Some(k) = crate::dispatch::avx2_fma_backend() {
             let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
             // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for n
             // elements and cannot overlap (out is a unique borrow).
@@ -508,6 +542,14 @@ impl Divisor {
                     None => x86::divide_by_divider(k, self.b, x, o, n),
                 }
             }
+            return;
+        }
+        #[cfg(fmadiv_x86)]
+        if crate::backend() != crate::Backend::Portable {
+            let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
+            // SAFETY: a sixteen-lane backend is in use; a is readable and out writable for
+            // n elements and cannot overlap (out is a unique borrow).
+            unsafe { x16::divide(crate::backend(), self.b, self.for_slice(n, false), x, o, n) };
             return;
         }
         portable_divide(a, self.b, out);
@@ -571,6 +613,16 @@ impl Divisor {
 
     /// [`Divisor::divide_in_place`] past the short slices, out of line.
     fn divide_vectors_in_place(&self, a: &mut [f32]) {
+        #[cfg(fmadiv_x86)]
+        if crate::dispatch::avx2_fma_backend().is_none()
+            && crate::backend() != crate::Backend::Portable
+        {
+            let (x, n) = (a.as_mut_ptr(), a.len());
+            // SAFETY: a sixteen-lane backend is in use; `a` is readable and writable for n,
+            // which both of its loops allow in place.
+            unsafe { x16::divide(crate::backend(), self.b, self.for_slice(n, true), x, x, n) };
+            return;
+        }
         #[cfg(fmadiv_x86)]
         if let Some(k) = crate::dispatch::avx2_fma() {
             let (x, n) = (a.as_mut_ptr(), a.len());
@@ -701,7 +753,7 @@ fn divider_only(len: usize, once: bool) -> Option<crate::arch::x86_64::avx2::Avx
     if len >= from {
         return None;
     }
-    crate::dispatch::avx2_fma_known()
+    crate::dispatch::avx2_fma_backend_known()
 }
 
 /// The panic of a slice function given slices of different lengths (nothing written).
@@ -966,6 +1018,70 @@ mod x86 {
     }
 }
 
+/// The sixteen-lane entry points: the lane-checked loops of [`lanes`] (every strategy; the
+/// flag-checked two-products loop is AVX2 assembly and has no sixteen-lane form yet) and the
+/// divider's loop, compiled for the AVX-512F backend or run on its software model.
+#[cfg(fmadiv_x86)]
+mod x16 {
+    use super::{Proven, lanes};
+    use crate::Backend;
+
+    /// `out[i] = a[i] / b` on `backend` (a sixteen-lane one): by the proven sequence `p`,
+    /// or the divider where there is none.
+    ///
+    /// # Safety
+    /// `backend` is in use (its features present); `a` readable and `out` writable for
+    /// `len` floats; `out` is `a` or does not overlap it.
+    pub unsafe fn divide(
+        backend: Backend,
+        b: f32,
+        p: Option<&Proven>,
+        a: *const f32,
+        out: *mut f32,
+        len: usize,
+    ) {
+        /// The two loops compiled for one backend's proof type and features.
+        macro_rules! compiled {
+            ($W:ty, $features:literal) => {{
+                #[target_feature(enable = $features)]
+                unsafe fn run(
+                    b: f32,
+                    p: Option<&Proven>,
+                    a: *const f32,
+                    out: *mut f32,
+                    len: usize,
+                ) {
+                    // SAFETY: this function runs only where the backend's features are
+                    // present; the caller's pointers.
+                    unsafe {
+                        let w = <$W as crate::arch::simd::Vector>::assume();
+                        match p {
+                            Some(p) => lanes::divide(w, p, a, out, len),
+                            None => lanes::divide_by_divider_in(w, b, a, out, len),
+                        }
+                    }
+                }
+                // SAFETY: the caller's guarantees; the backend is in use.
+                unsafe { run(b, p, a, out, len) }
+            }};
+        }
+        match backend {
+            Backend::Avx512 => compiled!(crate::arch::x86_64::avx512::Avx512, "avx512f,avx2,fma"),
+            #[cfg(feature = "verify")]
+            Backend::Avx512Model(seeds) => {
+                use crate::arch::x86_64::avx512_model::Avx512Model as M;
+                use crate::arch::x86_64::avx512_model::{HIGH, INTEL, LOW, Seeds};
+                match seeds {
+                    Seeds::Intel => compiled!(M<INTEL>, "sse2"),
+                    Seeds::Low => compiled!(M<LOW>, "sse2"),
+                    Seeds::High => compiled!(M<HIGH>, "sse2"),
+                }
+            }
+            _ => unreachable!("x16::divide runs only on a sixteen-lane backend"),
+        }
+    }
+}
+
 #[cfg(all(test, fmadiv_x86))]
 mod tests {
     use super::*;
@@ -1010,5 +1126,61 @@ mod tests {
             strategies.contains(&Strategy::TwoProducts),
             "{strategies:?}"
         );
+    }
+}
+
+#[cfg(test)]
+mod portable_agreement {
+    //! Every public slice function against the portable path (small enough for Miri:
+    //! `cargo +nightly miri test --lib --no-default-features`).
+
+    #[test]
+    fn public_functions_agree_with_the_portable_path() {
+        // The portable path is checked against x86's rule in its own tests. Under Miri (no
+        // AVX2 detected) these run the portable path themselves. The operands
+        // are constants the optimiser sees through the inlined short-slice loops: this test
+        // fails (a signalling NaN left unquieted by a compile-time fold) if those loops do
+        // not hide their divisor.
+        let a = [
+            1.0f32,
+            -0.0,
+            f32::INFINITY,
+            f32::from_bits(0x7f80_0001),
+            3.0,
+            1e-40,
+            7.0,
+        ];
+        let b = [
+            3.0f32,
+            5.0,
+            -2.0,
+            1.0,
+            f32::from_bits(0x3f7f_ffff),
+            0.5,
+            0.0,
+        ];
+        let mut out = [0.0f32; 7];
+        crate::div(&a, &b, &mut out);
+        for i in 0..a.len() {
+            assert_eq!(
+                out[i].to_bits(),
+                crate::arch::portable::div_one(a[i], b[i]).to_bits()
+            );
+        }
+        let d = crate::Divisor::new(3.0);
+        d.divide_slice(&a, &mut out);
+        for i in 0..a.len() {
+            assert_eq!(
+                out[i].to_bits(),
+                crate::arch::portable::div_one(a[i], 3.0).to_bits()
+            );
+        }
+        crate::recip(&b, &mut out);
+        for i in 0..b.len() {
+            assert_eq!(
+                out[i].to_bits(),
+                crate::arch::portable::div_one(1.0, b[i]).to_bits()
+            );
+        }
     }
 }

@@ -138,15 +138,42 @@
 //! *What is assumed*: the bound itself, inside the window (checked at run time on a sample
 //! by `crate::seeds::this_cpu` before the plan lets a kernel run, and on every input of
 //! the window by `fmadiv fingerprint`); IEEE-754 FMA and multiply in round-to-nearest-even;
-//! `vdivps` as the reference. *What is not covered*: another bound (`--rcp-bound 2^-14`
-//! proves this kernel's arithmetic under `vrcp14ps`-like seeds, but a 16-lane kernel's own
-//! masks, loads and checks need a CPU to run on), and other rounding modes.
+//! `vdivps` as the reference. *What is not covered*: another bound looser than 1.5·2^-12
+//! (2^-14 seeds are covered: see "Sixteen lanes with AVX-512F"), and other rounding modes.
 //!
 //! The digests: a report of this kind names the **arithmetic digest**
 //! (`fmadiv_verify::digest::arithmetic_digest`), a hash of the kernel run from software-chosen
 //! seeds (conforming ones, the extremes of the bound, and deliberately poor ones, which
 //! tell apart sequences that agree wherever they are exact). No table enters it, so shards
 //! run on different CPUs merge.
+//!
+//! # Sixteen lanes with AVX-512F
+//!
+//! The 512-bit backend (`arch::x86_64::avx512`) runs the same generic kernel
+//! (`arch::simd::kernel`) with `vrcp14ps` as the seed. Its documented bound, relative error
+//! below 2^-14, is inside the theorem's `|1 - x·r| <= 1.5·2^-12` (2^-14 < 1.5·2^-12 = 6·2^-14),
+//! so every seed a conforming `vrcp14ps` may return is among the seeds the every-table sweep
+//! already ran through the refinement: the set of `(b, y)` rows a 2^-14 seed produces is a
+//! subset of `Y(b)` above, and `docs/verification/conforming-division.json` (arithmetic digest
+//! d432cf61aa21a762) covers it with no new sweep. The same holds for the reciprocal kernel
+//! (`conforming-reciprocals.json`). The near-all-ones rule stays: Intel's reference table
+//! returns exactly 0.5 for `2 - 2^-23`, as AMD's `rcpps` does, and without the rule the
+//! kernel is wrong there (`tests/backends.rs`, `weakened_kernels_are_caught_on_the_model`).
+//!
+//! What the proof needs of the sixteen-lane code, beyond the arithmetic: that each lane
+//! computes exactly what one lane of the eight-lane code computes (the same IEEE operations
+//! in the same order, an FMA where the eight-lane code has one), and that the lanes the
+//! check accepts are the same: the window and the near-all-ones rule are the same integer
+//! operations on each lane, only the mask is a `k` register (`Vector::M`), combined by
+//! `kandn`-like operations instead of vector ands; the blend takes the divider's quotient in
+//! the flagged lanes; masked loads pad a tail's absent lanes with 1.0 (inside the window)
+//! and masked stores write only the present ones. Those are properties of the code, not of
+//! the data, and the software model of the instructions (`arch::x86_64::avx512_model`, which
+//! implements the same `Vector` trait with one scalar IEEE operation per lane) runs the
+//! same generic code on every machine: TestFloat, in-window pairs, random bits, every tail,
+//! FTZ/DAZ and the four rounding modes on the model with Intel's reference table and with
+//! the two worst tables of the 2^-14 bound. A native run compares the real instructions with
+//! the model (`the_native_16_lane_backend_and_the_model_agree`).
 //!
 //! # The reciprocal kernel
 //!

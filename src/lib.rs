@@ -26,6 +26,12 @@
 //! }
 //! ```
 //!
+//! **Debug builds**: a dependency of a crate built with plain `cargo build` is compiled
+//! without optimisation; there the slice functions run a plain `divps` loop (exact, about
+//! as fast as the optimised divider), the other functions run unoptimised. Add
+//! `[profile.dev.package.fmadiv] opt-level = 3` to your `Cargo.toml` for the crate's own
+//! speed in debug builds (README, "Debug builds", has the measurements).
+//!
 //! Correctness is shown by exhaustive verification: the fast path depends only on the two
 //! mantissas, and `fmadiv verify mantissa` compares all 2^46 mantissa pairs with the
 //! hardware; see the README and [`kernel_notes`].
@@ -37,21 +43,23 @@
 //! and number facts; the arithmetic of one lane or one vector (the portable path, the
 //! width-generic kernel, MXCSR's rounding field); the slice loops written once over a vector
 //! width; the backends that compile them (AVX2+FMA, AVX-512F, the 16-lane model); what runs
-//! where (detection, then the schedules); the plan; the slice functions; the types and forms built on them; and the
-//! verification door on top.
+//! where (detection, then the schedules); the plan; the slice functions; directed rounding;
+//! the types and forms built on them; and the verification door on top.
 //!
 //! ```text
 //! layers (top first):
-//! 10 door        verify
-//! 9 types        divisor simd ndarray
-//! 8 slices       slices rounding
-//! 7 plan         plan
-//! 6 schedules    schedule
-//! 5 detection    dispatch
-//! 4 backends     arch::x86_64::avx2 arch::x86_64::avx512 arch::x86_64::avx512_model
-//! 3 loops        arch::simd arch::simd::loops arch::simd::directed
-//! 2 arithmetic   arch::portable arch::simd::kernel arch::x86_64::mode arch::x86_64::short seeds
-//! 1 ground       bits variant backoff cpu kernel_notes
+//! 13 door        verify
+//! 12 arrays      ndarray
+//! 11 types       divisor simd
+//! 10 directed    rounding
+//! 9 slices       slices
+//! 8 plan         plan
+//! 7 schedules    schedule
+//! 6 detection    dispatch
+//! 5 backends     arch::x86_64::avx2 arch::x86_64::avx512 arch::x86_64::avx512_model
+//! 4 loops        arch::simd arch::simd::loops arch::simd::directed
+//! 3 arithmetic   arch::portable arch::simd::kernel arch::x86_64::mode arch::x86_64::short seeds
+//! 2 ground       bits variant backoff cpu kernel_notes direction
 //! ```
 
 #![deny(missing_docs)]
@@ -63,6 +71,7 @@ mod arch;
 mod backoff;
 mod bits;
 mod cpu;
+mod direction;
 mod dispatch;
 mod divisor;
 pub mod kernel_notes;
@@ -79,13 +88,14 @@ mod variant;
 pub mod verify;
 
 pub use cpu::{Cpu, Vendor};
+pub use direction::Rounding;
 pub use dispatch::{
     AVX512_NATIVE_EVIDENCE, BACKEND_ENV, Backend, FORCE_PORTABLE_ENV, avx512_by_default, backend,
     backend_override,
 };
 pub use divisor::{Divisor, Strategy, div_scalar, recip};
 pub use plan::{Plan, plan};
-pub use rounding::{Rounding, div_bounds, div_rounded};
+pub use rounding::{div_bounds, div_rounded};
 pub use schedule::{Mix, Schedule, UnknownSchedule};
 pub use simd::{div_f32x8, recip_f32x8};
 #[cfg(feature = "rayon")]

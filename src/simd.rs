@@ -24,7 +24,7 @@
 //!
 //! Every path gives the same bits as `/` (x86's NaN rules included).
 
-use wide::f32x8;
+use wide::{f32x8, f32x16};
 
 /// Eight quotients `a / b`, bit-identical to `/` lane by lane (x86's NaN bits everywhere).
 ///
@@ -90,6 +90,41 @@ pub fn div_bounds_f32x8(a: f32x8, b: f32x8) -> (f32x8, f32x8) {
     let (mut lo, mut hi) = ([0.0f32; 8], [0.0f32; 8]);
     crate::div_bounds(&a.to_array(), &b.to_array(), &mut lo, &mut hi);
     (f32x8::from(lo), f32x8::from(hi))
+}
+
+/// Sixteen quotients `a / b`, bit-identical to `/` lane by lane: `wide`'s `/` in every build
+/// (one `vdivps zmm` where AVX-512F is enabled at compile time, two `ymm` divisions where
+/// AVX is, four `divps` otherwise), with x86's NaN bits on every architecture (see
+/// [`div_f32x8`]).
+///
+/// ```
+/// use wide::f32x16;
+/// let q = fmadiv::simd::div_f32x16(f32x16::splat(1.0), f32x16::splat(3.0));
+/// assert_eq!(q.to_array(), [1.0f32 / 3.0; 16]);
+/// ```
+#[inline]
+pub fn div_f32x16(a: f32x16, b: f32x16) -> f32x16 {
+    let q = a / b;
+    if cfg!(fmadiv_x86) || !q.is_nan().any() {
+        return q;
+    }
+    let (a, b) = (a.to_array(), b.to_array());
+    f32x16::from(core::array::from_fn::<f32, 16, _>(|i| {
+        crate::arch::portable::div_one(a[i], b[i])
+    }))
+}
+
+/// Sixteen reciprocals `1 / b`, bit-identical to `1.0 / b` lane by lane (see
+/// [`div_f32x16`]).
+///
+/// ```
+/// use wide::f32x16;
+/// let r = fmadiv::simd::recip_f32x16(f32x16::splat(3.0));
+/// assert_eq!(r.to_array(), [1.0f32 / 3.0; 16]);
+/// ```
+#[inline]
+pub fn recip_f32x16(b: f32x16) -> f32x16 {
+    div_f32x16(f32x16::splat(1.0), b)
 }
 
 /// `q = a / b` from `wide`, with x86's NaN bits: on x86 `divps` gives them already; elsewhere

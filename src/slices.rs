@@ -108,6 +108,12 @@ pub fn try_div(a: &[f32], b: &[f32], out: &mut [f32]) -> Result<(), Error> {
 #[inline]
 pub(crate) unsafe fn div_disjoint(a: *const f32, b: *const f32, out: *mut f32, len: usize) {
     #[cfg(fmadiv_x86)]
+    if cfg!(fmadiv_unoptimized) {
+        // SAFETY: the caller's guarantees.
+        unsafe { crate::arch::x86_64::short::div_unoptimized(Some(a), b, out, len) };
+        return;
+    }
+    #[cfg(fmadiv_x86)]
     if len < crate::arch::x86_64::short::SHORT {
         // SAFETY: the caller's guarantees.
         unsafe { crate::arch::x86_64::short::div_raw(Some(a), b, out, len) };
@@ -126,6 +132,14 @@ pub(crate) unsafe fn div_disjoint(a: *const f32, b: *const f32, out: *mut f32, l
 pub fn div_in_place(a: &mut [f32], b: &[f32]) {
     if check_lengths(a.len(), b.len(), a.len()).is_err() {
         mismatch("div_in_place", a.len(), b.len(), a.len());
+    }
+    #[cfg(fmadiv_x86)]
+    if cfg!(fmadiv_unoptimized) {
+        let p = a.as_mut_ptr();
+        // SAFETY: `a` is readable and writable and b readable for a.len() elements; the
+        // loop allows out == a.
+        unsafe { crate::arch::x86_64::short::div_unoptimized(Some(p), b.as_ptr(), p, a.len()) };
+        return;
     }
     #[cfg(fmadiv_x86)]
     if a.len() < crate::arch::x86_64::short::SHORT {
@@ -154,6 +168,13 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
 #[inline]
 pub(crate) fn recip_slices(b: &[f32], out: &mut [f32]) {
     assert_eq!(b.len(), out.len());
+    #[cfg(fmadiv_x86)]
+    if cfg!(fmadiv_unoptimized) {
+        let (x, o, n) = (b.as_ptr(), out.as_mut_ptr(), out.len());
+        // SAFETY: b is readable and out writable for n elements and cannot overlap.
+        unsafe { crate::arch::x86_64::short::div_unoptimized(None, x, o, n) };
+        return;
+    }
     #[cfg(fmadiv_x86)]
     if out.len() < crate::arch::x86_64::short::SHORT {
         // SAFETY: b is readable and out writable for out.len() elements and cannot overlap.

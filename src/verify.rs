@@ -306,6 +306,19 @@ pub mod divisor {
         d.divide_slice_by(sequence, a, out)
     }
 
+    /// [`divide_slice_by`] on a given backend: `None` (nothing written) for the portable
+    /// path or a backend this CPU cannot run.
+    #[cfg(fmadiv_x86)]
+    pub fn divide_slice_on(
+        backend: crate::Backend,
+        d: &Divisor,
+        sequence: bool,
+        a: &[f32],
+        out: &mut [f32],
+    ) -> Option<()> {
+        d.divide_slice_on(backend, sequence, a, out)
+    }
+
     /// `a[i] = a[i] / b` in place by the proven sequence (`true`) or the divider (`false`).
     pub fn divide_in_place_by(d: &Divisor, sequence: bool, a: &mut [f32]) {
         d.divide_in_place_by(sequence, a)
@@ -349,6 +362,13 @@ pub fn rcp_sample_check(
     rcp: impl FnMut([f32; 8]) -> [f32; 8],
 ) -> Result<(), crate::plan::OutOfBound> {
     crate::seeds::check_sample_within(bound, rcp)
+}
+
+/// This CPU's `vrcp14ps` of eight inputs, or `None` without AVX-512F (to compare the model's
+/// table with the real one).
+#[cfg(fmadiv_x86)]
+pub fn native_rcp14(x: [f32; 8]) -> Option<[f32; 8]> {
+    Some(crate::arch::x86_64::avx512::Avx512::new()?.rcp8(x))
 }
 
 /// The software model of the sixteen-lane instructions: its `vrcp14ps` tables (the backend

@@ -247,6 +247,46 @@ fn every_tail_length_on_every_backend() {
     }
 }
 
+#[test]
+fn the_divisors_loops_on_every_backend() {
+    let mut rng = SplitMix64(common::seed() ^ 0xd1);
+    let (mut a, _) = in_window_pairs(1 << 14, 9);
+    let (edges, _) = edge_pairs();
+    a.extend(edges.iter().step_by(7));
+    a.extend((0..1 << 12).map(|_| rng.next_f32_bits()));
+    let divisors = [
+        3.0f32,
+        3.7,
+        -0.1,
+        1.1,
+        1e-30,
+        7e37,
+        f32::MAX,
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NAN,
+        f32::from_bits(0x216c_5f00),
+        f32::from_bits(0x3fd1_2de7),
+        1.0,
+        2.0f32.powi(-126),
+    ];
+    let mut got = vec![0.0f32; a.len()];
+    for backend in backends() {
+        for &b in &divisors {
+            let d = fmadiv::Divisor::new(b);
+            for sequence in [true, false] {
+                fmadiv::verify::divisor::divide_slice_on(backend, &d, sequence, &a, &mut got)
+                    .unwrap();
+                let bs = vec![b; a.len()];
+                if let Some(e) = first_difference(&a, &bs, &got, &hardware(&a, &bs)) {
+                    panic!("{} Divisor({b:e}) sequence {sequence}: {e}", backend.name());
+                }
+            }
+        }
+    }
+}
+
 /// `|1 − m·r|` for the significand `m` of `x` and its seed `r`, both at exponent 0.
 fn seed_error(m: u32, r: f32) -> f64 {
     (1.0 - f64::from(f32::from_bits(0x3f80_0000 | m)) * f64::from(r)).abs()
@@ -377,4 +417,33 @@ fn the_native_16_lane_backend_and_the_model_agree() {
             panic!("{kernel}: native and model differ: {d}");
         }
     }
+}
+
+/// Every one of the 2^32 inputs: this CPU's `vrcp14ps` against the model's Intel table,
+/// under the default MXCSR (`--ignored`; `scripts/native-avx512.sh` runs it on AVX-512F
+/// CPUs, where it says whether the model's table is this CPU's).
+#[test]
+#[ignore]
+fn vrcp14_of_this_cpu_is_the_models_intel_table_on_every_input() {
+    if fmadiv::verify::native_rcp14([1.0; 8]).is_none() {
+        eprintln!("SKIPPED on this CPU: no AVX-512F");
+        return;
+    }
+    use rayon::prelude::*;
+    let differing: Vec<(u32, u32, u32)> = (0..1u32 << 29)
+        .into_par_iter()
+        .filter_map(|v| {
+            let x: [f32; 8] = core::array::from_fn(|l| f32::from_bits(v * 8 + l as u32));
+            let native = fmadiv::verify::native_rcp14(x).unwrap();
+            (0..8).find_map(|l| {
+                let model = rcp14_reference(x[l].to_bits(), read_mxcsr());
+                (native[l].to_bits() != model).then(|| (x[l].to_bits(), native[l].to_bits(), model))
+            })
+        })
+        .take_any(16)
+        .collect();
+    assert!(
+        differing.is_empty(),
+        "this CPU's vrcp14ps is not Intel's reference table: (input, cpu, model) {differing:x?}"
+    );
 }

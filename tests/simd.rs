@@ -1,4 +1,5 @@
-//! The in-register API: `div_f32x8`, `recip_f32x8` and the `Avx2Fma` token, on every path
+//! The in-register API: `div_f32x8`, `recip_f32x8`, `div_f32x16`, `recip_f32x16` and the
+//! `Avx2Fma` token, on every path
 //! (kernel and divider, inside `vectorize` and outside), bit for bit against `/`.
 
 mod common;
@@ -26,6 +27,30 @@ fn vectors(x: &[f32]) -> Vec<f32x8> {
 
 fn lanes(v: &[f32x8]) -> Vec<f32> {
     v.iter().flat_map(|v| v.to_array()).collect()
+}
+
+#[test]
+fn div_f32x16_and_recip_f32x16_match_the_divider() {
+    use wide::f32x16;
+    let (a, b) = inputs();
+    let sixteen = |x: &[f32]| -> Vec<f32x16> {
+        x.chunks_exact(16)
+            .map(|c| f32x16::from(<[f32; 16]>::try_from(c).unwrap()))
+            .collect()
+    };
+    let (va, vb) = (sixteen(&a), sixteen(&b));
+    let n = va.len() * 16;
+    let q: Vec<f32> = va
+        .iter()
+        .zip(&vb)
+        .flat_map(|(&x, &y)| fmadiv::simd::div_f32x16(x, y).to_array())
+        .collect();
+    assert_quotients("div_f32x16", &a[..n], &b[..n], &q);
+    let r: Vec<f32> = vb
+        .iter()
+        .flat_map(|&y| fmadiv::simd::recip_f32x16(y).to_array())
+        .collect();
+    assert_quotients("recip_f32x16", &vec![1.0; n], &b[..n], &r);
 }
 
 #[test]

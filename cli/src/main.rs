@@ -24,7 +24,7 @@ mod verify;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Exact f32 division with AVX2+FMA: check it, verify it, measure it.
 ///
@@ -100,8 +100,20 @@ enum Command {
 pub const EXIT_MISMATCH: u8 = 1;
 const EXIT_USAGE: u8 = 2;
 
+/// Said in `--help` of a build without optimisation, where timings mean little.
+const UNOPTIMISED_NOTE: &str = "Note: this fmadiv was built without optimisation (opt-level 0): \
+its timings are not the crate's. Build with --release, or add `[profile.dev.package.fmadiv] \
+opt-level = 3` to a dev profile (README, \"Debug builds\").";
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut command = Cli::command();
+    if fmadiv::build_info::PROFILE.contains("opt-level 0") {
+        command = command.after_help(UNOPTIMISED_NOTE);
+    }
+    let cli = match Cli::from_arg_matches(&command.get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     // A bad backend override is a usage error, said before anything runs.
     if let Err(message) = fmadiv::backend_override() {
         eprintln!("{message}");

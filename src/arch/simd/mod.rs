@@ -256,10 +256,6 @@ pub unsafe trait Vector: Copy {
     fn sub(self, a: Self::I, b: Self::I) -> Self::I;
     /// `a & b`.
     fn and(self, a: Self::I, b: Self::I) -> Self::I;
-    /// `!a & b`.
-    fn and_not(self, a: Self::I, b: Self::I) -> Self::I;
-    /// `a | b`.
-    fn or(self, a: Self::I, b: Self::I) -> Self::I;
     /// `a ^ b`.
     fn xor(self, a: Self::I, b: Self::I) -> Self::I;
     /// `a << 1`.

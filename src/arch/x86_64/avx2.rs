@@ -209,18 +209,6 @@ unsafe impl Vector for Avx2Fma {
     }
 
     #[inline(always)]
-    fn and_not(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: `self` proves AVX2.
-        unsafe { _mm256_andnot_si256(a, b) }
-    }
-
-    #[inline(always)]
-    fn or(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: `self` proves AVX2.
-        unsafe { _mm256_or_si256(a, b) }
-    }
-
-    #[inline(always)]
     fn xor(self, a: __m256i, b: __m256i) -> __m256i {
         // SAFETY: `self` proves AVX2.
         unsafe { _mm256_xor_si256(a, b) }

@@ -201,18 +201,6 @@ unsafe impl Vector for Avx512 {
     }
 
     #[inline(always)]
-    fn and_not(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: `self` proves AVX-512F.
-        unsafe { _mm512_andnot_si512(a, b) }
-    }
-
-    #[inline(always)]
-    fn or(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: `self` proves AVX-512F.
-        unsafe { _mm512_or_si512(a, b) }
-    }
-
-    #[inline(always)]
     fn xor(self, a: __m512i, b: __m512i) -> __m512i {
         // SAFETY: `self` proves AVX-512F.
         unsafe { _mm512_xor_si512(a, b) }

@@ -425,14 +425,6 @@ unsafe impl<const SEEDS: u8> Vector for Avx512Model<SEEDS> {
         lanes(|l| a[l] & b[l])
     }
 
-    fn and_not(self, a: [u32; LANES], b: [u32; LANES]) -> [u32; LANES] {
-        lanes(|l| !a[l] & b[l])
-    }
-
-    fn or(self, a: [u32; LANES], b: [u32; LANES]) -> [u32; LANES] {
-        lanes(|l| a[l] | b[l])
-    }
-
     fn xor(self, a: [u32; LANES], b: [u32; LANES]) -> [u32; LANES] {
         lanes(|l| a[l] ^ b[l])
     }

@@ -89,3 +89,68 @@ pub(crate) unsafe fn div_by_raw(a: *const f32, d: f32, out: *mut f32, len: usize
         i += 1;
     }
 }
+
+/// `out[i] = a[i] / b[i]`, or `1 / b[i]` without `a`, by SSE's `divps` and `divss` in one
+/// `asm!` block: what the slice functions run in a build without optimisation (`build.rs`
+/// sets `fmadiv_unoptimized` at opt-level 0), where every intrinsic of the other loops
+/// would be a function call of its own (about 100 times slower than release, and slower
+/// than a user's own `for` loop). The same bits: `divps` is the divider, with `vdivps`'s NaN
+/// rules and the MXCSR in force. `out` may be `a` itself.
+///
+/// # Safety
+/// `a` (if given) and `b` readable and `out` writable for `len` floats; `out` does not
+/// overlap `b`, and overlaps `a` only by being `a`.
+pub(crate) unsafe fn div_unoptimized(
+    a: Option<*const f32>,
+    b: *const f32,
+    out: *mut f32,
+    len: usize,
+) {
+    let ones = [1.0f32; LANES];
+    // Without dividends, the loop reads a vector of ones at the same place every time.
+    let (a, step) = match a {
+        Some(a) => (a, 16usize),
+        None => (ones.as_ptr(), 0),
+    };
+    // SAFETY: the loop reads `len` floats from `b` (and from `a`, or the four ones again
+    // and again) and writes `len` to `out`, loading each group before storing it; unaligned
+    // loads (`movups`, `movss`) accept any address; MXCSR is untouched.
+    unsafe {
+        asm!(
+            "2:",
+            "cmp {n}, 4",
+            "jb 3f",
+            "movups {x}, [{a}]",
+            "movups {y}, [{b}]",
+            "divps {x}, {y}",
+            "movups [{out}], {x}",
+            "add {a}, {step}",
+            "add {b}, 16",
+            "add {out}, 16",
+            "sub {n}, 4",
+            "jmp 2b",
+            "3:",
+            "test {n}, {n}",
+            "jz 4f",
+            "movss {x}, [{a}]",
+            "movss {y}, [{b}]",
+            "divss {x}, {y}",
+            "movss [{out}], {x}",
+            "add {a}, {step_ss}",
+            "add {b}, 4",
+            "add {out}, 4",
+            "dec {n}",
+            "jmp 3b",
+            "4:",
+            a = inout(reg) a => _,
+            b = inout(reg) b => _,
+            out = inout(reg) out => _,
+            n = inout(reg) len => _,
+            step = in(reg) step,
+            step_ss = in(reg) step / 4,
+            x = out(xmm_reg) _,
+            y = out(xmm_reg) _,
+            options(nostack),
+        );
+    }
+}
