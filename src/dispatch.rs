@@ -116,7 +116,7 @@ pub const BACKEND_ENV: &str = "FMADIV_BACKEND";
 /// `docs/bench/native-*` or given in the project's shared native folder), as `(vendor,
 /// family, model)`. None yet: everywhere else the backend is opt-in through
 /// [`BACKEND_ENV`].
-pub const AVX512_NATIVE_EVIDENCE: [(&str, u32, u32); 0] = [];
+pub const AVX512_NATIVE_EVIDENCE: &[(&str, u32, u32)] = &[];
 
 /// Whether the 512-bit backend is this CPU's default (it has AVX-512F and its family is in
 /// [`AVX512_NATIVE_EVIDENCE`]).

@@ -1,7 +1,7 @@
 //! Directed rounding: `a / b` rounded down, up, toward zero or to nearest, with the bits of
 //! `vdivps` under that MXCSR rounding mode, without writing MXCSR on the fast path.
 
-use crate::direction::Rounding;
+use crate::Rounding;
 
 /// The slices' lengths, or the panic of `function` (nothing written).
 #[inline]
