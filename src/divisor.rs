@@ -956,9 +956,16 @@ mod x86 {
     /// `a` readable and `out` writable for `len` floats; `out` is `a` or does not overlap it.
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn divide_by_divider(k: Avx2Fma, b: f32, a: *const f32, out: *mut f32, len: usize) {
+        use crate::arch::x86_64::short::{Operand, div_unoptimized};
         // SAFETY: `k` proves the features this function is compiled for; the caller's
-        // pointers.
-        unsafe { lanes::divide_by_divider_in(k, b, a, out, len) }
+        // pointers. Without optimisation, the `asm!` loop (`div_unoptimized`).
+        unsafe {
+            if cfg!(fmadiv_unoptimized) {
+                div_unoptimized(Operand::Slice(a), Operand::Splat(b), out, len)
+            } else {
+                lanes::divide_by_divider_in(k, b, a, out, len)
+            }
+        }
     }
 
     /// `out[i] = a[i] / d` by the proven sequence, checked as `check` says.

@@ -67,6 +67,11 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
     #[cfg(fmadiv_x86)]
     {
         use crate::arch::x86_64::mode as mxcsr;
+        if cfg!(fmadiv_unoptimized) {
+            // Without optimisation, the `asm!` loop under the mode (the generic loops would
+            // call every intrinsic as a function).
+            return mxcsr::div_in_mode_sse(a, b, out, mode.control());
+        }
         let (x, y, o, n) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len());
         /// The directed loop of the backend whose entry points `$entry` names.
         macro_rules! rounded_with {
@@ -122,6 +127,11 @@ pub fn div_bounds(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
     #[cfg(fmadiv_x86)]
     {
         use crate::arch::x86_64::mode as mxcsr;
+        if cfg!(fmadiv_unoptimized) {
+            // Without optimisation, two `asm!` loops under the modes (see `div_rounded`).
+            mxcsr::div_in_mode_sse(a, b, lo, Rounding::Down.control());
+            return mxcsr::div_in_mode_sse(a, b, hi, Rounding::Up.control());
+        }
         let (x, y, n) = (a.as_ptr(), b.as_ptr(), a.len());
         let (l, h) = (lo.as_mut_ptr(), hi.as_mut_ptr());
         /// Both bounds by the backend whose entry points `$entry` names.

@@ -2,6 +2,11 @@
 
 use core::fmt;
 
+#[cfg(fmadiv_x86)]
+use crate::arch::x86_64::short::{
+    self,
+    Operand::{Slice, Splat},
+};
 use crate::plan::{self, Plan};
 
 /// What went wrong with the arguments of a `try_` function. Nothing was written.
@@ -110,7 +115,7 @@ pub(crate) unsafe fn div_disjoint(a: *const f32, b: *const f32, out: *mut f32, l
     #[cfg(fmadiv_x86)]
     if cfg!(fmadiv_unoptimized) {
         // SAFETY: the caller's guarantees.
-        unsafe { crate::arch::x86_64::short::div_unoptimized(Some(a), b, out, len) };
+        unsafe { short::div_unoptimized(Slice(a), Slice(b), out, len) };
         return;
     }
     #[cfg(fmadiv_x86)]
@@ -138,7 +143,7 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
         let p = a.as_mut_ptr();
         // SAFETY: `a` is readable and writable and b readable for a.len() elements; the
         // loop allows out == a.
-        unsafe { crate::arch::x86_64::short::div_unoptimized(Some(p), b.as_ptr(), p, a.len()) };
+        unsafe { short::div_unoptimized(Slice(p), Slice(b.as_ptr()), p, a.len()) };
         return;
     }
     #[cfg(fmadiv_x86)]
@@ -172,7 +177,7 @@ pub(crate) fn recip_slices(b: &[f32], out: &mut [f32]) {
     if cfg!(fmadiv_unoptimized) {
         let (x, o, n) = (b.as_ptr(), out.as_mut_ptr(), out.len());
         // SAFETY: b is readable and out writable for n elements and cannot overlap.
-        unsafe { crate::arch::x86_64::short::div_unoptimized(None, x, o, n) };
+        unsafe { short::div_unoptimized(Splat(1.0), Slice(x), o, n) };
         return;
     }
     #[cfg(fmadiv_x86)]

@@ -90,31 +90,33 @@ pub(crate) unsafe fn div_by_raw(a: *const f32, d: f32, out: *mut f32, len: usize
     }
 }
 
-/// `out[i] = a[i] / b[i]`, or `1 / b[i]` without `a`, by SSE's `divps` and `divss` in one
-/// `asm!` block: what the slice functions run in a build without optimisation (`build.rs`
-/// sets `fmadiv_unoptimized` at opt-level 0), where every intrinsic of the other loops
-/// would be a function call of its own (about 100 times slower than release, and slower
-/// than a user's own `for` loop). The same bits: `divps` is the divider, with `vdivps`'s NaN
-/// rules and the MXCSR in force. `out` may be `a` itself.
+/// The operands of [`div_unoptimized`]: a slice, or one value for every element.
+#[derive(Clone, Copy)]
+pub(crate) enum Operand {
+    /// `len` floats from this address.
+    Slice(*const f32),
+    /// This value for every element.
+    Splat(f32),
+}
+
+/// `out[i] = a[i] / b[i]` (either operand may be one value for every element) by SSE's
+/// `divps` and `divss` in one `asm!` block: what the slice functions run in a build without
+/// optimisation (`build.rs` sets `fmadiv_unoptimized` at opt-level 0), where every intrinsic
+/// of the other loops would be a function call of its own (a hundred times slower than
+/// release, and slower than a user's own `for` loop). The same bits: `divps` is the
+/// divider, with `vdivps`'s NaN rules and the MXCSR in force. `out` may be `a` itself.
 ///
 /// # Safety
-/// `a` (if given) and `b` readable and `out` writable for `len` floats; `out` does not
-/// overlap `b`, and overlaps `a` only by being `a`.
-pub(crate) unsafe fn div_unoptimized(
-    a: Option<*const f32>,
-    b: *const f32,
-    out: *mut f32,
-    len: usize,
-) {
-    let ones = [1.0f32; LANES];
-    // Without dividends, the loop reads a vector of ones at the same place every time.
-    let (a, step) = match a {
-        Some(a) => (a, 16usize),
-        None => (ones.as_ptr(), 0),
-    };
-    // SAFETY: the loop reads `len` floats from `b` (and from `a`, or the four ones again
-    // and again) and writes `len` to `out`, loading each group before storing it; unaligned
-    // loads (`movups`, `movss`) accept any address; MXCSR is untouched.
+/// The slices given readable and `out` writable for `len` floats; `out` does not overlap
+/// `b`, and overlaps `a` only by being `a`.
+pub(crate) unsafe fn div_unoptimized(a: Operand, b: Operand, out: *mut f32, len: usize) {
+    // A splat is read from four copies at the same place every time: its step is zero.
+    let (a_splat, b_splat) = (splat_of(a), splat_of(b));
+    let (a, a_step) = pointer_and_step(a, &a_splat);
+    let (b, b_step) = pointer_and_step(b, &b_splat);
+    // SAFETY: the loop reads `len` floats from each slice operand (or the four copies of a
+    // splat again and again) and writes `len` to `out`, loading each group before storing
+    // it; unaligned loads (`movups`, `movss`) accept any address; MXCSR is untouched.
     unsafe {
         asm!(
             "2:",
@@ -124,33 +126,54 @@ pub(crate) unsafe fn div_unoptimized(
             "movups {y}, [{b}]",
             "divps {x}, {y}",
             "movups [{out}], {x}",
-            "add {a}, {step}",
-            "add {b}, 16",
+            "add {a}, {a_step}",
+            "add {b}, {b_step}",
             "add {out}, 16",
             "sub {n}, 4",
             "jmp 2b",
             "3:",
+            "shr {a_step}, 2",
+            "shr {b_step}, 2",
+            "4:",
             "test {n}, {n}",
-            "jz 4f",
+            "jz 5f",
             "movss {x}, [{a}]",
             "movss {y}, [{b}]",
             "divss {x}, {y}",
             "movss [{out}], {x}",
-            "add {a}, {step_ss}",
-            "add {b}, 4",
+            "add {a}, {a_step}",
+            "add {b}, {b_step}",
             "add {out}, 4",
             "dec {n}",
-            "jmp 3b",
-            "4:",
+            "jmp 4b",
+            "5:",
             a = inout(reg) a => _,
             b = inout(reg) b => _,
             out = inout(reg) out => _,
             n = inout(reg) len => _,
-            step = in(reg) step,
-            step_ss = in(reg) step / 4,
+            a_step = inout(reg) a_step => _,
+            b_step = inout(reg) b_step => _,
             x = out(xmm_reg) _,
             y = out(xmm_reg) _,
             options(nostack),
         );
+    }
+}
+
+/// Four copies of a splat operand's value (unused for a slice).
+#[inline(always)]
+fn splat_of(x: Operand) -> [f32; LANES] {
+    match x {
+        Operand::Splat(v) => [v; LANES],
+        Operand::Slice(_) => [0.0; LANES],
+    }
+}
+
+/// The address the loop reads an operand from and its step per four elements, in bytes.
+#[inline(always)]
+fn pointer_and_step(x: Operand, splat: &[f32; LANES]) -> (*const f32, usize) {
+    match x {
+        Operand::Slice(p) => (p, 4 * LANES),
+        Operand::Splat(_) => (splat.as_ptr(), 0),
     }
 }
