@@ -157,6 +157,7 @@ pub fn backend_override() -> Result<Option<Backend>, String> {
 }
 
 /// The backend of this process: the forced one, else the best this CPU has by default.
+#[cfg(all(fmadiv_x86, not(fmadiv_static_avx2_fma)))]
 fn choose() -> Backend {
     match backend_override() {
         Ok(Some(b)) => b,

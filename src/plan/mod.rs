@@ -363,6 +363,7 @@ fn make_plan() -> &'static Plan {
 /// the model's table) for the sixteen-lane backends, against the bound the kernels are
 /// proven for; `None` without a kernel.
 fn seeds_in_use() -> Option<Result<(), OutOfBound>> {
+    #[cfg(fmadiv_x86)]
     use crate::seeds::{RCPPS_BOUND, check_sample_within};
     match crate::backend() {
         #[cfg(fmadiv_x86)]

@@ -1,0 +1,79 @@
+//! The x86-64 entry points: the lane-checked loops on AVX2+FMA, and the flag-checked
+//! two-products loop (AVX2 assembly) where the check and the length call for it.
+
+use super::{Check, Proven, Strategy, flagged, lanes};
+use crate::arch::x86_64::avx2::Avx2Fma;
+
+/// `out[i] = a[i] / b` on the divider alone ([`lanes::divide_by_divider_in`]), compiled
+/// for AVX2+FMA as a function of its own whose operands arrive in registers. (Run as a
+/// closure inside such a function, the loop read each capture through two loads before
+/// its first division; BENCHMARKS, "Floors", has what that measured at 64 elements.)
+///
+/// # Safety
+/// `a` readable and `out` writable for `len` floats; `out` is `a` or does not overlap it.
+#[target_feature(enable = "avx2,fma")]
+pub unsafe fn divide_by_divider(k: Avx2Fma, b: f32, a: *const f32, out: *mut f32, len: usize) {
+    use crate::arch::x86_64::short::{Operand, div_unoptimized};
+    // SAFETY: `k` proves the features this function is compiled for; the caller's
+    // pointers. Without optimisation, the `asm!` loop (`div_unoptimized`).
+    unsafe {
+        if cfg!(fmadiv_unoptimized) {
+            div_unoptimized(Operand::Slice(a), Operand::Splat(b), out, len)
+        } else {
+            lanes::divide_by_divider_in(k, b, a, out, len)
+        }
+    }
+}
+
+/// `out[i] = a[i] / d` by the proven sequence, checked as `check` says.
+///
+/// # Safety
+/// `a` readable and `out` writable for `len` floats; they must not overlap.
+pub unsafe fn divide_raw(
+    k: Avx2Fma,
+    d: &Proven,
+    check: Check,
+    a: *const f32,
+    out: *mut f32,
+    len: usize,
+) {
+    // SAFETY: the caller's guarantees are both loops'.
+    unsafe {
+        if d.strategy == Strategy::TwoProducts && check == Check::Flags && len >= flagged::MIN_LEN {
+            flagged::two_products(k, d, a, out, len)
+        } else {
+            divide_lanes(k, d, a, out, len)
+        }
+    }
+}
+
+/// [`lanes::divide`] compiled for AVX2+FMA, its operands in registers.
+///
+/// # Safety
+/// `a` readable and `out` writable for `len` floats; `out` is `a` or does not overlap it.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn divide_lanes(k: Avx2Fma, d: &Proven, a: *const f32, out: *mut f32, len: usize) {
+    // SAFETY: the caller's guarantees are the loop's; `k` proves the features.
+    unsafe { lanes::divide(k, d, a, out, len) }
+}
+
+/// `a[i] = a[i] / d` in place, by the lane-checked loop: it loads each vector before it
+/// stores its quotients. (The flag-checked chunks cannot run in place: they redo a
+/// voided chunk from its dividends.)
+///
+/// # Safety
+/// `a` readable and writable for `len` floats.
+pub unsafe fn divide_raw_in_place(k: Avx2Fma, d: &Proven, a: *mut f32, len: usize) {
+    // SAFETY: the caller's guarantee; the lane-checked loop allows `out == a`.
+    unsafe { divide_lanes(k, d, a, a, len) }
+}
+
+/// Eight quotients `a / d` by the divisor's strategy, lane-checked.
+#[target_feature(enable = "avx2,fma")]
+pub fn divide_vector(
+    k: Avx2Fma,
+    d: &Proven,
+    a: core::arch::x86_64::__m256,
+) -> core::arch::x86_64::__m256 {
+    lanes::divide_vector(k, d, a)
+}
