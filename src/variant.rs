@@ -11,6 +11,8 @@ pub struct Variant {
     pub halley: bool,
     /// Send divisors with a near-all-ones mantissa to the slow path.
     pub all_ones_fix: bool,
+    /// Check the dividend's window too (`false`: the divisor's alone).
+    pub dividend_window: bool,
 }
 
 impl Variant {
@@ -22,6 +24,10 @@ impl Variant {
     /// The algorithm as published: Halley's step, no fix for near-all-ones divisors.
     #[cfg(feature = "verify")]
     pub const PUBLISHED: u8 = 2;
+    /// The shipped arithmetic with the window checked on the divisor alone: zeros,
+    /// infinities, NaNs and huge or tiny dividends then pass the check (wrong for them).
+    #[cfg(feature = "verify")]
+    pub const DIVISOR_WINDOW_ONLY: u8 = 3;
 
     /// The flags of a variant id.
     pub const fn of(id: u8) -> Variant {
@@ -30,15 +36,24 @@ impl Variant {
             Variant::NEWTON => Variant {
                 halley: false,
                 all_ones_fix: true,
+                dividend_window: true,
             },
             #[cfg(feature = "verify")]
             Variant::PUBLISHED => Variant {
                 halley: true,
                 all_ones_fix: false,
+                dividend_window: true,
+            },
+            #[cfg(feature = "verify")]
+            Variant::DIVISOR_WINDOW_ONLY => Variant {
+                halley: true,
+                all_ones_fix: true,
+                dividend_window: false,
             },
             _ => Variant {
                 halley: true,
                 all_ones_fix: true,
+                dividend_window: true,
             },
         }
     }

@@ -95,6 +95,35 @@ pub fn div_with_on(
     }
 }
 
+/// `out[i] = a[i] / b[i]` by the shipped arithmetic on every lane of `backend`, its window
+/// checked on the divisor alone (weakened on purpose: zeros, infinities, NaNs, huge and tiny
+/// dividends pass the check): `None` (nothing written) as [`div_with_on`]. Panics if the
+/// lengths differ.
+pub fn div_divisor_window_only_on(
+    backend: crate::Backend,
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+) -> Option<()> {
+    #[cfg(fmadiv_x86)]
+    {
+        assert!(a.len() == b.len() && b.len() == out.len());
+        if !backend.runs_here() {
+            return None;
+        }
+        let f = kernel_entry::<{ Variant::DIVISOR_WINDOW_ONLY }, false>(backend)?;
+        // SAFETY: the backend runs here; a and b readable and out writable for its length,
+        // out a unique borrow.
+        unsafe { f(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
+        Some(())
+    }
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (backend, a, b, out);
+        None
+    }
+}
+
 /// `out[i] = 1 / b[i]` by the reciprocal kernel with the given variant's near-all-ones fix
 /// (or without it, for `Published`) on every lane of the backend in use, or `None` (nothing
 /// written) without one. Panics if the lengths differ.

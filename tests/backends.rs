@@ -389,6 +389,29 @@ fn weakened_kernels_are_caught_on_the_model() {
         found.is_some(),
         "Newton's step at the bound's edges: not caught"
     );
+    // The window checked on the divisor alone: zeros, infinities, NaNs and huge dividends
+    // over in-window divisors pass the check and come out wrong (on every backend).
+    let (_, b) = in_window_pairs(1 << 10, 13);
+    let specials = [
+        0.0f32,
+        -0.0,
+        f32::INFINITY,
+        f32::NAN,
+        1e38,
+        1e-38,
+        f32::from_bits(1),
+    ];
+    let a: Vec<f32> = (0..b.len()).map(|i| specials[i % specials.len()]).collect();
+    for backend in backends() {
+        let mut got = vec![0.0f32; a.len()];
+        fmadiv::verify::div_divisor_window_only_on(backend, &a, &b, &mut got).unwrap();
+        let wrong = first_difference(&a, &b, &got, &hardware(&a, &b));
+        assert!(
+            wrong.is_some(),
+            "{}: a window on the divisor alone not caught",
+            backend.name()
+        );
+    }
     // The shipped kernel on the same rows: exact on all three tables.
     for seeds in Seeds::ALL {
         let wrong = model_fails(seeds, Kernel::Shipped, &[0x3f80_0000, 0x3f80_00de]);

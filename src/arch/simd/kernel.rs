@@ -118,7 +118,7 @@ impl<W: Vector> InputCheck<W> {
     /// which is inside the window and not tested.
     #[inline(always)]
     pub fn of<const V: u8, const RECIP: bool>(w: W, a: W::F, b: W::F) -> InputCheck<W> {
-        let window = if RECIP {
+        let window = if RECIP || !Variant::of(V).dividend_window {
             excess(w, b)
         } else {
             w.max_u32(excess(w, a), excess(w, b))
