@@ -1,12 +1,18 @@
-//! The sixteen-lane entry points: the lane-checked loops of [`lanes`] (every strategy; the
-//! flag-checked two-products loop is AVX2 assembly and has no sixteen-lane form yet) and the
-//! divider's loop, compiled for the AVX-512F backend or run on its software model.
+//! The sixteen-lane entry points: the lane-checked loop of [`lanes`] and the divider's loop,
+//! compiled for the AVX-512F backend or run on its software model.
+//!
+//! Only the reciprocal strategy (`a·(1/b)`, one rounding, the divider's flags) runs its
+//! sequence here; the two-products and Markstein sequences go to the 512-bit divider. Their
+//! lane-checked form gives the right bits but raises MXCSR flags the divider would not (an
+//! underflow of `a·zl` under an exact quotient: `tests/mxcsr.rs` caught it through the
+//! model), and the flag-checked chunks that keep the eight-lane path's flags those of the
+//! divider are AVX2 assembly with no sixteen-lane form yet.
 
-use super::{Proven, lanes};
+use super::{Proven, Strategy, lanes};
 use crate::Backend;
 
-/// `out[i] = a[i] / b` on `backend` (a sixteen-lane one): by the proven sequence `p`,
-/// or the divider where there is none.
+/// `out[i] = a[i] / b` on `backend` (a sixteen-lane one): by the proven sequence `p` where
+/// it is the reciprocal one (see the module docs), else the divider.
 ///
 /// # Safety
 /// `backend` is in use (its features present); `a` readable and `out` writable for
@@ -29,8 +35,10 @@ pub unsafe fn divide(
                 unsafe {
                     let w = <$W as crate::arch::simd::Vector>::assume();
                     match p {
-                        Some(p) => lanes::divide(w, p, a, out, len),
-                        None => lanes::divide_by_divider_in(w, b, a, out, len),
+                        Some(p) if p.strategy == Strategy::Reciprocal => {
+                            lanes::divide(w, p, a, out, len)
+                        }
+                        _ => lanes::divide_by_divider_in(w, b, a, out, len),
                     }
                 }
             }
