@@ -16,7 +16,7 @@ mod common;
 
 use std::hint::black_box;
 
-use common::{SplitMix64, describe, edge_pairs};
+use common::{SplitMix64, describe, edge_pairs, read_mxcsr, write_mxcsr};
 use fmadiv::verify::avx512_model::{RCP14_BOUND, Seeds, rcp14, rcp14_reference};
 use fmadiv::verify::{DirectedStep, Kernel};
 use fmadiv::{Backend, Rounding, Schedule};
@@ -44,19 +44,6 @@ fn backends() -> Vec<Backend> {
         eprintln!("backend {}: {how}", b.name());
     }
     all.into_iter().filter(|b| b.runs_here()).collect()
-}
-
-fn read_mxcsr() -> u32 {
-    let mut csr = 0u32;
-    // SAFETY: stmxcsr only stores the control register to the given, valid address.
-    unsafe { core::arch::asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack)) };
-    csr
-}
-
-fn write_mxcsr(csr: u32) {
-    // SAFETY: ldmxcsr loads a valid control word (the default one with its rounding, FTZ
-    // and DAZ bits changed); every caller restores the original before comparing anything.
-    unsafe { core::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack)) };
 }
 
 /// A slice function under test: `(a, b) -> quotients`.

@@ -14,7 +14,7 @@ mod common;
 
 use std::hint::black_box;
 
-use common::{SplitMix64, edge_pairs};
+use common::{SplitMix64, edge_pairs, read_mxcsr, write_mxcsr};
 use fmadiv::{Divisor, Rounding, Schedule};
 
 /// Flush-to-zero: tiny results become zero.
@@ -23,19 +23,6 @@ const FTZ: u32 = 1 << 15;
 const DAZ: u32 = 1 << 6;
 /// The rounding-control field.
 const RC: u32 = 0b11 << 13;
-
-fn read_mxcsr() -> u32 {
-    let mut csr = 0u32;
-    // SAFETY: stmxcsr only stores the control register to the given, valid address.
-    unsafe { core::arch::asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack)) };
-    csr
-}
-
-fn write_mxcsr(csr: u32) {
-    // SAFETY: ldmxcsr loads a valid control word (the default one with its rounding, FTZ
-    // and DAZ bits changed); the test restores the original before comparing anything.
-    unsafe { core::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack)) };
-}
 
 /// `vdivps` over slices under the MXCSR in force: the reference (non-inlined, so that it
 /// runs where MXCSR is set).
