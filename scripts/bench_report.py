@@ -279,7 +279,7 @@ def rounding(family):
     doc = bench(family, "rounding")
     out = [cpu_line(doc, "fmadiv bench --rounding --json") + " Median of per-round ratios "
            "(baseline time / method time; higher is faster), 95% interval in brackets; normal "
-           "inputs. 64 and 1K: in L1; 4K and 16K: L2.", ""]
+           "inputs. Up to 1K: in L1; 4K and 16K: L2.", ""]
     sizes = sorted({r["size"] for r in doc["rows"]})
     out += ["| method | baseline | " + " | ".join(size_name(n) for n in sizes) + " |",
             "|---|---|" + "---|" * len(sizes)]

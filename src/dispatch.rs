@@ -42,6 +42,19 @@ impl Backend {
         }
     }
 
+    /// Whether the backend's directed division (`div_rounded`, `div_bounds` from 4096
+    /// elements, `div_rounded(.., Nearest)` under another MXCSR mode) is AVX-512's embedded
+    /// rounding, which raises no exception flag: the 16-lane backend and its model. The
+    /// others raise the flags of the divisions they run.
+    pub fn embedded_rounding(self) -> bool {
+        match self {
+            Backend::Avx512 => true,
+            Backend::Avx2Fma | Backend::Portable => false,
+            #[cfg(all(fmadiv_x86, feature = "verify"))]
+            Backend::Avx512Model(_) => true,
+        }
+    }
+
     /// Every backend this build knows, by [`Backend::name`].
     pub fn all() -> Vec<Backend> {
         #[allow(unused_mut)]

@@ -1,5 +1,5 @@
 //! Directed rounding: `a / b` rounded down, up, toward zero or to nearest, with the bits of
-//! `vdivps` under that MXCSR rounding mode, without writing MXCSR on the fast path.
+//! `vdivps` under that MXCSR rounding mode, whatever mode MXCSR holds.
 
 use crate::Rounding;
 
@@ -30,20 +30,27 @@ pub(crate) fn nearest_in_force() -> bool {
 
 /// `out[i] = a[i] / b[i]` rounded in direction `mode`: bit-identical to `vdivps` with MXCSR's
 /// rounding field set to `mode` (its flush-to-zero and denormals-are-zero bits as they are),
-/// whatever mode MXCSR holds, without writing MXCSR on the fast path.
+/// whatever mode MXCSR holds.
 ///
-/// Directed modes: the round-to-nearest quotient of the divider, its exact residual
-/// `a - q·b` (one FMA), and a step of one ulp toward the exact quotient where the residual
-/// says it lies on the other side ([`crate::kernel_notes`] has the proof; `fmadiv verify
-/// mantissa --rounding` checks it pair by pair). Which lanes the step may keep: in slices
-/// of 512 and more, every lane of a chunk of 4096 that raised no underflow, overflow or
-/// invalid flag (MXCSR read once per chunk); in shorter ones, lanes inside the kernel's
-/// input window. The others (zeros, infinities, NaNs, subnormals, quotients that may under-
-/// or overflow, as the check finds them) take `vdivps` under the mode, set and restored
-/// inside one `asm!` block. MXCSR's control bits and the flags it held are as they were;
-/// the call adds the flags of the divisions it ran (bits, not flags, are what it promises:
-/// where the step is kept, those of the divider under the mode in force, which can differ
-/// from `vdivps` under `mode` in the inexact and overflow flags of a few edge quotients).
+/// How, in a directed mode: slices of 256 elements and more take one divider pass under the
+/// mode — on AVX2, MXCSR's rounding field set once and restored inside one `asm!` block; on
+/// the 16-lane backend, AVX-512's embedded rounding (`vdivps` with `{rd-sae}`, `{ru-sae}` or
+/// `{rz-sae}`; MXCSR untouched), for slices of every length. Shorter slices on AVX2 take the
+/// round-to-nearest quotient of the divider, its exact residual `a - q·b` (one FMA), and a
+/// step of one ulp toward the exact quotient where the residual says it lies on the other
+/// side ([`crate::kernel_notes`] has the proof; `fmadiv verify mantissa --rounding` checks
+/// it pair by pair), for vectors whose lanes lie inside the kernel's input window; the
+/// others (zeros, infinities, NaNs, subnormals, quotients that may under- or overflow) take
+/// `vdivps` under the mode. (Measured on family 0x19, `fmadiv bench --rounding`: the pass
+/// is the faster from 256 elements, level at 128, the step below.)
+///
+/// Flags: bits, not exception flags, are what this promises. MXCSR's control bits and the
+/// flags it held are as they were. On AVX2 the call adds the flags of the divisions it ran
+/// (under the mode, or, where the step is kept, those of the round-to-nearest divider, which
+/// can differ from `vdivps` under `mode` in the inexact and overflow flags of a few edge
+/// quotients); on the 16-lane backend embedded rounding suppresses every exception, so the
+/// pass raises **no flag** ([`crate::Backend::embedded_rounding`]).
+///
 /// [`Rounding::Nearest`] is [`crate::div`] where MXCSR rounds to nearest.
 ///
 /// # Panics
@@ -82,13 +89,22 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
                 // readable and out writable for n floats, and out (a unique borrow)
                 // overlaps neither.
                 unsafe {
-                    match mode {
-                        Rounding::Nearest => entry::div_in_mode::<{ mxcsr::NEAREST }>(x, y, o, n),
-                        Rounding::Down => {
+                    match (mode, entry::one_pass(n)) {
+                        (Rounding::Nearest, _) => {
+                            entry::div_in_mode::<{ mxcsr::NEAREST }>(x, y, o, n)
+                        }
+                        (Rounding::Down, true) => entry::div_in_mode::<{ mxcsr::DOWN }>(x, y, o, n),
+                        (Rounding::Up, true) => entry::div_in_mode::<{ mxcsr::UP }>(x, y, o, n),
+                        (Rounding::TowardZero, true) => {
+                            entry::div_in_mode::<{ mxcsr::TOWARD_ZERO }>(x, y, o, n)
+                        }
+                        (Rounding::Down, false) => {
                             entry::div_rounded::<{ mxcsr::DOWN }, SHIPPED>(x, y, o, n)
                         }
-                        Rounding::Up => entry::div_rounded::<{ mxcsr::UP }, SHIPPED>(x, y, o, n),
-                        Rounding::TowardZero => {
+                        (Rounding::Up, false) => {
+                            entry::div_rounded::<{ mxcsr::UP }, SHIPPED>(x, y, o, n)
+                        }
+                        (Rounding::TowardZero, false) => {
                             entry::div_rounded::<{ mxcsr::TOWARD_ZERO }, SHIPPED>(x, y, o, n)
                         }
                     }
@@ -107,10 +123,19 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
     }
 }
 
-/// Both bounds of every quotient from one division: `lo[i] = RD(a[i] / b[i])`, `hi[i] =
-/// RU(a[i] / b[i])`, bit-identical to `vdivps` under round-down and round-up (as
-/// [`div_rounded`]): the interval `[lo[i], hi[i]]` holds the exact quotient, and is one
-/// point exactly where the quotient is exact.
+/// Both bounds of every quotient: `lo[i] = RD(a[i] / b[i])`, `hi[i] = RU(a[i] / b[i])`,
+/// bit-identical to `vdivps` under round-down and round-up (as [`div_rounded`]): the
+/// interval `[lo[i], hi[i]]` holds the exact quotient, and is one point exactly where the
+/// quotient is exact.
+///
+/// How: one round-to-nearest division and the directed step of [`div_rounded`] give both
+/// bounds (in slices of 512 and more, every lane of a chunk of 4096 that raised no
+/// underflow, overflow or invalid flag, MXCSR read once per chunk; in shorter ones, lanes
+/// inside the kernel's input window; the others take `vdivps` under each mode). On the
+/// 16-lane backend, from 4096 elements, two passes of embedded rounding instead (one per
+/// bound: on family 6 model 0xcf a 512-bit sketch of the step measured 1.72–1.75× two such
+/// passes at 256–1K and 0.72–0.87× at 4K–64K). Flags as [`div_rounded`]'s: the divisions'
+/// on AVX2, none from the embedded-rounding passes.
 ///
 /// # Panics
 /// If the four slices do not have the same length (nothing is written then).

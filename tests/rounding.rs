@@ -89,6 +89,16 @@ fn every_entry_point(a: &[f32], b: &[f32], mode: Rounding) -> Vec<(String, Vec<f
         len += 7;
     }
     results.push(("div_rounded in pieces of 0..=40".to_string(), pieces));
+    // One pass under the mode from 256 elements: pieces just past that, with every tail.
+    let mut pieces = vec![0.0f32; n];
+    let (mut i, mut len) = (0, 0);
+    while i < n {
+        let m = (256 + len % 16).min(n - i);
+        fmadiv::div_rounded(&a[i..i + m], &b[i..i + m], &mut pieces[i..i + m], mode);
+        i += m;
+        len += 3;
+    }
+    results.push(("div_rounded in pieces of 256..=271".to_string(), pieces));
     let (mut lo, mut hi) = (vec![0.0f32; n], vec![0.0f32; n]);
     fmadiv::div_bounds(a, b, &mut lo, &mut hi);
     match mode {

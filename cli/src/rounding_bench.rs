@@ -38,8 +38,9 @@ type Job = Box<dyn Fn(&[f32], &[f32], &mut [f32], &mut [f32])>;
 
 const ROUNDS: usize = 41;
 const SAMPLE_SECONDS: f64 = 100e-6;
-/// The sizes: in L1 (64, 1K) and in L2 (4K: three arrays of 16 KiB; 16K).
-pub const SIZES: [usize; 4] = [64, 1024, 4096, 16384];
+/// The sizes: in L1 (8 to 1K: where a call's fixed costs, such as MXCSR writes, show) and
+/// in L2 (4K: three arrays of 16 KiB; 16K).
+pub const SIZES: [usize; 10] = [8, 16, 32, 64, 128, 256, 512, 1024, 4096, 16384];
 
 /// MXCSR's rounding-control field.
 const RC: u32 = 0b11 << 13;

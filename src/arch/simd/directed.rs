@@ -524,7 +524,9 @@ pub unsafe fn div_rounded_raw<W: Vector, const MODE: u8, const V: u8>(
     }
 }
 
-/// `lo[i] = RD(a[i] / b[i])`, `hi[i] = RU(a[i] / b[i])` for `len` elements, one division.
+/// `lo[i] = RD(a[i] / b[i])`, `hi[i] = RU(a[i] / b[i])` for `len` elements: one division
+/// and the directed step, or (with embedded rounding, from [`TWO_PASSES_FROM`] elements)
+/// two divider passes, one per direction.
 ///
 /// # Safety
 /// `a` and `b` readable and `lo`, `hi` writable for `len` floats; no output overlaps an
@@ -538,6 +540,14 @@ pub unsafe fn div_bounds_raw<W: Vector, const V: u8>(
     hi: *mut f32,
     len: usize,
 ) {
+    if W::EMBEDDED_ROUNDING && len >= TWO_PASSES_FROM {
+        // SAFETY: the caller's guarantees.
+        unsafe {
+            div_in_mode_raw::<W, DOWN>(w, a, b, lo, len);
+            div_in_mode_raw::<W, UP>(w, a, b, hi, len);
+        }
+        return;
+    }
     // SAFETY: the caller's guarantees; the region gets whole vectors inside the slices.
     unsafe {
         directed_loop::<W, 2, V>(
@@ -568,8 +578,10 @@ pub unsafe fn div_bounds_raw<W: Vector, const V: u8>(
     }
 }
 
-/// `vdivps` under rounding direction `MODE` over the whole slice, MXCSR set once: how
-/// `div_rounded(.., Nearest)` divides where MXCSR holds another mode.
+/// `vdivps` rounded in direction `MODE` over the whole slice: MXCSR set once (or embedded
+/// rounding, MXCSR untouched), the last few lanes by [`div_rounded_vector`]. How
+/// `div_rounded(.., Nearest)` divides where MXCSR holds another mode, and `div_rounded` in
+/// a directed mode where [`one_pass`] says so.
 ///
 /// # Safety
 /// `a` and `b` readable and `out` writable for `len` floats; `out` overlaps neither input.
@@ -589,12 +601,43 @@ pub unsafe fn div_in_mode_raw<W: Vector, const MODE: u8>(
         let n = len - i;
         // SAFETY: n < LANES elements from i are inside the slices; padded lanes are 1/1.
         unsafe {
-            let q = w.div_in_mode(
+            let (x, y) = (
                 w.load_partial(a.add(i), n, 1.0),
                 w.load_partial(b.add(i), n, 1.0),
-                MODE,
             );
+            let q = if W::EMBEDDED_ROUNDING {
+                w.div_in_mode(x, y, MODE)
+            } else {
+                // The directed step where the lanes allow: no second MXCSR write.
+                div_rounded_vector::<W, MODE, SHIPPED>(w, x, y)
+            };
             w.store_partial(out.add(i), n, q);
         }
     }
+}
+
+/// Slices this long and longer are rounded by one divider pass under the mode
+/// ([`div_in_mode_raw`]) rather than the directed step, where the direction costs an MXCSR
+/// write (and the `stmxcsr` that keeps the pass's flags, which waits for its last division).
+/// Measured on family 0x19 against the build with the step at every size, three
+/// alternating rounds each (`scripts/rounding_ab.py`, `docs/bench/0x19-rounding-one-pass-ab.txt`),
+/// as fractions of a plain divider pass's speed (median of the rounds): 0.40 → 0.66 at 256,
+/// 0.58 → 0.74 at 512, 0.79 → 0.83 at 1K, 0.82 → 0.91 at 4K, 0.91 → 0.94 at 16K
+/// (round-down; the same pair run before gave 0.77 → 0.94 at 1K); at 128 the two were level
+/// (0.42 and 0.46, and 0.44 and 0.42 before), below it the step. On family 6 model 0xcf the
+/// step measured 0.91× a pass at 1K–16K (BENCHMARKS, "Directed rounding").
+pub const ONE_PASS_FROM: usize = 256;
+
+/// With embedded rounding, `div_bounds` from this many elements runs two divider passes
+/// instead of one division and the step: on family 6 model 0xcf a 512-bit sketch of the
+/// step ran at 1.72–1.75× two embedded-rounding passes at 256–1K but 0.72–0.87× at 4K–64K
+/// (the cause not found). Not measured on other AVX-512 CPUs.
+pub const TWO_PASSES_FROM: usize = 4096;
+
+/// Whether `div_rounded` over `len` elements runs one divider pass under the mode (see
+/// [`ONE_PASS_FROM`]): always with embedded rounding, where the pass costs what a plain
+/// division does and the step's six operations are pure overhead.
+#[inline(always)]
+pub const fn one_pass<W: Vector>(len: usize) -> bool {
+    W::EMBEDDED_ROUNDING || len >= ONE_PASS_FROM
 }

@@ -139,6 +139,14 @@ macro_rules! entry_points {
                 unsafe { directed::div_rounded_raw::<$W, MODE, V>($W::assume(), a, b, out, len) }
             }
 
+            /// [`directed::one_pass`] for this backend: whether `div_rounded` over `len`
+            /// elements takes [`div_in_mode`] rather than [`div_rounded`] (two functions, so
+            /// that the short calls keep the step's small frame).
+            #[inline(always)]
+            pub const fn one_pass(len: usize) -> bool {
+                directed::one_pass::<$W>(len)
+            }
+
             /// [`directed::div_bounds_raw`].
             ///
             /// # Safety
@@ -185,6 +193,10 @@ pub(crate) use entry_points;
 pub unsafe trait Vector: Copy {
     /// Lanes per vector.
     const LANES: usize;
+    /// Whether the divider takes a rounding direction in the instruction (AVX-512's
+    /// embedded rounding, which suppresses every exception): then a directed division needs
+    /// no MXCSR write and costs what a plain one does, and raises no flag.
+    const EMBEDDED_ROUNDING: bool;
     /// `LANES` f32 lanes.
     type F: Copy;
     /// `LANES` 32-bit lanes of bit patterns.
@@ -226,12 +238,15 @@ pub unsafe trait Vector: Copy {
     fn neg_mul_add(self, a: Self::F, b: Self::F, c: Self::F) -> Self::F;
     /// The reciprocal seed `≈ 1/b` (`rcpps`: about 12 bits).
     fn rcp(self, b: Self::F) -> Self::F;
-    /// `a / b` by the divider with MXCSR's rounding field set to `mode` (MXCSR's numbering)
-    /// for this division alone: set and restored inside one `asm!` block, the other bits
-    /// (flush-to-zero, denormals-are-zero) as they are, the flags raised kept.
+    /// `a / b` by the divider rounded in direction `mode` (MXCSR's numbering), flush-to-zero
+    /// and denormals-are-zero as MXCSR holds them. Without [`Vector::EMBEDDED_ROUNDING`]:
+    /// MXCSR's rounding field set for this division alone and restored inside one `asm!`
+    /// block, the flags raised kept; with it: the direction in the instruction, MXCSR
+    /// untouched and no flag raised.
     fn div_in_mode(self, a: Self::F, b: Self::F, mode: u8) -> Self::F;
-    /// `out[i] = a[i] / b[i]` by the divider under rounding direction `MODE` for `vectors`
-    /// whole vectors, MXCSR set once and restored inside one `asm!` block.
+    /// `out[i] = a[i] / b[i]` by the divider rounded in direction `MODE` for `vectors` whole
+    /// vectors: MXCSR set once and restored inside one `asm!` block, or (with
+    /// [`Vector::EMBEDDED_ROUNDING`]) the direction in every instruction, no flag raised.
     ///
     /// # Safety
     /// `a` and `b` readable and `out` writable for `vectors · LANES` floats; `out` overlaps

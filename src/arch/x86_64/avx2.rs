@@ -81,6 +81,7 @@ fn out_of_line<R>(f: impl FnOnce() -> R) -> R {
 // relies on that proof (`self`), and the memory ones on the caller's pointers.
 unsafe impl Vector for Avx2Fma {
     const LANES: usize = LANES;
+    const EMBEDDED_ROUNDING: bool = false;
     type F = __m256;
     type I = __m256i;
     /// AVX2 has no mask registers: a mask is a vector of all-ones or all-zeros lanes.

@@ -1,7 +1,8 @@
 //! The AVX-512F backend: sixteen lanes per vector, masks in `k` registers.
 //!
 //! The [`Vector`] operations as AVX-512F instructions (each method one or two intrinsics),
-//! masked loads and stores for the tails, the rounding-mode division in `asm!`, and the
+//! masked loads and stores for the tails, the rounding-mode division by embedded rounding
+//! (no MXCSR access), and the
 //! `#[target_feature]` entry points that compile the generic kernel and loops of
 //! [`crate::arch::simd`] for 512-bit vectors. The seed is `vrcp14ps` (relative error below
 //! 2^-14, inside the 1.5·2^-12 every conforming-table proof covers: [`crate::kernel_notes`]).
@@ -10,7 +11,7 @@
 
 use core::arch::x86_64::*;
 
-use super::mode::{ROUNDING_CONTROL, ROUNDING_CONTROL_SHIFT, under_rounding};
+use super::mode::{DOWN, NEAREST, TOWARD_ZERO, UP};
 use crate::arch::simd::Vector;
 
 /// Lanes per vector.
@@ -80,6 +81,7 @@ fn first_lanes(n: usize) -> __mmask16 {
 // call below relies on that proof (`self`), and the memory ones on the caller's pointers.
 unsafe impl Vector for Avx512 {
     const LANES: usize = LANES;
+    const EMBEDDED_ROUNDING: bool = true;
     type F = __m512;
     type I = __m512i;
     /// One bit a lane in a `k` register.
@@ -325,79 +327,51 @@ unsafe impl Vector for Avx512 {
     }
 }
 
-/// Sixteen quotients `vdivps(a, b)` under rounding direction `mode`, MXCSR's other bits as
-/// they are (flush-to-zero, denormals-are-zero), the flags raised kept: MXCSR read, set and
-/// put back inside one `asm!` block, as the AVX2 backend's `div_in_mode`.
+/// Sixteen quotients `vdivps(a, b)` rounded in direction `MODE` by embedded rounding
+/// (`{rn,rd,ru,rz}-sae`): the instruction carries the direction, so MXCSR is neither read
+/// nor written, and suppress-all-exceptions means no flag is raised. Flush-to-zero and
+/// denormals-are-zero are MXCSR controls the embedded field does not override: they apply
+/// as MXCSR holds them (the native suite checks this: `tests/mxcsr.rs` with the backend
+/// forced, against `divss` under the mode).
+#[inline]
+#[target_feature(enable = "avx512f,avx2,fma")]
+fn div_round<const MODE: u8>(a: __m512, b: __m512) -> __m512 {
+    match MODE {
+        NEAREST => _mm512_div_round_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(a, b),
+        DOWN => _mm512_div_round_ps::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(a, b),
+        UP => _mm512_div_round_ps::<{ _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC }>(a, b),
+        _ => _mm512_div_round_ps::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(a, b),
+    }
+}
+
+/// [`div_round`] with the direction a value (MXCSR's numbering).
 #[inline]
 #[target_feature(enable = "avx512f,avx2,fma")]
 fn div_in_mode(a: __m512, b: __m512, mode: u8) -> __m512 {
-    let q: __m512;
-    let mut saved = 0u32;
-    let mut set = 0u32;
-    // SAFETY: as in the AVX2 backend: MXCSR is saved, set with only the rounding field
-    // changed, the division runs, and the saved word goes back with the division's flags
-    // OR-ed in; the two locals are valid for the block's reads and writes.
-    unsafe {
-        core::arch::asm!(
-            under_rounding!("v"; "vdivps {q}, {a}, {b}"),
-            saved = in(reg) &mut saved,
-            set = in(reg) &mut set,
-            tmp = out(reg) _,
-            keep = const !ROUNDING_CONTROL,
-            rc = in(reg) u32::from(mode) << ROUNDING_CONTROL_SHIFT,
-            q = lateout(zmm_reg) q,
-            a = in(zmm_reg) a,
-            b = in(zmm_reg) b,
-            options(nostack),
-        );
+    match mode {
+        NEAREST => div_round::<NEAREST>(a, b),
+        DOWN => div_round::<DOWN>(a, b),
+        UP => div_round::<UP>(a, b),
+        _ => div_round::<TOWARD_ZERO>(a, b),
     }
-    q
 }
 
-/// `out[i] = vdivps(a[i], b[i])` under rounding direction `MODE` for `vectors` whole
-/// vectors of sixteen, MXCSR set once and put back with the divisions' flags (as the AVX2
-/// backend's `region`).
+/// `out[i] = a[i] / b[i]` rounded in direction `MODE` for `vectors` whole vectors of
+/// sixteen, by [`div_round`] (no MXCSR access, no flag raised).
 ///
 /// # Safety
 /// AVX-512F; `a` and `b` readable and `out` writable for `vectors · 16` floats; `out` does
 /// not overlap `a` or `b`, or is exactly `a`.
 #[target_feature(enable = "avx512f,avx2,fma")]
 unsafe fn region<const MODE: u8>(a: *const f32, b: *const f32, out: *mut f32, vectors: usize) {
-    if vectors == 0 {
-        return;
-    }
-    let mut saved = 0u32;
-    let mut set = 0u32;
-    // SAFETY: the loop reads and writes `vectors` vectors from the three pointers (the
-    // caller's guarantee), each loaded before its quotient is stored; MXCSR is read, set and
-    // restored inside the block; the locals are valid.
-    unsafe {
-        core::arch::asm!(
-            under_rounding!(
-                "v";
-                ".p2align 6",
-                "2:",
-                "vmovups {t}, [{a}]",
-                "vdivps {t}, {t}, [{b}]",
-                "vmovups [{out}], {t}",
-                "add {a}, 64",
-                "add {b}, 64",
-                "add {out}, 64",
-                "dec {n}",
-                "jnz 2b",
-            ),
-            saved = in(reg) &mut saved,
-            set = in(reg) &mut set,
-            tmp = out(reg) _,
-            keep = const !ROUNDING_CONTROL,
-            rc = in(reg) (MODE as u32) << ROUNDING_CONTROL_SHIFT,
-            a = inout(reg) a => _,
-            b = inout(reg) b => _,
-            out = inout(reg) out => _,
-            n = inout(reg) vectors => _,
-            t = out(zmm_reg) _,
-            options(nostack),
-        );
+    for v in 0..vectors {
+        let i = v * LANES;
+        // SAFETY: vector v < vectors lies inside the three (the caller's guarantee), loaded
+        // before its quotient is stored (so `out == a` is fine).
+        unsafe {
+            let q = div_round::<MODE>(_mm512_loadu_ps(a.add(i)), _mm512_loadu_ps(b.add(i)));
+            _mm512_storeu_ps(out.add(i), q);
+        }
     }
 }
 

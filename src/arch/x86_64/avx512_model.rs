@@ -22,7 +22,9 @@
 //! measured there), and the two worst tables the documented bound allows, every seed at the
 //! low or the high edge of `|1 − b·r| <= 2^-14`, which no real CPU would exercise.
 
-use super::mode::{DENORMALS_ARE_ZERO, FLUSH_TO_ZERO, INVALID, div_in_mode_sse, read_mxcsr};
+use super::mode::{
+    ALL_FLAGS, DENORMALS_ARE_ZERO, FLUSH_TO_ZERO, INVALID, div_in_mode_sse, read_mxcsr, write_flags,
+};
 use crate::arch::simd::Vector;
 use crate::bits::{ABS_MASK, MANTISSA_MASK, ONE_BITS, QUIET_NAN_BIT, SIGN_MASK};
 
@@ -320,6 +322,7 @@ fn mask_where(f: impl Fn(usize) -> bool) -> u16 {
 // touch exactly the floats their contracts name.
 unsafe impl<const SEEDS: u8> Vector for Avx512Model<SEEDS> {
     const LANES: usize = LANES;
+    const EMBEDDED_ROUNDING: bool = true;
     type F = [f32; LANES];
     type I = [u32; LANES];
     /// One bit a lane, as a `k` register.
@@ -378,8 +381,12 @@ unsafe impl<const SEEDS: u8> Vector for Avx512Model<SEEDS> {
     }
 
     fn div_in_mode(self, a: [f32; LANES], b: [f32; LANES], mode: u8) -> [f32; LANES] {
+        // Embedded rounding: `divss` under the mode, then MXCSR's flags as they were
+        // (suppress-all-exceptions raises none).
+        let flags = read_mxcsr() & ALL_FLAGS;
         let mut q = [0.0; LANES];
         div_in_mode_sse(&a, &b, &mut q, mode);
+        write_flags(flags);
         q
     }
 
