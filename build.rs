@@ -6,6 +6,7 @@ use std::process::Command;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(fmadiv_static_avx2_fma)");
+    println!("cargo::rustc-check-cfg=cfg(fmadiv_static_avx512)");
     // Set at opt-level 0 (a user's default `cargo build`): the slice functions then run an
     // `asm!` divider loop that needs no inlining (`arch::x86_64::short::div_unoptimized`).
     println!("cargo::rustc-check-cfg=cfg(fmadiv_unoptimized)");
@@ -39,9 +40,18 @@ fn main() {
     // With both features enabled for the whole crate (`-C target-cpu=native`, or
     // `-C target-feature=+avx2,+fma`) the kernel is called directly: no runtime detection.
     let enabled: Vec<&str> = features.split(',').collect();
-    let static_avx2_fma = x86 && enabled.contains(&"avx2") && enabled.contains(&"fma");
+    let avx2_fma = x86 && enabled.contains(&"avx2") && enabled.contains(&"fma");
+    // With AVX-512F enabled too (`-C target-cpu=native` on an AVX-512 CPU, or
+    // `-C target-feature=+avx512f,+avx2,+fma`) no feature is detected at run time either, but
+    // the backend is still chosen once: the 16-lane one where its CPU family has native
+    // evidence (`dispatch::AVX512_NATIVE_EVIDENCE`) or `FMADIV_BACKEND` asks for it.
+    let static_avx512 = avx2_fma && enabled.contains(&"avx512f");
+    let static_avx2_fma = avx2_fma && !static_avx512;
     if static_avx2_fma {
         println!("cargo::rustc-cfg=fmadiv_static_avx2_fma");
+    }
+    if static_avx512 {
+        println!("cargo::rustc-cfg=fmadiv_static_avx512");
     }
 
     // Only the features that matter to the kernel, in a stable order, for reports.
@@ -74,6 +84,8 @@ fn main() {
         "cargo::rustc-env=FMADIV_BUILD_DISPATCH={}",
         if static_avx2_fma {
             "static (avx2+fma enabled at compile time)"
+        } else if static_avx512 {
+            "static features (avx512f+avx2+fma enabled at compile time), backend chosen once"
         } else {
             "runtime detection"
         }

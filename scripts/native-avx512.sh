@@ -9,6 +9,9 @@
 #   floors-avx512.json fmadiv bench --floors --json with the backend forced
 #   floors-default.json the same by default
 #   plans.json         20 fresh `fmadiv plan --json`, forced
+#   rounding-avx512.json fmadiv bench --rounding --json with the backend forced
+#   embedded-rounding.txt examples/embedded_rounding.rs (bits and speed against {rd-sae} loops)
+#   static-avx512.txt  suites of a build with AVX-512F, AVX2 and FMA enabled at compile time
 # On a CPU without AVX-512F it says so, runs the suites on the software model, and exits 0.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,7 +49,22 @@ run() { echo "== $*"; env "$@" 2>&1 | grep -E '^test result|panicked|FAILED|SKIP
     for schedule in kernel mix-1 mix-4 divider; do
         run FMADIV_BACKEND=avx512 FMADIV_SCHEDULE=$schedule cargo test --release --test exactness --test slices --test rounding
     done
+    # 10^7 random bit patterns and 10^7 in-window pairs per entry point.
+    for schedule in kernel mix-1; do
+        run FMADIV_BACKEND=avx512 FMADIV_SCHEDULE=$schedule cargo test --release --test random_patterns -- --ignored
+    done
 } >"$out/tests-avx512.txt"
+# `wide` does not compile with +avx512f alone (its 16-lane integers want AVX-512BW): the
+# set `-C target-cpu=native` enables on AVX-512 CPUs. `--target` keeps the flags off the
+# build scripts.
+static_flags="-C target-feature=+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx2,+fma"
+if grep -qw avx512bw /proc/cpuinfo; then
+    RUSTFLAGS="$static_flags" run cargo test --release --target x86_64-unknown-linux-gnu \
+        --target-dir target/static512 --test exactness --test slices --test rounding --test simd \
+        >"$out/static-avx512.txt"
+fi
+FMADIV_BACKEND=avx512 target/release/fmadiv bench --rounding --json >"$out/rounding-avx512.json"
+cargo run --release -q --example embedded_rounding >"$out/embedded-rounding.txt" 2>&1 || true
 cargo test --release --test backends -- --include-ignored >"$out/backends.txt" 2>&1 || true
 
 FMADIV_BACKEND=avx512 target/release/fmadiv bench --floors --json >"$out/floors-avx512.json"
@@ -60,7 +78,8 @@ target/release/fmadiv bench --floors --json >"$out/floors-default.json"
     echo "]"
 } >"$out/plans.json"
 
-if grep -qE 'FAILED|panicked' "$out"/tests-avx512.txt "$out"/backends.txt; then
+if grep -qE 'FAILED|panicked' "$out"/tests-avx512.txt "$out"/backends.txt "$out"/static-avx512.txt 2>/dev/null ||
+    grep -qE ': [1-9][0-9]* differences' "$out/embedded-rounding.txt"; then
     echo "FAILURES: see $out"
     exit 1
 fi

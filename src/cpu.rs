@@ -130,7 +130,8 @@ fn this_cpu() -> &'static Cpu {
 #[cfg(fmadiv_x86)]
 #[inline]
 pub fn has_avx2_fma() -> bool {
-    this_cpu().avx2_fma
+    // Enabled at compile time: a CPU without them could not run this build at all.
+    (cfg!(target_feature = "avx2") && cfg!(target_feature = "fma")) || this_cpu().avx2_fma
 }
 
 /// Whether this CPU has AVX-512F and the operating system saves its opmask and ZMM state:
@@ -138,7 +139,8 @@ pub fn has_avx2_fma() -> bool {
 #[cfg(fmadiv_x86)]
 #[inline]
 pub fn has_avx512f() -> bool {
-    this_cpu().avx512f
+    // Enabled at compile time: a CPU without it could not run this build at all.
+    cfg!(target_feature = "avx512f") || this_cpu().avx512f
 }
 
 impl fmt::Display for Cpu {
