@@ -8,6 +8,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use fmadiv_verify::methods::{self, Inputs, Method};
+use fmadiv_verify::widest;
 
 use serde::Serialize;
 
@@ -42,11 +43,11 @@ impl Plan {
             inputs: Inputs::ALL.to_vec(),
             methods: available(
                 &[
-                    &methods::ALL[..],
+                    &widest::all()[..],
                     // The kernel alone, whatever the plan chose: what the FMA path costs here.
                     &[methods::SCHEDULES[6]],
-                    &methods::BY_SCALAR,
-                    &methods::RECIPROCAL,
+                    &methods::BY_SCALAR.map(widest::widest),
+                    &methods::RECIPROCAL.map(widest::widest),
                     &[methods::RECIP_SCHEDULES[6]],
                 ]
                 .concat(),
@@ -194,6 +195,10 @@ pub fn print_table(rows: &[Row]) {
     println!(
         "{:<30} {:>6} {:>12} {:>9} {:>9}",
         "method", "size", "inputs", "Gdiv/s", "vs hw"
+    );
+    println!(
+        "vs hw: against the divider loop of the same kind, the widest this CPU has ({})",
+        widest::widest(methods::HARDWARE).name
     );
     let mut last = None;
     for r in rows {

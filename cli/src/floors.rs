@@ -6,6 +6,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use fmadiv_verify::methods::{self, Inputs, Kind, Method};
+use fmadiv_verify::widest;
 use serde::Serialize;
 
 /// One cell: an entry point against its baseline at one size and input kind.
@@ -56,7 +57,7 @@ impl Plan {
     /// Every entry point against the divider loop doing the same job.
     pub fn full() -> Plan {
         Plan {
-            pairs: methods::FLOORS.to_vec(),
+            pairs: widest::floors(),
             row_pairs: methods::ROW_FLOORS.to_vec(),
             sizes: vec![8, 64, 256, 1024, 4096, 1 << 14, 1 << 16],
             inputs: Inputs::ALL.to_vec(),
@@ -92,10 +93,12 @@ impl Plan {
     /// from operands in L1 to operands in memory: whether the best schedule depends on
     /// the size.
     pub fn schedules() -> Plan {
-        let div = methods::SCHEDULES.iter().map(|&m| (m, methods::HARDWARE));
+        let div = methods::SCHEDULES
+            .iter()
+            .map(|&m| (m, widest::widest(methods::HARDWARE)));
         let recip = methods::RECIP_SCHEDULES
             .iter()
-            .map(|&m| (m, methods::HARDWARE_RECIP));
+            .map(|&m| (m, widest::widest(methods::HARDWARE_RECIP)));
         Plan {
             pairs: div.chain(recip).collect(),
             row_pairs: Vec::new(),
@@ -113,7 +116,7 @@ impl Plan {
     /// sequence runs, and what it gains.
     pub fn divisors() -> Plan {
         Plan {
-            pairs: vec![(methods::DIVISOR, methods::HARDWARE_BY_HELD)],
+            pairs: vec![(methods::DIVISOR, widest::widest(methods::HARDWARE_BY_HELD))],
             row_pairs: Vec::new(),
             sizes: vec![1024, 4096, 1 << 14],
             inputs: vec![
@@ -318,6 +321,10 @@ pub fn print_table(rows: &[Row]) {
         "{:<width$} {:>7} {:>12} {:>9} {:>17}",
         "method (vs its divider loop)", "size", "inputs", "Gdiv/s", "ratio (95% CI)"
     );
+    let mut baselines: Vec<&str> = rows.iter().map(|r| r.baseline).collect();
+    baselines.sort_unstable();
+    baselines.dedup();
+    println!("divider loops compared with: {}", baselines.join("; "));
     for r in rows {
         println!(
             "{:<width$} {:>7} {:>12} {:>9.3} {:>6.2}x ({:.2}..{:.2})",

@@ -95,6 +95,36 @@ fn region_pass(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
     }
 }
 
+/// One `vdivps zmm` pass with embedded rounding (`R`: an `_MM_FROUND_TO_*` constant with
+/// `_MM_FROUND_NO_EXC`): the direction in the instruction, MXCSR untouched, no flag raised,
+/// the tail masked. What AVX-512 code in a chosen direction is written as.
+#[target_feature(enable = "avx512f")]
+fn embedded_pass<const R: i32>(a: &[f32], b: &[f32], out: &mut [f32]) {
+    use core::arch::x86_64::*;
+    assert!(a.len() == b.len() && b.len() == out.len());
+    let n = out.len();
+    let mut i = 0;
+    while i < n {
+        let lanes = (n - i).min(16);
+        let m = ((1u32 << lanes) - 1) as __mmask16;
+        // SAFETY: masked accesses to the `lanes` elements from i, inside the three slices.
+        unsafe {
+            let q = _mm512_div_round_ps::<R>(
+                _mm512_maskz_loadu_ps(m, a.as_ptr().add(i)),
+                _mm512_maskz_loadu_ps(m, b.as_ptr().add(i)),
+            );
+            _mm512_mask_storeu_ps(out.as_mut_ptr().add(i), m, q);
+        }
+        i += lanes;
+    }
+}
+
+/// Round-down and round-up by embedded rounding.
+const EMBEDDED_DOWN: i32 =
+    core::arch::x86_64::_MM_FROUND_TO_NEG_INF | core::arch::x86_64::_MM_FROUND_NO_EXC;
+const EMBEDDED_UP: i32 =
+    core::arch::x86_64::_MM_FROUND_TO_POS_INF | core::arch::x86_64::_MM_FROUND_NO_EXC;
+
 /// The per-vector approach: for every vector, set the mode, divide, restore (both bounds:
 /// set down, divide, set up, divide, restore).
 #[target_feature(enable = "avx")]
@@ -360,6 +390,28 @@ pub fn run() -> Result<Vec<Row>, String> {
             Box::new(move |a, _, o, _| fmadiv::verify::divisor::divide_slice_by(&d2, true, a, o)),
         ),
     ];
+    // Where AVX-512F exists: what a user writes there, embedded-rounding passes.
+    let avx512 = fmadiv_verify::widest::has_avx512f();
+    let mut jobs = jobs;
+    if avx512 {
+        jobs.push((
+            "one embedded-rounding pass, zmm {rd-sae}",
+            Box::new(|a, b, o, _| {
+                // SAFETY: AVX-512F (checked above).
+                unsafe { embedded_pass::<EMBEDDED_DOWN>(a, b, o) }
+            }),
+        ));
+        jobs.push((
+            "two embedded-rounding passes, zmm {rd,ru-sae}",
+            Box::new(|a, b, lo, hi| {
+                // SAFETY: AVX-512F (checked above).
+                unsafe {
+                    embedded_pass::<EMBEDDED_DOWN>(a, b, lo);
+                    embedded_pass::<EMBEDDED_UP>(a, b, hi);
+                }
+            }),
+        ));
+    }
     let job = |name: &str| &jobs.iter().find(|(n, _)| *n == name).expect("a job").1;
     let pairs = [
         (
@@ -393,6 +445,17 @@ pub fn run() -> Result<Vec<Row>, String> {
             "Divisor(3.7) sequence, unguarded",
         ),
     ];
+    let mut pairs = pairs.to_vec();
+    if avx512 {
+        pairs.push((
+            "div_bounds",
+            "two embedded-rounding passes, zmm {rd,ru-sae}",
+        ));
+        pairs.push((
+            "div_rounded (down)",
+            "one embedded-rounding pass, zmm {rd-sae}",
+        ));
+    }
     let mut rng = SplitMix64(0x0d1e_c7ed);
     let mut rows = Vec::new();
     for n in SIZES {
@@ -440,8 +503,13 @@ pub fn run() -> Result<Vec<Row>, String> {
                 Rounding::Down,
                 None,
             )?;
+            if avx512 {
+                let (down, both) = (pairs[pairs.len() - 1].1, pairs[pairs.len() - 2].1);
+                check(down, job(down), &a, &b, Rounding::Down, None)?;
+                check(both, job(both), &a, &b, Rounding::Down, Some(Rounding::Up))?;
+            }
         }
-        for (m, base) in pairs {
+        for &(m, base) in &pairs {
             // The Divisor's sequence runs from its plan length; shorter slices measure the
             // divider against the sequence, which says nothing about the guard.
             if m.starts_with("Divisor") && n < fmadiv::plan().choices().divisor.sequence_from {

@@ -3,7 +3,8 @@
 //! checked ([`digest`]), the CPU's `rcpps` fingerprint ([`fingerprint`]), documented seed
 //! bounds ([`seeds`]), the seeded samples and buffer layouts the tests and benchmarks share
 //! ([`samples`]), the hardware's quotient under each rounding mode ([`mxcsr`]), and the
-//! division methods the benchmarks compare ([`methods`]).
+//! division methods the benchmarks compare ([`methods`]), with the divider baselines at
+//! the CPU's widest vectors ([`widest`]).
 //!
 //! It reaches the kernels, their weakened variants included, through the library's
 //! feature-gated door `fmadiv::verify`; nothing here is part of `fmadiv`'s API.
@@ -12,6 +13,7 @@
 //!
 //! ```text
 //! layers (top first):
+//! 5 baselines   widest
 //! 4 benchmarks  methods
 //! 3 naming      fingerprint digest
 //! 2 sweeps      sweep
@@ -28,3 +30,4 @@ pub mod mxcsr;
 pub mod samples;
 pub mod seeds;
 pub mod sweep;
+pub mod widest;

@@ -174,7 +174,7 @@ pub const DIVISOR_LANES: Method = Method {
 
 /// `Divisor::new(b)`, made once per divisor and thread and proven before it is timed
 /// (benchmarks time the division, not the proof): `f` runs with it.
-fn with_cached_divisor<R>(b: f32, f: impl FnOnce(&fmadiv::Divisor) -> R) -> R {
+pub fn with_cached_divisor<R>(b: f32, f: impl FnOnce(&fmadiv::Divisor) -> R) -> R {
     thread_local!(static CACHE: core::cell::RefCell<Option<fmadiv::Divisor>> = const { core::cell::RefCell::new(None) });
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
