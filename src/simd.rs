@@ -145,6 +145,11 @@ fn with_x86_nan_bits(q: f32x8, a: f32x8, b: f32x8) -> f32x8 {
 
 #[cfg(fmadiv_x86)]
 pub use x86::Avx2Fma;
+#[cfg(fmadiv_x86)]
+pub use x86_512::Avx512;
+
+#[cfg(fmadiv_x86)]
+mod x86_512;
 
 #[cfg(fmadiv_x86)]
 mod x86 {

@@ -1,5 +1,5 @@
-//! The in-register API: `div_f32x8`, `recip_f32x8`, `div_f32x16`, `recip_f32x16` and the
-//! `Avx2Fma` token, on every path
+//! The in-register API: `div_f32x8`, `recip_f32x8`, `div_f32x16`, `recip_f32x16`, the
+//! `Avx2Fma` token and the sixteen-lane `Avx512` token, on every path
 //! (kernel and divider, inside `vectorize` and outside), bit for bit against `/`.
 
 mod common;
@@ -169,5 +169,101 @@ mod token {
         // SAFETY: both are 32-byte vectors of eight f32 lanes in memory order, and every
         // bit pattern is valid in each.
         unsafe { core::mem::transmute_copy(&a) }
+    }
+}
+
+#[cfg(fmadiv_x86)]
+mod token16 {
+    use wide::f32x16;
+
+    use super::*;
+    use fmadiv::Rounding;
+    use fmadiv::simd::Avx512;
+    use fmadiv_verify::mxcsr::divide_in_mode;
+
+    fn sixteen(x: &[f32]) -> Vec<f32x16> {
+        x.chunks_exact(16)
+            .map(|c| f32x16::from(<[f32; 16]>::try_from(c).unwrap()))
+            .collect()
+    }
+
+    fn lanes16(v: &[f32x16]) -> Vec<f32> {
+        v.iter().flat_map(|v| v.to_array()).collect()
+    }
+
+    /// Every method of the sixteen-lane token, divider and kernel, inside `vectorize`;
+    /// the directed ones against `divss` under the mode. Natively only: the token exists
+    /// only on a CPU with AVX-512F (the model tests the same kernel code on every machine,
+    /// `tests/backends.rs`).
+    #[test]
+    fn every_method_of_the_sixteen_lane_token_matches_the_divider() {
+        let Some(simd) = Avx512::new() else {
+            common::skipped_once("the Avx512 token (needs AVX-512F)");
+            return;
+        };
+        let (a, b) = inputs();
+        let n = a.len() / 16 * 16;
+        let (a, b) = (&a[..n], &b[..n]);
+        let (va, vb) = (sixteen(a), sixteen(b));
+        let ones = vec![1.0f32; n];
+        for kernel in [false, true] {
+            let t = simd.with_kernel(kernel);
+            assert_eq!(t.uses_kernel(), kernel);
+            let (mut q, mut r) = (vec![f32x16::ZERO; va.len()], vec![f32x16::ZERO; va.len()]);
+            t.vectorize(|t| {
+                for (((q, r), &x), &y) in q.iter_mut().zip(&mut r).zip(&va).zip(&vb) {
+                    *q = t.div_f32x16(x, y);
+                    *r = t.recip_f32x16(y);
+                }
+            });
+            assert_quotients(
+                &format!("Avx512 (kernel {kernel}): div_f32x16"),
+                a,
+                b,
+                &lanes16(&q),
+            );
+            assert_quotients(
+                &format!("Avx512 (kernel {kernel}): recip_f32x16"),
+                &ones,
+                b,
+                &lanes16(&r),
+            );
+        }
+        for mode in [
+            Rounding::Down,
+            Rounding::Up,
+            Rounding::TowardZero,
+            Rounding::Nearest,
+        ] {
+            let want = divide_in_mode(a, b, mode);
+            let got: Vec<f32x16> = simd.vectorize(|t| {
+                va.iter()
+                    .zip(&vb)
+                    .map(|(&x, &y)| t.div_rounded_f32x16(x, y, mode))
+                    .collect()
+            });
+            let got = lanes16(&got);
+            let i = (0..n).find(|&i| got[i].to_bits() != want[i].to_bits());
+            assert!(i.is_none(), "div_rounded_f32x16 {mode} at {i:?}");
+        }
+        let (lo, hi): (Vec<f32x16>, Vec<f32x16>) = va
+            .iter()
+            .zip(&vb)
+            .map(|(&x, &y)| simd.div_bounds_f32x16(x, y))
+            .unzip();
+        assert_eq!(
+            lanes16(&lo).iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            divide_in_mode(a, b, Rounding::Down)
+                .iter()
+                .map(|x| x.to_bits())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            lanes16(&hi).iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            divide_in_mode(a, b, Rounding::Up)
+                .iter()
+                .map(|x| x.to_bits())
+                .collect::<Vec<_>>()
+        );
     }
 }

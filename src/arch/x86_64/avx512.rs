@@ -376,3 +376,25 @@ unsafe fn region<const MODE: u8>(a: *const f32, b: *const f32, out: *mut f32, ve
 }
 
 crate::arch::simd::entry_points!(Avx512, "avx512f,avx2,fma");
+
+/// Sixteen quotients `a / b` by kernel variant `V`, bit-identical to `_mm512_div_ps` (the
+/// sixteen-lane token's kernel: inlined into AVX-512F code).
+///
+/// # Safety
+/// Outside an AVX-512F+AVX2+FMA context, the caller must ensure the CPU has them.
+#[inline]
+#[target_feature(enable = "avx512f,avx2,fma")]
+pub fn div16<const V: u8, const RECIP: bool>(a: __m512, b: __m512) -> __m512 {
+    crate::arch::simd::kernel::div_vector_of::<Avx512, V, RECIP>(Avx512(()), a, b)
+}
+
+/// Sixteen quotients rounded in direction `MODE` by embedded rounding (the token's directed
+/// method: no MXCSR access, no flag raised).
+///
+/// # Safety
+/// Outside an AVX-512F context, the caller must ensure the CPU has it.
+#[inline]
+#[target_feature(enable = "avx512f,avx2,fma")]
+pub fn div_rounded16<const MODE: u8>(a: __m512, b: __m512) -> __m512 {
+    div_round::<MODE>(a, b)
+}
