@@ -128,6 +128,16 @@ fn main() {
         ways.push(("same loop, _mm256_div_ps", x86::intrinsic_loop));
     }
 
+    // Where the compiler made the two loops one function (it does in a native build: the
+    // same instructions, merged), their ratio is the harness's noise of timing one
+    // function against itself.
+    if wide_div as Way as usize == fmadiv_div_f32x8 as Way as usize {
+        println!(
+            "wide's / and fmadiv::div_f32x8 compiled to one function here (the same machine \
+             code): their ratio below is the timing's noise"
+        );
+    }
+
     // Bits first: every way against `/` lane by lane.
     let mut q = vec![f32x8::ZERO; VECTORS];
     for (name, way) in &ways {
