@@ -42,6 +42,18 @@ impl Backend {
         }
     }
 
+    /// Lanes per vector of the backend's loops: 16 for AVX-512F and its model, 8 for
+    /// AVX2+FMA, 1 for the portable path.
+    pub fn lanes(self) -> usize {
+        match self {
+            Backend::Avx512 => 16,
+            Backend::Avx2Fma => 8,
+            Backend::Portable => 1,
+            #[cfg(all(fmadiv_x86, feature = "verify"))]
+            Backend::Avx512Model(_) => 16,
+        }
+    }
+
     /// Whether the backend's directed division (`div_rounded`, `div_bounds` from 4096
     /// elements, `div_rounded(.., Nearest)` under another MXCSR mode) is AVX-512's embedded
     /// rounding, which raises no exception flag: the 16-lane backend and its model. The
@@ -127,8 +139,10 @@ pub const BACKEND_ENV: &str = "FMADIV_BACKEND";
 /// The CPU families on which the 512-bit backend is the default: those where the full test
 /// suite ran natively with it (`scripts/native-avx512.sh`; output committed under
 /// `docs/bench/native-*` or given in the project's shared native folder), as `(vendor,
-/// family, model)`. None yet: everywhere else the backend is opt-in through
-/// [`BACKEND_ENV`].
+/// family, model)`, and whose row of the plan's table has sixteen-lane choices (a row
+/// without them, as Emerald Rapids', keeps the eight-lane schedules it measured faster; a
+/// test in `plan::table` holds the two together). None yet: everywhere else the backend is
+/// opt-in through [`BACKEND_ENV`].
 pub const AVX512_NATIVE_EVIDENCE: &[(&str, u32, u32)] = &[];
 
 /// Whether the 512-bit backend is this CPU's default (it has AVX-512F and its family is in

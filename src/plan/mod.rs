@@ -430,7 +430,19 @@ fn from_file_or_row(cpu: Cpu, file: Option<&Path>, row: Option<&'static table::R
         Some((_, Err(why))) => Some(why.to_string()),
         None => None,
     };
+    let sixteen_lanes = crate::backend().lanes() == 16;
     let (choices, origin) = match row {
+        Some(r) if sixteen_lanes => {
+            let s = r.sixteen.unwrap_or(table::Sixteen {
+                choices: Choices::uniform(Schedule::Divider, r.choices.divisor),
+                evidence: table::SIXTEEN_UNMEASURED,
+            });
+            let origin = Origin::Table {
+                row: r.name,
+                evidence: s.evidence,
+            };
+            (s.choices, origin)
+        }
         Some(r) => (
             r.choices,
             Origin::Table {

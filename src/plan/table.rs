@@ -50,7 +50,23 @@ pub(super) struct Row {
     pub choices: Choices,
     /// Where the choices come from.
     pub evidence: &'static str,
+    /// The choices where the sixteen-lane (AVX-512F) backend runs, and where they come
+    /// from; `None`: this family keeps the eight-lane backend by default whatever native
+    /// evidence arrives, and a forced sixteen-lane backend runs [`SIXTEEN_UNMEASURED`].
+    pub sixteen: Option<Sixteen>,
 }
+
+/// A row's choices for the sixteen-lane backend.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Sixteen {
+    pub choices: Choices,
+    pub evidence: &'static str,
+}
+
+/// Where nothing was measured at sixteen lanes: the 512-bit divider for `div` and `recip`
+/// (the plain loop a native build runs there), the `Divisor` as the row says.
+pub(super) const SIXTEEN_UNMEASURED: &str = "the sixteen-lane backend, forced: nothing \
+    measured at sixteen lanes for this row, so `div` and `recip` run the 512-bit divider";
 
 impl Row {
     fn matches(&self, cpu: &Cpu) -> bool {
@@ -125,6 +141,7 @@ pub(super) const ROWS: &[Row] = &[
             never: 0.94-1.05x at 4096 by `--measure`, and `bench --floors` with the sequence \
             in place from 4096 measured 0.73-1.12x in three runs against 0.96-1.05x with the \
             divider (docs/bench/0x19-divisor-in-place.json)",
+        sixteen: None,
     },
     Row {
         name: "AMD Zen 5",
@@ -145,6 +162,23 @@ pub(super) const ROWS: &[Row] = &[
             divider of 2.4 cycles per vector, kernel alone 0.33x), `Divisor`'s sequence from \
             512 elements (one process 1024), its proof paying for itself in a first slice from \
             20,395-23,519 elements; no AVX-512 code yet",
+        sixteen: Some(Sixteen {
+            choices: Choices {
+                div: DIVIDER,
+                recip: DIVIDER,
+                divisor: DivisorChoices {
+                    sequence_from: 512,
+                    first_proof_from: 24576,
+                    in_place_from: usize::MAX,
+                },
+            },
+            evidence: "reported from family 0x1a in issue 46 (not measured here): a `vdivps \
+                zmm` loop 1.8-2.0x the `ymm` loop at 256-4K and 1.2-1.6x at 16K-64K; a \
+                16-lane FMA-kernel sketch 0.6x the 512-bit divider, and mixes of one divider \
+                vector with 1-4 kernel vectors 0.81-1.0x at 1K-4K: the divider is the limit \
+                there, so `div` and `recip` run the 512-bit divider; the `Divisor` as at 8 \
+                lanes (unmeasured at 16)",
+        }),
     },
     Row {
         name: "Intel Emerald Rapids",
@@ -170,6 +204,10 @@ pub(super) const ROWS: &[Row] = &[
             recip mix-4 1.24-1.45x at 2K and 16K; `Divisor`: as where nothing was measured \
             (sequence 1.19-1.51x at 1024, proof 40-54 ns), against the broadcast loop 1.33-4.06x \
             on normal data at 1K-16K in 40 processes (0x6-0xcf-divisors*.json)",
+        // The 512-bit divider measured no faster per lane (1.02-1.06x the 256-bit loop,
+        // docs/bench/0x6-0xcf-wide-divider.txt) and no 512-bit mix is measured: the
+        // 256-bit mix-8 stays, and the eight-lane backend with it.
+        sixteen: None,
     },
     Row {
         name: "Intel Haswell",
@@ -180,6 +218,7 @@ pub(super) const ROWS: &[Row] = &[
         evidence: "predicted (docs/bench/mca-llvm14.md, mca-llvm19.md): div mix-2 2.61x and \
             2.56x, recip mix-2 2.92x and 2.89x of the divider (14 cycles per vector); \
             discounted by 1.6: 1.60x and 1.81x",
+        sixteen: None,
     },
     Row {
         name: "Intel Broadwell",
@@ -190,6 +229,7 @@ pub(super) const ROWS: &[Row] = &[
         evidence: "predicted (docs/bench/mca-llvm14.md, mca-llvm19.md): div mix-4 1.93x and \
             2.00x, recip mix-2 2.28x and 2.30x of the divider (10 cycles per vector); \
             discounted by 1.6: 1.21x and 1.43x",
+        sixteen: None,
     },
 ];
 
@@ -217,6 +257,24 @@ mod tests {
                 assert!(lo <= hi, "{}", a.name);
             }
             assert!(!a.evidence.is_empty());
+        }
+        // A family whose native run turns the 16-lane backend on by default has a row with
+        // sixteen-lane choices.
+        for &(vendor, family, model) in crate::dispatch::AVX512_NATIVE_EVIDENCE {
+            let vendor_of = match vendor {
+                "AuthenticAMD" => Vendor::Amd,
+                "GenuineIntel" => Vendor::Intel,
+                _ => Vendor::Other,
+            };
+            let row = ROWS.iter().find(|r| {
+                r.vendor == vendor_of
+                    && r.family == family
+                    && r.models.iter().any(|&(lo, hi)| (lo..=hi).contains(&model))
+            });
+            assert!(
+                row.is_some_and(|r| r.sixteen.is_some()),
+                "{vendor} {family:#x}/{model:#x} has native evidence but no sixteen-lane row"
+            );
         }
         // The lowest prediction a row takes (Broadwell's div mix-4, 1.93x) clears the bar.
         const { assert!((1.93 / PREDICTION_DISCOUNT) >= GAIN) };
