@@ -316,7 +316,7 @@ impl Divisor {
 
     /// [`Divisor::divide_slice_by`] on a given SIMD backend (`None`, nothing written, for
     /// the portable path or one this CPU cannot run): the sixteen-lane backends run their
-    /// lane-checked loop for every strategy.
+    /// entry points (`divisor::x16`).
     #[cfg(all(fmadiv_x86, feature = "verify"))]
     pub(crate) fn divide_slice_on(
         &self,

@@ -48,18 +48,19 @@
 //!
 //! ```text
 //! layers (top first):
-//! 13 door        verify
-//! 12 arrays      ndarray
-//! 11 types       divisor simd
-//! 10 directed    rounding
-//! 9 slices       slices
-//! 8 plan         plan
-//! 7 schedules    schedule
-//! 6 detection    dispatch
-//! 5 backends     arch::x86_64::avx2 arch::x86_64::avx512 arch::x86_64::avx512_model
-//! 4 loops        arch::simd arch::simd::loops arch::simd::directed
-//! 3 arithmetic   arch::portable arch::simd::kernel arch::x86_64::mode arch::x86_64::short seeds
-//! 2 ground       bits variant backoff cpu kernel_notes direction
+//! 14 door       verify
+//! 13 arrays     ndarray
+//! 12 types      divisor simd
+//! 11 directed   rounding
+//! 10 slices     slices
+//! 9  plan       plan
+//! 8  schedules  schedule
+//! 7  detection  dispatch
+//! 6  backends   arch::x86_64::avx2 arch::x86_64::avx512 arch::x86_64::avx512_model
+//! 5  loops      arch::simd arch::simd::loops arch::simd::directed
+//! 4  chunks     arch::simd::flagged
+//! 3  arithmetic arch::portable arch::simd::kernel arch::x86_64::mode arch::x86_64::short seeds
+//! 2  ground     bits variant backoff cpu kernel_notes direction
 //! ```
 
 #![deny(missing_docs)]

@@ -24,11 +24,11 @@
 use core::cell::Cell;
 
 use super::Vector;
+use super::flagged::{self, ChunkBackoff, flagged_chunks};
 use super::kernel::InputCheck;
 use crate::arch::x86_64::mode::{
-    ALL_FLAGS, DENORMALS_ARE_ZERO, DOWN, FLUSH_TO_ZERO, NEAREST, ROUNDING_CONTROL,
-    ROUNDING_CONTROL_SHIFT, UP, VOIDING, drop_voiding_flags, read_mxcsr, rounds_to_nearest,
-    write_flags,
+    DENORMALS_ARE_ZERO, DOWN, FLUSH_TO_ZERO, NEAREST, ROUNDING_CONTROL, ROUNDING_CONTROL_SHIFT, UP,
+    VOIDING, rounds_to_nearest,
 };
 use crate::backoff::Backoff;
 
@@ -231,163 +231,10 @@ std::thread_local! {
 /// 0.23–0.25 ns per element at 512 against 0.25–0.29 with the window check, the same at
 /// 256 and 128; from 1K they gain a quarter (BENCHMARKS, "Directed rounding").
 const FLAGGED_FROM: usize = 512;
-/// Elements per flag read: a voided chunk is redone in the control-word region, so it stays
-/// small; the read must stay a few per cent of it.
-const FLAG_CHUNK: usize = 4096;
-/// Elements of the first try after a voided chunk: special-rich data makes the divider slow
-/// (subnormal operands and results take microcode assists), so a failing try is kept short.
-const FLAG_PROBE: usize = 256;
-
-/// After a voided chunk, this many chunks go straight to the control-word region, doubling
-/// with each further failure up to 64.
-type ChunkBackoff = Backoff<1, 64>;
-
 std::thread_local! {
-    /// The flag-checked chunks' back-off, kept between calls on this thread.
+    /// The flag-checked chunks' back-off, kept between calls on this thread (see
+    /// [`flagged::flagged_chunks`]).
     static CHUNK_BACKOFF: Cell<ChunkBackoff> = const { Cell::new(ChunkBackoff::CLEAR) };
-}
-
-/// MXCSR, read after every store before this call, with the input pointers handed back
-/// through the same `asm!` block: the loads after it depend on its outputs, so neither
-/// they nor the divisions of what they load can be moved above it (the block may also
-/// write memory, so no store before it can be moved below it). So the flags it reads judge
-/// exactly the work between two such reads.
-#[inline(always)]
-fn read_fenced(a: &mut *const f32, b: &mut *const f32) -> u32 {
-    let mut csr = 0u32;
-    // SAFETY: stmxcsr stores MXCSR to the local; the pointers pass through unchanged.
-    unsafe {
-        core::arch::asm!(
-            "stmxcsr [{csr}] /* {a} {b} */",
-            csr = in(reg) &mut csr,
-            a = inout(reg) *a,
-            b = inout(reg) *b,
-            options(nostack, preserves_flags),
-        )
-    };
-    csr
-}
-
-/// Clears MXCSR's exception flags (its control bits kept), fenced as [`read_fenced`];
-/// returns the flags it cleared.
-#[inline(always)]
-fn clear_flags_fenced(a: &mut *const f32, b: &mut *const f32) -> u32 {
-    let was = read_fenced(a, b);
-    let csr = was & !ALL_FLAGS;
-    // SAFETY: only the sticky status flags change; rounding, masks, FTZ and DAZ are
-    // written back as they were. The pointers pass through unchanged.
-    unsafe {
-        core::arch::asm!(
-            "ldmxcsr [{csr}] /* {a} {b} */",
-            csr = in(reg) &csr,
-            a = inout(reg) *a,
-            b = inout(reg) *b,
-            options(nostack, preserves_flags),
-        )
-    };
-    was & ALL_FLAGS
-}
-
-/// The whole vectors of a slice, [`FLAG_CHUNK`] elements at a time with no window check:
-/// each chunk runs the divider and the directed step on every lane, and MXCSR's underflow,
-/// overflow and invalid flags, clear before the chunk, judge it after; a chunk that raised
-/// one is redone by `slow` ([`crate::kernel_notes`] has why no flag means every lane is
-/// right, where MXCSR neither flushes to zero nor reads denormals as zero). `callers` is
-/// MXCSR as the call found it; the flags it held are put back at the end. Returns the
-/// elements done (the slice's whole vectors).
-///
-/// # Safety
-/// As [`directed_loop`].
-#[inline(always)]
-unsafe fn flagged_chunks<W: Vector, const OUTS: usize, const V: u8>(
-    w: W,
-    (mut a, mut b): (*const f32, *const f32),
-    out: [*mut f32; OUTS],
-    len: usize,
-    callers: u32,
-    fast: &impl Fn(W::F, W::F, W::F) -> [W::F; OUTS],
-    slow: &impl Fn(*const f32, *const f32, [*mut f32; OUTS], usize),
-) -> usize {
-    let full = len - len % W::LANES;
-    let at = |i: usize| out.map(|o| o.wrapping_add(i));
-    let mut clean = callers & voiding::<V>() == 0;
-    let mut cleared = false;
-    // The flags raised before each clearing (the caller's, the divider's in voided
-    // chunks, the inexact flag of kept ones): put back at the end.
-    let mut raised = 0;
-    let mut backoff = ChunkBackoff::load(&CHUNK_BACKOFF);
-    let mut i = 0;
-    while i < full {
-        let attempt = backoff.skip() == 0;
-        let n = match attempt && backoff.after_failure() {
-            true => FLAG_PROBE,
-            false => FLAG_CHUNK,
-        }
-        .min(full - i);
-        let vectors = n / W::LANES;
-        if attempt {
-            if !clean {
-                raised |= clear_flags_fenced(&mut a, &mut b);
-                cleared = true;
-            }
-            // Blocks of vectors, each block's loads ahead of its stores (as in the
-            // window-checked loop), then the chunk's last few vectors one at a time.
-            let blocks = vectors / BLOCK_VECTORS;
-            for v in (0..blocks * BLOCK_VECTORS).step_by(BLOCK_VECTORS) {
-                let k = |j: usize| i + (v + j) * W::LANES;
-                // SAFETY: the block's vectors end at k(BLOCK_VECTORS) <= full <= len:
-                // inside both inputs and every output.
-                unsafe {
-                    let x: [W::F; BLOCK_VECTORS] =
-                        super::array_of(w.splat(0.0), |j| w.load(a.add(k(j))));
-                    let y: [W::F; BLOCK_VECTORS] =
-                        super::array_of(w.splat(0.0), |j| w.load(b.add(k(j))));
-                    for j in 0..BLOCK_VECTORS {
-                        for (o, r) in at(k(j))
-                            .into_iter()
-                            .zip(fast(x[j], y[j], w.div(x[j], y[j])))
-                        {
-                            w.store(o, r);
-                        }
-                    }
-                }
-            }
-            for v in blocks * BLOCK_VECTORS..vectors {
-                let k = i + v * W::LANES;
-                // SAFETY: k + LANES <= full <= len: inside both inputs and every output.
-                unsafe {
-                    let (x, y) = (w.load(a.add(k)), w.load(b.add(k)));
-                    for (o, r) in at(k).into_iter().zip(fast(x, y, w.div(x, y))) {
-                        w.store(o, r);
-                    }
-                }
-            }
-            let after = read_fenced(&mut a, &mut b);
-            clean = after & voiding::<V>() == 0;
-            if clean {
-                backoff.passed();
-                i += n;
-                continue;
-            }
-            backoff.failed();
-            // The attempt's voiding flags go (`min`/`max` raise invalid for a NaN lane that
-            // `vdivps` passes quietly): the region raises the divider's own.
-            drop_voiding_flags(after);
-            cleared = true;
-        } else {
-            backoff.skipped(1);
-        }
-        // `vectors` whole vectors from i: inside every slice.
-        slow(a.wrapping_add(i), b.wrapping_add(i), at(i), vectors);
-        // The region keeps the flags its divisions raised.
-        clean = false;
-        i += n;
-    }
-    backoff.store(&CHUNK_BACKOFF);
-    if cleared {
-        write_flags(read_mxcsr() | callers | raised);
-    }
-    full
 }
 
 /// The directed loop over a slice, `OUTS` outputs per element: `out[0][i] = RD/RU/RZ(a/b)`
@@ -418,18 +265,20 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8>(
     let mut i = 0;
     if len >= FLAGGED_FROM {
         let (mut x, mut y) = (a, b);
-        let callers = read_fenced(&mut x, &mut y);
+        let callers = flagged::read_fenced(&mut x, &mut y);
         if callers & (FLUSH_TO_ZERO | DENORMALS_ARE_ZERO) == 0 {
             // An exact zero sum is -0 only under round-down: elsewhere the cheaper step.
             let rounds_down =
                 callers & ROUNDING_CONTROL == u32::from(DOWN) << ROUNDING_CONTROL_SHIFT;
             // SAFETY: the caller's guarantees, which `flagged_chunks` asks for.
             i = unsafe {
+                let (voiding, backoff) = (voiding::<V>(), &CHUNK_BACKOFF);
                 if rounds_down {
-                    flagged_chunks::<W, OUTS, V>(w, (x, y), out, len, callers, &fast, &slow)
+                    let fast = &|x, y| fast(x, y, w.div(x, y));
+                    flagged_chunks(w, (x, y), out, len, callers, voiding, backoff, fast, &slow)
                 } else {
-                    let fast = &fast_plus_zero;
-                    flagged_chunks::<W, OUTS, V>(w, (x, y), out, len, callers, fast, &slow)
+                    let fast = &|x, y| fast_plus_zero(x, y, w.div(x, y));
+                    flagged_chunks(w, (x, y), out, len, callers, voiding, backoff, fast, &slow)
                 }
             };
         }

@@ -19,6 +19,7 @@
 //! free on AVX2.
 
 pub mod directed;
+pub mod flagged;
 pub mod kernel;
 pub mod loops;
 
@@ -273,6 +274,8 @@ pub unsafe trait Vector: Copy {
     fn and(self, a: Self::I, b: Self::I) -> Self::I;
     /// `a ^ b`.
     fn xor(self, a: Self::I, b: Self::I) -> Self::I;
+    /// `a | b`.
+    fn or(self, a: Self::I, b: Self::I) -> Self::I;
     /// `a << 1`.
     fn shift_left_1(self, a: Self::I) -> Self::I;
     /// Lane-wise unsigned maximum.

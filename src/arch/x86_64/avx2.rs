@@ -216,6 +216,12 @@ unsafe impl Vector for Avx2Fma {
     }
 
     #[inline(always)]
+    fn or(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: `self` proves AVX2.
+        unsafe { _mm256_or_si256(a, b) }
+    }
+
+    #[inline(always)]
     fn shift_left_1(self, a: __m256i) -> __m256i {
         // SAFETY: `self` proves AVX2.
         unsafe { _mm256_slli_epi32::<1>(a) }

@@ -209,6 +209,12 @@ unsafe impl Vector for Avx512 {
     }
 
     #[inline(always)]
+    fn or(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm512_or_si512(a, b) }
+    }
+
+    #[inline(always)]
     fn shift_left_1(self, a: __m512i) -> __m512i {
         // SAFETY: `self` proves AVX-512F.
         unsafe { _mm512_slli_epi32::<1>(a) }

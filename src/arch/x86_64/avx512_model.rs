@@ -436,6 +436,10 @@ unsafe impl<const SEEDS: u8> Vector for Avx512Model<SEEDS> {
         lanes(|l| a[l] ^ b[l])
     }
 
+    fn or(self, a: [u32; LANES], b: [u32; LANES]) -> [u32; LANES] {
+        lanes(|l| a[l] | b[l])
+    }
+
     fn shift_left_1(self, a: [u32; LANES]) -> [u32; LANES] {
         a.map(|x| x << 1)
     }
