@@ -109,6 +109,14 @@ pub(super) const FALLBACK: Choices = Choices {
     divisor: DIVISOR_DEFAULT,
 };
 
+/// `Divisor` on family 0x1a, as 0.3.0's calibration measured it there (at eight lanes; the
+/// sixteen-lane column takes it unmeasured).
+const ZEN5_DIVISOR: DivisorChoices = DivisorChoices {
+    sequence_from: 512,
+    first_proof_from: 24576,
+    in_place_from: usize::MAX,
+};
+
 /// Predicted rows: the Divisor as where nothing was measured.
 const fn predicted(div: Schedule, recip: Schedule) -> Choices {
     Choices {
@@ -151,11 +159,7 @@ pub(super) const ROWS: &[Row] = &[
         choices: Choices {
             div: DIVIDER,
             recip: DIVIDER,
-            divisor: DivisorChoices {
-                sequence_from: 512,
-                first_proof_from: 24576,
-                in_place_from: usize::MAX,
-            },
+            divisor: ZEN5_DIVISOR,
         },
         evidence: "measured by 0.3.0's calibration on family 0x1a (20 fresh processes, \
             recorded in the issue tracker): the divider for `div` and `recip` (a 256-bit \
@@ -166,11 +170,7 @@ pub(super) const ROWS: &[Row] = &[
             choices: Choices {
                 div: DIVIDER,
                 recip: DIVIDER,
-                divisor: DivisorChoices {
-                    sequence_from: 512,
-                    first_proof_from: 24576,
-                    in_place_from: usize::MAX,
-                },
+                divisor: ZEN5_DIVISOR,
             },
             evidence: "reported from family 0x1a in issue 46 (not measured here): a `vdivps \
                 zmm` loop 1.8-2.0x the `ymm` loop at 256-4K and 1.2-1.6x at 16K-64K; a \
