@@ -43,26 +43,7 @@ unsafe fn two_products<W: Vector>(w: W, d: &Proven, a: *const f32, out: *mut f32
     let (zh, zl) = (w.splat(d.zh), w.splat(d.zl));
     let sign = w.splat_bits(SIGN_MASK);
     let repair = super::repair_class(d.zh, d.zl);
-    let fast = |x: W::F, _: W::F| {
-        // q = RN(a·zh + RN(a·zl)).
-        let q = w.mul_add(x, zh, w.mul(x, zl));
-        // A zero dividend's quotient gets its sign by one OR (`divisor::flagged`, "zero"):
-        // a's sign where b > 0, RN(a·zh)'s where b < 0; a no-op on every other lane.
-        let q = match repair {
-            super::NO_REPAIR => q,
-            super::SIGN_OF_DIVIDEND => w.float(w.or(w.bits(q), w.and(w.bits(x), sign))),
-            _ => w.float(w.or(w.bits(q), w.and(w.bits(w.mul(x, zh)), sign))),
-        };
-        [q]
-    };
     let by = w.splat(d.b);
-    let slow = |x: *const f32, _: *const f32, [o]: [*mut f32; 1], vectors: usize| {
-        for v in 0..vectors {
-            let i = v * W::LANES;
-            // SAFETY: `vectors` whole vectors inside both slices (the engine's promise).
-            unsafe { w.store(o.add(i), w.div(w.load(x.add(i)), by)) };
-        }
-    };
     let (mut x, mut y) = (a, a);
     let callers = read_fenced(&mut x, &mut y);
     // SAFETY: the caller's guarantees, which the engine asks for (the one input passed
@@ -76,8 +57,29 @@ unsafe fn two_products<W: Vector>(w: W, d: &Proven, a: *const f32, out: *mut f32
             callers,
             VOIDING,
             &BACKOFF,
-            &fast,
-            &slow,
+            #[inline(always)]
+            |x: W::F, _: W::F| {
+                // q = RN(a·zh + RN(a·zl)).
+                let q = w.mul_add(x, zh, w.mul(x, zl));
+                // A zero dividend's quotient gets its sign by one OR (`divisor::flagged`,
+                // "zero"): a's sign where b > 0, RN(a·zh)'s where b < 0; a no-op on every
+                // other lane.
+                let q = match repair {
+                    super::NO_REPAIR => q,
+                    super::SIGN_OF_DIVIDEND => w.float(w.or(w.bits(q), w.and(w.bits(x), sign))),
+                    _ => w.float(w.or(w.bits(q), w.and(w.bits(w.mul(x, zh)), sign))),
+                };
+                [q]
+            },
+            #[inline(always)]
+            |x: *const f32, _: *const f32, [o]: [*mut f32; 1], vectors: usize| {
+                for v in 0..vectors {
+                    let i = v * W::LANES;
+                    // In the call's unsafe block: `vectors` whole vectors inside both
+                    // slices (the engine's promise).
+                    w.store(o.add(i), w.div(w.load(x.add(i)), by));
+                }
+            },
         )
     };
     // SAFETY: the elements from `done` on, inside both slices.

@@ -274,11 +274,31 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8>(
             i = unsafe {
                 let (voiding, backoff) = (voiding::<V>(), &CHUNK_BACKOFF);
                 if rounds_down {
-                    let fast = &|x, y| fast(x, y, w.div(x, y));
-                    flagged_chunks(w, (x, y), out, len, callers, voiding, backoff, fast, &slow)
+                    flagged_chunks(
+                        w,
+                        (x, y),
+                        out,
+                        len,
+                        callers,
+                        voiding,
+                        backoff,
+                        #[inline(always)]
+                        |x, y| fast(x, y, w.div(x, y)),
+                        &slow,
+                    )
                 } else {
-                    let fast = &|x, y| fast_plus_zero(x, y, w.div(x, y));
-                    flagged_chunks(w, (x, y), out, len, callers, voiding, backoff, fast, &slow)
+                    flagged_chunks(
+                        w,
+                        (x, y),
+                        out,
+                        len,
+                        callers,
+                        voiding,
+                        backoff,
+                        #[inline(always)]
+                        |x, y| fast_plus_zero(x, y, w.div(x, y)),
+                        &slow,
+                    )
                 }
             };
         }

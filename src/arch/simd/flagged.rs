@@ -96,8 +96,8 @@ pub unsafe fn flagged_chunks<W: Vector, const OUTS: usize>(
     callers: u32,
     voiding: u32,
     backoff_of: &'static LocalKey<Cell<ChunkBackoff>>,
-    fast: &impl Fn(W::F, W::F) -> [W::F; OUTS],
-    slow: &impl Fn(*const f32, *const f32, [*mut f32; OUTS], usize),
+    fast: impl Fn(W::F, W::F) -> [W::F; OUTS],
+    slow: impl Fn(*const f32, *const f32, [*mut f32; OUTS], usize),
 ) -> usize {
     let full = len - len % W::LANES;
     let at = |i: usize| out.map(|o| o.wrapping_add(i));
