@@ -10,6 +10,9 @@
 #   floors-default.json the same by default
 #   plans.json         20 fresh `fmadiv plan --json`, forced
 #   rounding-avx512.json fmadiv bench --rounding --json with the backend forced
+#   schedules-avx512.json fmadiv bench --schedules --json with the backend forced: the kernel
+#                      alone and every mix at sixteen lanes against the 512-bit divider loop
+#                      (issue 47's table)
 #   embedded-rounding.txt examples/embedded_rounding.rs (bits and speed against {rd-sae} loops)
 #   static-avx512.txt  suites of a build with AVX-512F, AVX2 and FMA enabled at compile time
 # On a CPU without AVX-512F it says so, runs the suites on the software model, and exits 0.
@@ -64,6 +67,7 @@ if grep -qw avx512bw /proc/cpuinfo; then
         >"$out/static-avx512.txt"
 fi
 FMADIV_BACKEND=avx512 target/release/fmadiv bench --rounding --json >"$out/rounding-avx512.json"
+FMADIV_BACKEND=avx512 target/release/fmadiv bench --schedules --json >"$out/schedules-avx512.json"
 cargo run --release -q --example embedded_rounding >"$out/embedded-rounding.txt" 2>&1 || true
 cargo test --release --test backends -- --include-ignored >"$out/backends.txt" 2>&1 || true
 
