@@ -3,88 +3,19 @@
 //! software model.
 //!
 //! The reciprocal strategy (`a·(1/b)`, one rounding, the divider's flags) runs its
-//! lane-checked sequence. Two products run flag-checked chunks from [`FLAGGED_FROM`]
-//! elements, through the engine the directed functions use
-//! ([`crate::arch::simd::flagged`]): the bare sequence `fma(a, zh, RN(a·zl))` with the
-//! zero-sign repair, judged by MXCSR's underflow, overflow and invalid flags (the proof is
-//! `divisor::flagged`'s, which is width-free), a voided chunk redone by the divider. Their
+//! lane-checked sequence. Two products run flag-checked chunks from [`flagged::FROM`]
+//! elements, as at eight lanes ([`flagged::two_products`], generic over the width: the
+//! engine the directed functions use): the bare sequence `fma(a, zh, RN(a·zl))` with the
+//! zero-sign repair, judged by MXCSR's underflow, overflow and invalid flags, a voided
+//! chunk redone by the divider. Their
 //! lane-checked form gives the right bits but raises flags the divider would not (an
 //! underflow of `a·zl` under an exact quotient: `tests/mxcsr.rs` caught it through the
 //! model), so shorter slices, slices divided in place (a voided chunk is redone from its
 //! dividends), the chunks' leftover lanes and Markstein's sequence take the 512-bit
 //! divider.
 
-use core::cell::Cell;
-
-use super::{Proven, Strategy, lanes};
+use super::{Proven, Strategy, flagged, lanes};
 use crate::Backend;
-use crate::arch::simd::Vector;
-use crate::arch::simd::flagged::{ChunkBackoff, flagged_chunks, read_fenced};
-use crate::arch::x86_64::mode::VOIDING;
-use crate::bits::SIGN_MASK;
-
-/// Slices at least this long run two products in flag-checked chunks (as the eight-lane
-/// `divisor::flagged::MIN_LEN`: the flag reads cost about as much as checking a few hundred
-/// dividends).
-pub const FLAGGED_FROM: usize = 512;
-
-std::thread_local! {
-    /// The sixteen-lane `Divisor`'s flag-checked chunks' back-off, kept between calls.
-    static BACKOFF: Cell<ChunkBackoff> = const { Cell::new(ChunkBackoff::CLEAR) };
-}
-
-/// `out[i] = a[i] / d` for a two-products divisor: flag-checked chunks of the bare
-/// sequence, the leftover lanes and voided chunks by the divider.
-///
-/// # Safety
-/// `a` readable and `out` writable for `len` floats, not overlapping.
-#[inline(always)]
-unsafe fn two_products<W: Vector>(w: W, d: &Proven, a: *const f32, out: *mut f32, len: usize) {
-    let (zh, zl) = (w.splat(d.zh), w.splat(d.zl));
-    let sign = w.splat_bits(SIGN_MASK);
-    let repair = super::repair_class(d.zh, d.zl);
-    let by = w.splat(d.b);
-    let (mut x, mut y) = (a, a);
-    let callers = read_fenced(&mut x, &mut y);
-    // SAFETY: the caller's guarantees, which the engine asks for (the one input passed
-    // twice).
-    let done = unsafe {
-        flagged_chunks(
-            w,
-            (x, y),
-            [out],
-            len,
-            callers,
-            VOIDING,
-            &BACKOFF,
-            #[inline(always)]
-            |x: W::F, _: W::F| {
-                // q = RN(a·zh + RN(a·zl)).
-                let q = w.mul_add(x, zh, w.mul(x, zl));
-                // A zero dividend's quotient gets its sign by one OR (`divisor::flagged`,
-                // "zero"): a's sign where b > 0, RN(a·zh)'s where b < 0; a no-op on every
-                // other lane.
-                let q = match repair {
-                    super::NO_REPAIR => q,
-                    super::SIGN_OF_DIVIDEND => w.float(w.or(w.bits(q), w.and(w.bits(x), sign))),
-                    _ => w.float(w.or(w.bits(q), w.and(w.bits(w.mul(x, zh)), sign))),
-                };
-                [q]
-            },
-            #[inline(always)]
-            |x: *const f32, _: *const f32, [o]: [*mut f32; 1], vectors: usize| {
-                for v in 0..vectors {
-                    let i = v * W::LANES;
-                    // In the call's unsafe block: `vectors` whole vectors inside both
-                    // slices (the engine's promise).
-                    w.store(o.add(i), w.div(w.load(x.add(i)), by));
-                }
-            },
-        )
-    };
-    // SAFETY: the elements from `done` on, inside both slices.
-    unsafe { lanes::divide_by_divider_in(w, d.b, a.add(done), out.add(done), len - done) };
-}
 
 /// `out[i] = a[i] / b` on `backend` (a sixteen-lane one): by the proven sequence `p` where
 /// it is the reciprocal one or, flag-checked, two products (see the module docs), else the
@@ -116,10 +47,10 @@ pub unsafe fn divide(
                         }
                         Some(p)
                             if p.strategy == Strategy::TwoProducts
-                                && len >= FLAGGED_FROM
+                                && len >= flagged::FROM
                                 && !core::ptr::eq(a, out) =>
                         {
-                            two_products(w, p, a, out, len)
+                            flagged::two_products(w, p, a, out, len)
                         }
                         _ => lanes::divide_by_divider_in(w, b, a, out, len),
                     }

@@ -1,5 +1,5 @@
 //! The x86-64 entry points: the lane-checked loops on AVX2+FMA, and the flag-checked
-//! two-products loop (AVX2 assembly) where the check and the length call for it.
+//! two-products chunks ([`flagged`]) where the check and the length call for it.
 
 use super::{Check, Proven, Strategy, flagged, lanes};
 use crate::arch::x86_64::avx2::Avx2Fma;
@@ -39,12 +39,22 @@ pub unsafe fn divide_raw(
 ) {
     // SAFETY: the caller's guarantees are both loops'.
     unsafe {
-        if d.strategy == Strategy::TwoProducts && check == Check::Flags && len >= flagged::MIN_LEN {
-            flagged::two_products(k, d, a, out, len)
+        if d.strategy == Strategy::TwoProducts && check == Check::Flags && len >= flagged::FROM {
+            two_products(k, d, a, out, len)
         } else {
             divide_lanes(k, d, a, out, len)
         }
     }
+}
+
+/// [`flagged::two_products`] compiled for AVX2+FMA, its operands in registers.
+///
+/// # Safety
+/// `a` readable and `out` writable for `len` floats; they must not overlap.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn two_products(k: Avx2Fma, d: &Proven, a: *const f32, out: *mut f32, len: usize) {
+    // SAFETY: the caller's guarantees are the chunks'; `k` proves the features.
+    unsafe { flagged::two_products(k, d, a, out, len) }
 }
 
 /// [`lanes::divide`] compiled for AVX2+FMA, its operands in registers.

@@ -279,7 +279,7 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8>(
                         (x, y),
                         out,
                         len,
-                        callers,
+                        Some(callers),
                         voiding,
                         backoff,
                         #[inline(always)]
@@ -292,7 +292,7 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8>(
                         (x, y),
                         out,
                         len,
-                        callers,
+                        Some(callers),
                         voiding,
                         backoff,
                         #[inline(always)]

@@ -1,8 +1,6 @@
 //! Work judged by MXCSR's exception flags, a chunk at a time: the engine of every
-//! flag-checked loop generic over the vector width (the directed functions at eight and
-//! sixteen lanes, the sixteen-lane `Divisor`'s two products). The eight-lane `Divisor`'s
-//! two products keep their own chunks in assembly (`divisor::flagged`), measured and
-//! proven as they are.
+//! flag-checked loop, generic over the vector width (the directed functions and the
+//! `Divisor`'s two products, at eight and sixteen lanes).
 
 use core::cell::Cell;
 use std::thread::LocalKey;
@@ -17,8 +15,12 @@ const BLOCK_VECTORS: usize = 4;
 /// Elements per flag read: a voided chunk is redone in the control-word region, so it stays
 /// small; the read must stay a few per cent of it.
 pub const FLAG_CHUNK: usize = 4096;
-/// Elements of the first try after a voided chunk: special-rich data makes the divider slow
-/// (subnormal operands and results take microcode assists), so a failing try is kept short.
+/// Elements of a chunk judged first after a voided chunk, the rest run only if they pass:
+/// special-rich data makes the bare work slow (subnormal operands and results take
+/// microcode assists), so a failing try is kept short. A passing probe does not end the
+/// back-off (only a whole chunk does): on data with a special every few hundred elements
+/// it would, and each restart would pay a failing chunk (11-15% of the divider's speed
+/// lost on the `Divisor`'s 1%-specials bench, `docs/bench/0x19-divisor-engine-ab.txt`).
 pub const FLAG_PROBE: usize = 256;
 
 /// After a voided chunk, this many chunks go straight to the control-word region, doubling
@@ -72,13 +74,17 @@ fn clear_flags_fenced(a: &mut *const f32, b: &mut *const f32) -> u32 {
 /// invalid), clear before the chunk, judge it after; a chunk that raised one is redone by
 /// `slow`, whose bits are right for any input. Why no flag means every lane is right is
 /// the caller's proof (`kernel_notes`: the directed step; `divisor`: two products).
-/// `callers` is MXCSR as the call found it; the flags it held are put back at the end, with
-/// those `slow` raised. `backoff` is the caller's thread-local back-off: after a voided
-/// chunk, the next go straight to `slow` (1, 2, 4 … up to 64), and the first try after
-/// them is [`FLAG_PROBE`] elements. Returns the elements done (the slice's whole vectors).
+/// `callers` is MXCSR as the call found it, if the caller read it; else the engine reads it
+/// before the first chunk it tries (a call that only runs `slow`, inside the back-off,
+/// reads nothing: `stmxcsr` waits for every operation in flight, the previous call's
+/// divisions too). The flags it held are put back at the end, with those `slow` raised.
+/// `backoff` is the caller's thread-local back-off: after a voided chunk, the next go
+/// straight to `slow` (1, 2, 4 … up to 64), and the first try after them judges its first
+/// [`FLAG_PROBE`] elements before it runs the rest; a call wholly inside the back-off is one
+/// `slow`. Returns the elements done (the slice's whole vectors).
 ///
 /// One engine for both widths and both users: the directed functions (`fast` the divider
-/// and the step, `slow` the divider under the mode) and the sixteen-lane `Divisor` (`fast`
+/// and the step, `slow` the divider under the mode) and the `Divisor` at both widths (`fast`
 /// two products, `slow` the divider). An input that is not needed is passed as the other
 /// one (the same loads).
 ///
@@ -93,7 +99,7 @@ pub unsafe fn flagged_chunks<W: Vector, const OUTS: usize>(
     (mut a, mut b): (*const f32, *const f32),
     out: [*mut f32; OUTS],
     len: usize,
-    callers: u32,
+    callers: Option<u32>,
     voiding: u32,
     backoff_of: &'static LocalKey<Cell<ChunkBackoff>>,
     fast: impl Fn(W::F, W::F) -> [W::F; OUTS],
@@ -101,56 +107,51 @@ pub unsafe fn flagged_chunks<W: Vector, const OUTS: usize>(
 ) -> usize {
     let full = len - len % W::LANES;
     let at = |i: usize| out.map(|o| o.wrapping_add(i));
-    let mut clean = callers & voiding == 0;
+    let mut callers = callers;
+    let mut clean = callers.is_some_and(|c| c & voiding == 0);
     let mut cleared = false;
     // The flags raised before each clearing (the caller's, the divider's in voided
     // chunks, the inexact flag of kept ones): put back at the end.
     let mut raised = 0;
     let mut backoff = ChunkBackoff::load(backoff_of);
+    let chunks = full.div_ceil(FLAG_CHUNK);
+    if backoff.skip() as usize >= chunks {
+        // The whole call is in the back-off: one `slow` over it, nothing else (no flag read).
+        // chunks <= skip, a u32.
+        backoff.skipped(chunks as u32);
+        backoff.store(backoff_of);
+        slow(a, b, out, full / W::LANES);
+        return full;
+    }
     let mut i = 0;
     while i < full {
-        let attempt = backoff.skip() == 0;
-        let n = match attempt && backoff.after_failure() {
-            true => FLAG_PROBE,
-            false => FLAG_CHUNK,
-        }
-        .min(full - i);
+        let n = FLAG_CHUNK.min(full - i);
         let vectors = n / W::LANES;
-        if attempt {
+        if backoff.skip() == 0 {
+            if callers.is_none() {
+                let c = read_fenced(&mut a, &mut b);
+                callers = Some(c);
+                clean = c & voiding == 0;
+            }
             if !clean {
                 raised |= clear_flags_fenced(&mut a, &mut b);
                 cleared = true;
             }
-            // Blocks of vectors, each block's loads ahead of its stores (as in the
-            // window-checked loop), then the chunk's last few vectors one at a time.
-            let blocks = vectors / BLOCK_VECTORS;
-            for v in (0..blocks * BLOCK_VECTORS).step_by(BLOCK_VECTORS) {
-                let k = |j: usize| i + (v + j) * W::LANES;
-                // SAFETY: the block's vectors end at k(BLOCK_VECTORS) <= full <= len:
-                // inside both inputs and every output.
-                unsafe {
-                    let x: [W::F; BLOCK_VECTORS] =
-                        super::array_of(w.splat(0.0), |j| w.load(a.add(k(j))));
-                    let y: [W::F; BLOCK_VECTORS] =
-                        super::array_of(w.splat(0.0), |j| w.load(b.add(k(j))));
-                    for j in 0..BLOCK_VECTORS {
-                        for (o, r) in at(k(j)).into_iter().zip(fast(x[j], y[j])) {
-                            w.store(o, r);
-                        }
-                    }
-                }
+            // After a voided chunk, a probe of the chunk's first FLAG_PROBE elements is
+            // judged first, and the rest runs only if it passed: a failing try costs a
+            // fraction of a chunk. Only the whole chunk passing ends the back-off.
+            let probe = match backoff.after_failure() {
+                true => (FLAG_PROBE / W::LANES).min(vectors),
+                false => vectors,
+            };
+            // SAFETY: the probe's vectors, inside every slice (the caller's guarantees).
+            unsafe { run_vectors(w, (a.add(i), b.add(i)), at(i), (0, probe), &fast) };
+            let mut after = read_fenced(&mut a, &mut b);
+            if after & voiding == 0 && probe < vectors {
+                // SAFETY: the chunk's other vectors, inside every slice.
+                unsafe { run_vectors(w, (a.add(i), b.add(i)), at(i), (probe, vectors), &fast) };
+                after = read_fenced(&mut a, &mut b);
             }
-            for v in blocks * BLOCK_VECTORS..vectors {
-                let k = i + v * W::LANES;
-                // SAFETY: k + LANES <= full <= len: inside both inputs and every output.
-                unsafe {
-                    let (x, y) = (w.load(a.add(k)), w.load(b.add(k)));
-                    for (o, r) in at(k).into_iter().zip(fast(x, y)) {
-                        w.store(o, r);
-                    }
-                }
-            }
-            let after = read_fenced(&mut a, &mut b);
             clean = after & voiding == 0;
             if clean {
                 backoff.passed();
@@ -172,8 +173,52 @@ pub unsafe fn flagged_chunks<W: Vector, const OUTS: usize>(
         i += n;
     }
     backoff.store(backoff_of);
-    if cleared {
+    // `cleared` only after an attempt, which read `callers` if the caller had not.
+    if let (true, Some(callers)) = (cleared, callers) {
         write_flags(read_mxcsr() | callers | raised);
     }
     full
+}
+
+/// `fast` over the vectors `from..to` of the slices at `a`, `b` and `out` (the chunk's
+/// start): blocks of [`BLOCK_VECTORS`], each block's loads ahead of its stores (as in the
+/// window-checked loop), then the last few vectors one at a time.
+///
+/// # Safety
+/// Vectors `from..to` of both inputs readable and of every output writable.
+#[inline(always)]
+unsafe fn run_vectors<W: Vector, const OUTS: usize>(
+    w: W,
+    (a, b): (*const f32, *const f32),
+    out: [*mut f32; OUTS],
+    (from, to): (usize, usize),
+    fast: &impl Fn(W::F, W::F) -> [W::F; OUTS],
+) {
+    let at = |k: usize| out.map(|o| o.wrapping_add(k));
+    let blocks = (to - from) / BLOCK_VECTORS;
+    let blocks_end = from + blocks * BLOCK_VECTORS;
+    for v in (from..blocks_end).step_by(BLOCK_VECTORS) {
+        let k = |j: usize| (v + j) * W::LANES;
+        // SAFETY: the block's vectors end at `blocks_end <= to`: inside both inputs and
+        // every output (the caller's guarantee).
+        unsafe {
+            let x: [W::F; BLOCK_VECTORS] = super::array_of(w.splat(0.0), |j| w.load(a.add(k(j))));
+            let y: [W::F; BLOCK_VECTORS] = super::array_of(w.splat(0.0), |j| w.load(b.add(k(j))));
+            for j in 0..BLOCK_VECTORS {
+                for (o, r) in at(k(j)).into_iter().zip(fast(x[j], y[j])) {
+                    w.store(o, r);
+                }
+            }
+        }
+    }
+    for v in blocks_end..to {
+        let k = v * W::LANES;
+        // SAFETY: v < to: inside both inputs and every output.
+        unsafe {
+            let (x, y) = (w.load(a.add(k)), w.load(b.add(k)));
+            for (o, r) in at(k).into_iter().zip(fast(x, y)) {
+                w.store(o, r);
+            }
+        }
+    }
 }

@@ -9,8 +9,8 @@
 //! model). A new width is one such file, one variant of `crate::Backend` with its detection
 //! (`crate::dispatch`), and one arm where the backend is chosen: the plan's loops
 //! (`crate::schedule::kernel_fn`, `raw_fn_disjoint`), the directed functions
-//! (`crate::rounding`) and the `Divisor`'s lane-checked loops (`crate::divisor`, whose
-//! flag-checked two-product loop is AVX2 assembly).
+//! (`crate::rounding`) and the `Divisor`'s loops (`crate::divisor`: lane-checked, and
+//! flag-checked on the engine of [`flagged`]).
 //!
 //! Lane masks are a type of the backend's own ([`Vector::M`]): AVX2's are integer vectors
 //! whose lanes are all ones or all zeros, AVX-512's are `k` registers (one bit a lane).

@@ -115,15 +115,6 @@ pub fn write_flags(flags: u32) {
     load_flags_of((read_mxcsr() & !ALL_FLAGS) | (flags & ALL_FLAGS));
 }
 
-/// Clears MXCSR's exception flags (its control bits kept) and returns the ones it cleared:
-/// one read and one write.
-#[inline]
-pub fn take_flags() -> u32 {
-    let was = read_mxcsr();
-    load_flags_of(was & !ALL_FLAGS);
-    was & ALL_FLAGS
-}
-
 /// MXCSR's flags as `after` holds them, less the ones that void a flag-checked chunk
 /// (out of line: a voided chunk is the rare path of both flag-checked loops).
 #[cold]
