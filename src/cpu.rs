@@ -34,6 +34,25 @@ pub struct Cpu {
 }
 
 impl Cpu {
+    /// A CPU described, not detected: for the tests of choices made by identity.
+    #[cfg(test)]
+    pub(crate) fn described(
+        vendor_id: &str,
+        (family, model): (u32, u32),
+        avx2_fma: bool,
+        avx512f: bool,
+    ) -> Cpu {
+        Cpu {
+            vendor_id: vendor_id.into(),
+            family,
+            model,
+            stepping: 0,
+            l1d_bytes: None,
+            avx2_fma,
+            avx512f,
+        }
+    }
+
     /// The CPU this process runs on (read at the first call, then kept).
     pub fn this() -> Cpu {
         this_cpu().clone()

@@ -11,7 +11,8 @@ pub enum Backend {
     /// The same kernel and loops sixteen lanes at a time with AVX-512F (`vrcp14ps` seed, `k`
     /// masks, masked tails) for the slice functions and directed rounding; the rest runs
     /// the AVX2+FMA code. Opt-in (`FMADIV_BACKEND=avx512`) until the full test suite has
-    /// run natively on a CPU family ([`avx512_by_default`]).
+    /// run natively on a CPU family ([`avx512_by_default`]; on some families it then serves
+    /// the directed functions only, [`directed_backend`]).
     Avx512,
     /// Hardware division lane by lane (SSE `divps` on x86-64), with x86's NaN bits.
     Portable,
@@ -136,25 +137,62 @@ pub const FORCE_PORTABLE_ENV: &str = "FMADIV_FORCE_PORTABLE";
 /// never silently dropped.
 pub const BACKEND_ENV: &str = "FMADIV_BACKEND";
 
-/// The CPU families on which the 512-bit backend is the default: those where the full test
-/// suite ran natively with it (`scripts/native-avx512.sh`; output committed under
+/// The CPU families on which the 512-bit backend is on by default: those where the full
+/// test suite ran natively with it (`scripts/native-avx512.sh`; output committed under
 /// `docs/bench/native-*` or given in the project's shared native folder), as `(vendor,
-/// family, model)`, and whose row of the plan's table has sixteen-lane choices (a row
-/// without them, as Emerald Rapids', keeps the eight-lane schedules it measured faster; a
-/// test in `plan::table` holds the two together). None yet: everywhere else the backend is
-/// opt-in through [`BACKEND_ENV`].
+/// family, model)`. There it serves every entry point ([`avx512_by_default`]) if the
+/// family's row of the plan's table has sixteen-lane choices (a test in `plan::table`
+/// holds the two together), or only the directed functions if the family is in
+/// [`AVX512_DIRECTED_ONLY`]. None yet: everywhere else the backend is opt-in through
+/// [`BACKEND_ENV`].
 pub const AVX512_NATIVE_EVIDENCE: &[(&str, u32, u32)] = &[];
 
-/// Whether the 512-bit backend is this CPU's default (it has AVX-512F and its family is in
-/// [`AVX512_NATIVE_EVIDENCE`]).
+/// The CPU families whose 512-bit backend, once on ([`AVX512_NATIVE_EVIDENCE`]), serves only
+/// the directed functions ([`directed_backend`]: `div_rounded`, `div_bounds`), the slice
+/// functions and the `Divisor` keeping the eight-lane backend. Intel family 6 model 0xcf
+/// (Emerald Rapids): its 512-bit divider is no faster per lane than its 256-bit one
+/// (1.02-1.06x, `docs/bench/0x6-0xcf-wide-divider.txt`) and no sixteen-lane mix is measured,
+/// so `div` and `recip` keep their 256-bit `mix-8`; but a `{rd-sae}` pass there ran at
+/// 1.22-1.76x the eight-lane `div_rounded` of the time at 1K-16K
+/// (`docs/bench/0x6-0xcf-embedded-rounding.txt`), and the sixteen-lane step under two
+/// passes (the 512-bit quotient, its residual, a step by its sign) at 1.72-1.75x two
+/// embedded passes at 256-1K (a sketch measured there, reported in the project's issue 46),
+/// where the eight-lane `div_bounds` ran at 1.09x two passes at 1K and 0.83x at 4K (the
+/// same file).
+pub const AVX512_DIRECTED_ONLY: &[(&str, u32, u32)] = &[("GenuineIntel", 6, 0xcf)];
+
+/// Whether `cpu`'s family is in `list`.
+fn listed(cpu: &crate::cpu::Cpu, list: &[(&str, u32, u32)]) -> bool {
+    list.iter().any(|&(vendor, family, model)| {
+        cpu.vendor_id() == vendor && cpu.family() == family && cpu.model() == model
+    })
+}
+
+/// The default backends of `cpu`, for every entry point and for the directed functions,
+/// where `evidence` lists the families with a native run: the 16-lane one where it is on
+/// (AVX-512F, AVX2+FMA, the family in `evidence`; for the directed functions only where the
+/// family is in [`AVX512_DIRECTED_ONLY`]), else AVX2+FMA, else the portable path.
+fn defaults(cpu: &crate::cpu::Cpu, evidence: &[(&str, u32, u32)]) -> (Backend, Backend) {
+    let eight = match cpu.has_avx2_fma() {
+        true => Backend::Avx2Fma,
+        false => Backend::Portable,
+    };
+    let on = cpu.has_avx512f() && cpu.has_avx2_fma() && listed(cpu, evidence);
+    let every = on && !listed(cpu, AVX512_DIRECTED_ONLY);
+    let sixteen_where = |on: bool| if on { Backend::Avx512 } else { eight };
+    (sixteen_where(every), sixteen_where(on))
+}
+
+/// Whether the 512-bit backend is on by default on this CPU for the directed functions: it
+/// has AVX-512F and its family is in [`AVX512_NATIVE_EVIDENCE`].
+pub fn avx512_directed_by_default(cpu: &crate::cpu::Cpu) -> bool {
+    defaults(cpu, AVX512_NATIVE_EVIDENCE).1 == Backend::Avx512
+}
+
+/// Whether the 512-bit backend is this CPU's default for every entry point: on by default
+/// ([`avx512_directed_by_default`]) and its family not in [`AVX512_DIRECTED_ONLY`].
 pub fn avx512_by_default(cpu: &crate::cpu::Cpu) -> bool {
-    cpu.has_avx512f()
-        && cpu.has_avx2_fma()
-        && AVX512_NATIVE_EVIDENCE
-            .iter()
-            .any(|&(vendor, family, model)| {
-                cpu.vendor_id() == vendor && cpu.family() == family && cpu.model() == model
-            })
+    defaults(cpu, AVX512_NATIVE_EVIDENCE).0 == Backend::Avx512
 }
 
 /// The backend the environment asks for (`FMADIV_FORCE_PORTABLE=1` or [`BACKEND_ENV`]), if
@@ -183,21 +221,13 @@ pub fn backend_override() -> Result<Option<Backend>, String> {
     Ok(Some(backend))
 }
 
-/// The backend of this process: the forced one, else the best this CPU has by default.
+/// The backends of this process, for every entry point and for the directed functions: the
+/// forced one for both, else what this CPU has by default.
 #[cfg(all(fmadiv_x86, not(fmadiv_static_avx2_fma)))]
-fn choose() -> Backend {
+fn choose() -> (Backend, Backend) {
     match backend_override() {
-        Ok(Some(b)) => b,
-        Ok(None) => {
-            let cpu = crate::cpu::Cpu::this();
-            if avx512_by_default(&cpu) {
-                Backend::Avx512
-            } else if cpu.has_avx2_fma() {
-                Backend::Avx2Fma
-            } else {
-                Backend::Portable
-            }
-        }
+        Ok(Some(b)) => (b, b),
+        Ok(None) => defaults(&crate::cpu::Cpu::this(), AVX512_NATIVE_EVIDENCE),
         Err(message) => panic!("{message}"),
     }
 }
@@ -215,6 +245,8 @@ mod cache {
     const MODEL: u8 = 4;
 
     static BACKEND: AtomicU8 = AtomicU8::new(UNKNOWN);
+    /// The directed functions' backend, stored before [`BACKEND`].
+    static DIRECTED: AtomicU8 = AtomicU8::new(UNKNOWN);
 
     /// The backend a stored code stands for.
     #[inline]
@@ -236,7 +268,12 @@ mod cache {
 
     #[inline]
     pub fn backend() -> Backend {
-        decode(BACKEND.load(Ordering::Relaxed)).unwrap_or_else(detect)
+        decode(BACKEND.load(Ordering::Relaxed)).unwrap_or_else(|| detect().0)
+    }
+
+    #[inline]
+    pub fn directed() -> Backend {
+        decode(DIRECTED.load(Ordering::Relaxed)).unwrap_or_else(|| detect().1)
     }
 
     /// The backend if it is detected already (no detection): for hot paths that have a
@@ -246,10 +283,9 @@ mod cache {
         decode(BACKEND.load(Ordering::Relaxed))
     }
 
-    #[cold]
-    fn detect() -> Backend {
-        let choice = super::choose();
-        let code = match choice {
+    /// The code that stands for a backend.
+    fn encode(backend: Backend) -> u8 {
+        match backend {
             Backend::Avx2Fma => AVX2_FMA,
             Backend::Portable => PORTABLE,
             Backend::Avx512 => AVX512,
@@ -259,10 +295,16 @@ mod cache {
                 // Three tables: the index fits a u8.
                 MODEL + seeds.iter().position(|&t| t == s).unwrap_or(0) as u8
             }
-        };
-        // Racing first calls all store the same value.
-        BACKEND.store(code, Ordering::Relaxed);
-        choice
+        }
+    }
+
+    #[cold]
+    fn detect() -> (Backend, Backend) {
+        let (every, directed) = super::choose();
+        // Racing first calls all store the same values.
+        DIRECTED.store(encode(directed), Ordering::Relaxed);
+        BACKEND.store(encode(every), Ordering::Relaxed);
+        (every, directed)
     }
 }
 
@@ -276,6 +318,27 @@ pub fn backend() -> Backend {
     #[cfg(all(fmadiv_x86, not(fmadiv_static_avx2_fma)))]
     {
         cache::backend()
+    }
+    #[cfg(not(fmadiv_x86))]
+    {
+        Backend::Portable
+    }
+}
+
+/// The backend of the directed functions (`div_rounded`, `div_bounds`): [`backend`], except
+/// on a CPU family whose 512-bit backend serves only them ([`AVX512_DIRECTED_ONLY`]) and is
+/// on there ([`AVX512_NATIVE_EVIDENCE`]): then the 16-lane one, whose directed division is
+/// embedded rounding ([`Backend::embedded_rounding`] says whether flags are raised). A
+/// forced backend ([`BACKEND_ENV`]) is theirs too.
+#[inline]
+pub fn directed_backend() -> Backend {
+    #[cfg(fmadiv_static_avx2_fma)]
+    {
+        Backend::Avx2Fma
+    }
+    #[cfg(all(fmadiv_x86, not(fmadiv_static_avx2_fma)))]
+    {
+        cache::directed()
     }
     #[cfg(not(fmadiv_x86))]
     {
@@ -357,4 +420,41 @@ pub(crate) fn avx2_fma() -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
     // SAFETY: as in `avx2_fma_known`.
     proves_avx2_fma(backend())
         .then(|| unsafe { crate::arch::x86_64::avx2::Avx2Fma::new_unchecked() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::Cpu;
+
+    const EMERALD_RAPIDS: (&str, u32, u32) = ("GenuineIntel", 6, 0xcf);
+    const ZEN_5: (&str, u32, u32) = ("AuthenticAMD", 0x1a, 0x44);
+
+    fn cpu((vendor, family, model): (&str, u32, u32), avx512f: bool) -> Cpu {
+        Cpu::described(vendor, (family, model), true, avx512f)
+    }
+
+    #[test]
+    fn a_native_run_turns_the_sixteen_lanes_on_for_what_the_family_lets_them_serve() {
+        use Backend::{Avx2Fma, Avx512, Portable};
+        let both = [EMERALD_RAPIDS, ZEN_5];
+        // Emerald Rapids: the directed functions only; Zen 5: every entry point.
+        assert_eq!(
+            defaults(&cpu(EMERALD_RAPIDS, true), &both),
+            (Avx2Fma, Avx512)
+        );
+        assert_eq!(defaults(&cpu(ZEN_5, true), &both), (Avx512, Avx512));
+        // No native run of the family, or no AVX-512F: the eight lanes everywhere.
+        assert_eq!(
+            defaults(&cpu(EMERALD_RAPIDS, true), &[ZEN_5]),
+            (Avx2Fma, Avx2Fma)
+        );
+        assert_eq!(defaults(&cpu(ZEN_5, true), &[]), (Avx2Fma, Avx2Fma));
+        assert_eq!(defaults(&cpu(ZEN_5, false), &both), (Avx2Fma, Avx2Fma));
+        let other_model = cpu(("GenuineIntel", 6, 0x8f), true);
+        assert_eq!(defaults(&other_model, &both), (Avx2Fma, Avx2Fma));
+        // No AVX2+FMA: the portable path, whatever the evidence.
+        let old = Cpu::described("GenuineIntel", (6, 0xcf), false, true);
+        assert_eq!(defaults(&old, &both), (Portable, Portable));
+    }
 }

@@ -51,6 +51,10 @@ pub(crate) fn nearest_in_force() -> bool {
 /// quotients); on the 16-lane backend embedded rounding suppresses every exception, so the
 /// pass raises **no flag** ([`crate::Backend::embedded_rounding`]).
 ///
+/// Which backend runs: [`crate::directed_backend`] — the one in use, or the 16-lane one on
+/// a CPU family whose 512-bit backend serves only the directed functions
+/// ([`crate::AVX512_DIRECTED_ONLY`]) where it is on.
+///
 /// [`Rounding::Nearest`] is [`crate::div`] where MXCSR rounds to nearest.
 ///
 /// # Panics
@@ -112,7 +116,7 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
             }};
         }
         crate::dispatch::with_entry!(
-            crate::backend(),
+            crate::directed_backend(),
             rounded_with,
             mxcsr::div_in_mode_sse(a, b, out, mode.control())
         );
@@ -170,7 +174,7 @@ pub fn div_bounds(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
                 unsafe { entry::div_bounds::<SHIPPED>(x, y, l, h, n) }
             }};
         }
-        crate::dispatch::with_entry!(crate::backend(), bounds_with, {
+        crate::dispatch::with_entry!(crate::directed_backend(), bounds_with, {
             mxcsr::div_in_mode_sse(a, b, lo, Rounding::Down.control());
             mxcsr::div_in_mode_sse(a, b, hi, Rounding::Up.control());
         });

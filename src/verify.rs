@@ -249,8 +249,8 @@ pub enum DirectedStep {
     UnderflowIgnored,
 }
 
-/// `out[i] = a[i] / b[i]` rounded in direction `mode` by the directed loop of the backend in
-/// use, with the given step. `None` (nothing written) without one or for `Nearest`. Panics
+/// `out[i] = a[i] / b[i]` rounded in direction `mode` by the directed loop of the directed
+/// functions' backend ([`crate::directed_backend`]), with the given step. `None` (nothing written) without one or for `Nearest`. Panics
 /// if the lengths differ.
 pub fn div_rounded_with(
     step: DirectedStep,
@@ -259,7 +259,7 @@ pub fn div_rounded_with(
     out: &mut [f32],
     mode: crate::Rounding,
 ) -> Option<()> {
-    div_rounded_on(crate::backend(), step, a, b, out, mode)
+    div_rounded_on(crate::directed_backend(), step, a, b, out, mode)
 }
 
 /// [`div_rounded_with`] on a given backend: `None` (nothing written) for the portable path,

@@ -396,7 +396,7 @@ fn directed_flags(a: &[f32], b: &[f32]) -> [u32; 2] {
 /// rounding (the 16-lane backend and its model) both run passes that raise no flag at all.
 #[test]
 fn directed_functions_raise_the_dividers_flags() {
-    let embedded = fmadiv::backend().embedded_rounding();
+    let embedded = fmadiv::directed_backend().embedded_rounding();
     const INVALID: u32 = 1;
     const OVERFLOW: u32 = 1 << 3;
     let a: Vec<f32> = (0..4 * 4096).map(|i| 1.0 + i as f32 * 1e-4).collect();

@@ -216,13 +216,19 @@ fn backend_names_the_kernel() {
         && std::env::var_os(fmadiv::FORCE_PORTABLE_ENV).is_none()
         && forced.is_none()
     {
-        let by_default = fmadiv::avx512_by_default(&fmadiv::Cpu::this());
-        let want = if by_default {
-            fmadiv::Backend::Avx512
-        } else {
-            fmadiv::Backend::Avx2Fma
+        let cpu = fmadiv::Cpu::this();
+        let sixteen_where = |on: bool| match on {
+            true => fmadiv::Backend::Avx512,
+            false => fmadiv::Backend::Avx2Fma,
         };
-        assert_eq!(backend, want);
+        assert_eq!(backend, sixteen_where(fmadiv::avx512_by_default(&cpu)));
+        assert_eq!(
+            fmadiv::directed_backend(),
+            sixteen_where(fmadiv::avx512_directed_by_default(&cpu))
+        );
+    }
+    if forced.is_some() {
+        assert_eq!(fmadiv::directed_backend(), backend);
     }
     assert!(!backend.to_string().is_empty());
 }

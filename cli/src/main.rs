@@ -375,6 +375,7 @@ fn plan_json(plan: &fmadiv::Plan) -> serde_json::Value {
         },
         "made_in_us": plan.made_in_micros(),
         "backend": fmadiv::backend().name(),
+        "directed_backend": fmadiv::directed_backend().name(),
         "avx512": avx512_status(),
         "ignored_setting": plan.ignored_setting(),
         "plan_file_unused": plan.plan_file_unused(),
@@ -391,9 +392,21 @@ fn avx512_status() -> String {
             .into()
     } else if fmadiv::avx512_by_default(&cpu) {
         "the default here: the full test suite ran natively on this CPU family".into()
+    } else if fmadiv::avx512_directed_by_default(&cpu) {
+        "on here for the directed functions only (div_rounded, div_bounds: embedded rounding): \
+         the full test suite ran natively on this CPU family, and its 256-bit choices measured \
+         faster for the rest"
+            .into()
     } else {
+        let scope = match fmadiv::AVX512_DIRECTED_ONLY
+            .iter()
+            .any(|&(v, f, m)| cpu.vendor_id() == v && cpu.family() == f && cpu.model() == m)
+        {
+            true => " (once one is, it serves the directed functions only)",
+            false => "",
+        };
         format!(
-            "opt-in here ({}=avx512): no native run of the full test suite on this CPU family is committed; the 256-bit choices stay",
+            "opt-in here ({}=avx512): no native run of the full test suite on this CPU family is committed{scope}; the 256-bit choices stay",
             fmadiv::BACKEND_ENV
         )
     }
@@ -408,6 +421,12 @@ fn show_plan(json: bool) -> Result<ExitCode, String> {
         );
     } else {
         println!("backend: {}", fmadiv::backend());
+        if fmadiv::directed_backend() != fmadiv::backend() {
+            println!(
+                "directed functions (div_rounded, div_bounds): {}",
+                fmadiv::directed_backend()
+            );
+        }
         println!("avx512: {}", avx512_status());
         println!("{plan}");
         println!("evidence: {}", plan.evidence());

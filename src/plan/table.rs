@@ -51,8 +51,10 @@ pub(super) struct Row {
     /// Where the choices come from.
     pub evidence: &'static str,
     /// The choices where the sixteen-lane (AVX-512F) backend runs, and where they come
-    /// from; `None`: this family keeps the eight-lane backend by default whatever native
-    /// evidence arrives, and a forced sixteen-lane backend runs [`SIXTEEN_UNMEASURED`].
+    /// from; `None`: this family's slice functions and `Divisor` keep the eight-lane backend
+    /// by default whatever native evidence arrives (its directed functions may take sixteen
+    /// lanes: `dispatch::AVX512_DIRECTED_ONLY`), and a forced sixteen-lane backend runs
+    /// [`SIXTEEN_UNMEASURED`].
     pub sixteen: Option<Sixteen>,
 }
 
@@ -206,7 +208,8 @@ pub(super) const ROWS: &[Row] = &[
             on normal data at 1K-16K in 40 processes (0x6-0xcf-divisors*.json)",
         // The 512-bit divider measured no faster per lane (1.02-1.06x the 256-bit loop,
         // docs/bench/0x6-0xcf-wide-divider.txt) and no 512-bit mix is measured: the
-        // 256-bit mix-8 stays, and the eight-lane backend with it.
+        // 256-bit mix-8 stays, and the eight-lane backend with it, but for the directed
+        // functions (`dispatch::AVX512_DIRECTED_ONLY`: embedded rounding measured faster).
         sixteen: None,
     },
     Row {
@@ -258,22 +261,33 @@ mod tests {
             }
             assert!(!a.evidence.is_empty());
         }
-        // A family whose native run turns the 16-lane backend on by default has a row with
-        // sixteen-lane choices.
-        for &(vendor, family, model) in crate::dispatch::AVX512_NATIVE_EVIDENCE {
+        // A family whose native run turns the 16-lane backend on for every entry point has a
+        // row with sixteen-lane choices; one whose 16 lanes serve the directed functions
+        // only has a row without them (its slice functions keep the eight-lane schedules).
+        let row_of = |&(vendor, family, model): &(&str, u32, u32)| {
             let vendor_of = match vendor {
                 "AuthenticAMD" => Vendor::Amd,
                 "GenuineIntel" => Vendor::Intel,
                 _ => Vendor::Other,
             };
-            let row = ROWS.iter().find(|r| {
+            ROWS.iter().find(|r| {
                 r.vendor == vendor_of
                     && r.family == family
                     && r.models.iter().any(|&(lo, hi)| (lo..=hi).contains(&model))
-            });
+            })
+        };
+        for family in crate::dispatch::AVX512_NATIVE_EVIDENCE {
+            if !crate::dispatch::AVX512_DIRECTED_ONLY.contains(family) {
+                assert!(
+                    row_of(family).is_some_and(|r| r.sixteen.is_some()),
+                    "{family:?} has native evidence but no sixteen-lane row"
+                );
+            }
+        }
+        for family in crate::dispatch::AVX512_DIRECTED_ONLY {
             assert!(
-                row.is_some_and(|r| r.sixteen.is_some()),
-                "{vendor} {family:#x}/{model:#x} has native evidence but no sixteen-lane row"
+                row_of(family).is_some_and(|r| r.sixteen.is_none()),
+                "{family:?}: 16 lanes for the directed functions only, but a sixteen-lane row"
             );
         }
         // The lowest prediction a row takes (Broadwell's div mix-4, 1.93x) clears the bar.
