@@ -270,35 +270,28 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8>(
             // An exact zero sum is -0 only under round-down: elsewhere the cheaper step.
             let rounds_down =
                 callers & ROUNDING_CONTROL == u32::from(DOWN) << ROUNDING_CONTROL_SHIFT;
+            /// The chunks with the step `$step` (the two steps' closures differ in type).
+            macro_rules! chunks_with {
+                ($step:ident) => {
+                    flagged_chunks(
+                        w,
+                        (x, y),
+                        out,
+                        len,
+                        Some(callers),
+                        voiding::<V>(),
+                        &CHUNK_BACKOFF,
+                        #[inline(always)]
+                        |x, y| $step(x, y, w.div(x, y)),
+                        &slow,
+                    )
+                };
+            }
             // SAFETY: the caller's guarantees, which `flagged_chunks` asks for.
             i = unsafe {
-                let (voiding, backoff) = (voiding::<V>(), &CHUNK_BACKOFF);
-                if rounds_down {
-                    flagged_chunks(
-                        w,
-                        (x, y),
-                        out,
-                        len,
-                        Some(callers),
-                        voiding,
-                        backoff,
-                        #[inline(always)]
-                        |x, y| fast(x, y, w.div(x, y)),
-                        &slow,
-                    )
-                } else {
-                    flagged_chunks(
-                        w,
-                        (x, y),
-                        out,
-                        len,
-                        Some(callers),
-                        voiding,
-                        backoff,
-                        #[inline(always)]
-                        |x, y| fast_plus_zero(x, y, w.div(x, y)),
-                        &slow,
-                    )
+                match rounds_down {
+                    true => chunks_with!(fast),
+                    false => chunks_with!(fast_plus_zero),
                 }
             };
         }
