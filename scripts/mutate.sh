@@ -35,6 +35,7 @@ MUTATIONS=(
   "Divisor flags: no zero-sign repair|src/divisor/flagged.rs|s/chunks::<W, SIGN_OF_[A-Z]*>/chunks::<W, NO_REPAIR>/"
   "Divisor flags: sign of a for negative divisors too|src/divisor/flagged.rs|s/chunks::<W, SIGN_OF_PRODUCT>/chunks::<W, SIGN_OF_DIVIDEND>/"
   "flag engine (directed, Divisor): a voided chunk's own flags kept|src/arch/simd/flagged.rs|s/^            drop_voiding_flags(after);$/            let _ = after;/"
+  "flag engine (directed, Divisor): a voided attempt's denormal flag kept|src/arch/x86_64/mode.rs|s/write_flags(after \& !(VOIDING | DENORMAL));/write_flags(after \& !VOIDING);/"
   "flag engine (directed, Divisor): cleared flags forgotten|src/arch/simd/flagged.rs|s/write_flags(read_mxcsr() | callers | raised);/write_flags(read_mxcsr() | callers);/"
   "directed: the +0-residual step under round-down too|src/arch/simd/directed.rs|s/^                callers \& ROUNDING_CONTROL == /                false \&\& callers \& ROUNDING_CONTROL == /"
   "directed: +0-residual step's side by xor (exact r)|src/arch/simd/directed.rs|s/    w.sign_by(w.bits(a), w.bits(r))$/    w.xor(w.bits(a), w.bits(r))/"

@@ -392,23 +392,38 @@ fn directed_flags(a: &[f32], b: &[f32]) -> [u32; 2] {
 /// does not: an overflow leaves the overflow flag set (on AVX2, `div_bounds`' flag-checked
 /// chunks redo the first chunk by the divider, and the clean chunks that follow clear the
 /// flags before they run; `div_rounded` runs one pass under the mode); a quiet NaN, which
-/// `min`/`max` meet and `vdivps` passes quietly, leaves no invalid flag. With embedded
+/// `min`/`max` meet and `vdivps` passes quietly, leaves no invalid flag; a subnormal
+/// quotient of normal inputs leaves the underflow flag and no denormal-operand flag (the
+/// voided attempt's residual read the subnormal quotient). With embedded
 /// rounding (the 16-lane backend and its model) both run passes that raise no flag at all.
 #[test]
 fn directed_functions_raise_the_dividers_flags() {
     let embedded = fmadiv::directed_backend().embedded_rounding();
     const INVALID: u32 = 1;
+    const DENORMAL: u32 = 1 << 1;
     const OVERFLOW: u32 = 1 << 3;
+    const UNDERFLOW: u32 = 1 << 4;
     let a: Vec<f32> = (0..4 * 4096).map(|i| 1.0 + i as f32 * 1e-4).collect();
     let b = vec![3.0f32; a.len()];
-    let (mut over_a, mut nan_a) = (a.clone(), a.clone());
+    let (mut over_a, mut nan_a, mut tiny_a) = (a.clone(), a.clone(), a.clone());
     over_a[100] = 3e38;
     let mut over_b = b.clone();
     over_b[100] = 1e-3;
     nan_a[100] = f32::NAN;
+    tiny_a[2 * 4096 + 100] = 3e-30;
+    let mut tiny_b = b.clone();
+    tiny_b[2 * 4096 + 100] = 1e10;
     for (what, a, b, set, clear) in [
         ("an overflow", &over_a, &over_b, OVERFLOW, 0),
         ("a quiet NaN", &nan_a, &b, 0, INVALID),
+        // The residual step reads the subnormal quotient: its denormal flag is not the divider's.
+        (
+            "a subnormal quotient",
+            &tiny_a,
+            &tiny_b,
+            UNDERFLOW,
+            DENORMAL,
+        ),
     ] {
         for (name, flags) in ["div_rounded", "div_bounds"]
             .iter()
@@ -452,12 +467,16 @@ fn divisor_flags(a: &[f32], d: f32) -> u32 {
 /// by the divider, leaves the overflow flag set after the clean chunks that follow (each
 /// clears the flags before it runs); a dividend whose product with the divisor's low part
 /// underflows while its quotient is normal (`1e-7 / 1e30`), in the last chunk, leaves no
-/// underflow flag.
+/// underflow flag and no denormal-operand flag (the subnormal product, read by the FMA,
+/// raised it); a subnormal dividend leaves both, as the divider does.
 #[test]
 fn divisor_chunks_raise_the_dividers_flags() {
     const OVERFLOW: u32 = 1 << 3;
     const UNDERFLOW: u32 = 1 << 4;
+    const DENORMAL: u32 = 1 << 1;
     let a: Vec<f32> = (0..4 * 4096).map(|i| 1.0 + i as f32 * 1e-4).collect();
+    let mut subnormal = a.clone();
+    subnormal[3 * 4096 + 100] = 1e-40;
     let mut over = a.clone();
     over[100] = 3e38;
     let mut tiny = a.clone();
@@ -477,7 +496,14 @@ fn divisor_chunks_raise_the_dividers_flags() {
             &tiny,
             d,
             0,
-            UNDERFLOW,
+            UNDERFLOW | DENORMAL,
+        ),
+        (
+            "a subnormal dividend and quotient, last chunk",
+            &subnormal,
+            3.0,
+            UNDERFLOW | DENORMAL,
+            0,
         ),
     ] {
         assert_eq!(

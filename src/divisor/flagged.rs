@@ -32,7 +32,8 @@
 //! compiler's, can only set flags, and so only void a chunk, never prove one. The caller's
 //! flags are put back before returning, with those the divider raised in redone chunks:
 //! after a call MXCSR holds every flag it held before, and a voided attempt leaves none of
-//! its own (the bare sequence can underflow in `a·zl` where the quotient is normal).
+//! its own (the bare sequence can underflow in `a·zl` where the quotient is normal, and the
+//! FMA reading that subnormal product raises the denormal-operand flag).
 //!
 //! One function for both widths: eight lanes (AVX2+FMA) and sixteen (AVX-512F and its
 //! software model). Until this version the eight-lane chunks were their own assembly

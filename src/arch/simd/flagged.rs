@@ -159,8 +159,9 @@ pub unsafe fn flagged_chunks<W: Vector, const OUTS: usize>(
                 continue;
             }
             backoff.failed();
-            // The attempt's voiding flags go (`min`/`max` raise invalid for a NaN lane that
-            // `vdivps` passes quietly): the region raises the divider's own.
+            // The attempt's voiding and denormal-operand flags go (`min`/`max` raise invalid
+            // for a NaN lane that `vdivps` passes quietly; an operation reading a subnormal
+            // intermediate raises the denormal flag): the region raises the divider's own.
             drop_voiding_flags(after);
             cleared = true;
         } else {
