@@ -100,6 +100,14 @@ impl Cpu {
         self.stepping
     }
 
+    /// Whether the CPU's `(vendor id, family, model)` is one of `families`' (the form of
+    /// [`crate::AVX512_NATIVE_EVIDENCE`] and [`crate::AVX512_DIRECTED_ONLY`]).
+    pub fn is_one_of(&self, families: &[(&str, u32, u32)]) -> bool {
+        families.iter().any(|&(vendor, family, model)| {
+            self.vendor_id() == vendor && self.family == family && self.model == model
+        })
+    }
+
     /// `family/model/stepping` in hex, e.g. `0x19/0x1/0x1`: how reports name the CPU.
     pub fn signature(&self) -> String {
         format!("{:#x}/{:#x}/{:#x}", self.family, self.model, self.stepping)

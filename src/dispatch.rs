@@ -161,13 +161,6 @@ pub const AVX512_NATIVE_EVIDENCE: &[(&str, u32, u32)] = &[];
 /// same file).
 pub const AVX512_DIRECTED_ONLY: &[(&str, u32, u32)] = &[("GenuineIntel", 6, 0xcf)];
 
-/// Whether `cpu`'s family is in `list`.
-fn listed(cpu: &crate::cpu::Cpu, list: &[(&str, u32, u32)]) -> bool {
-    list.iter().any(|&(vendor, family, model)| {
-        cpu.vendor_id() == vendor && cpu.family() == family && cpu.model() == model
-    })
-}
-
 /// The default backends of `cpu`, for every entry point and for the directed functions,
 /// where `evidence` lists the families with a native run: the 16-lane one where it is on
 /// (AVX-512F, AVX2+FMA, the family in `evidence`; for the directed functions only where the
@@ -177,8 +170,8 @@ fn defaults(cpu: &crate::cpu::Cpu, evidence: &[(&str, u32, u32)]) -> (Backend, B
         true => Backend::Avx2Fma,
         false => Backend::Portable,
     };
-    let on = cpu.has_avx512f() && cpu.has_avx2_fma() && listed(cpu, evidence);
-    let every = on && !listed(cpu, AVX512_DIRECTED_ONLY);
+    let on = cpu.has_avx512f() && cpu.has_avx2_fma() && cpu.is_one_of(evidence);
+    let every = on && !cpu.is_one_of(AVX512_DIRECTED_ONLY);
     let sixteen_where = |on: bool| if on { Backend::Avx512 } else { eight };
     (sixteen_where(every), sixteen_where(on))
 }

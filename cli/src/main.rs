@@ -398,10 +398,7 @@ fn avx512_status() -> String {
          faster for the rest"
             .into()
     } else {
-        let scope = match fmadiv::AVX512_DIRECTED_ONLY
-            .iter()
-            .any(|&(v, f, m)| cpu.vendor_id() == v && cpu.family() == f && cpu.model() == m)
-        {
+        let scope = match cpu.is_one_of(fmadiv::AVX512_DIRECTED_ONLY) {
             true => " (once one is, it serves the directed functions only)",
             false => "",
         };
