@@ -15,21 +15,13 @@ mod common;
 fn main() {
     use std::hint::black_box;
 
+    use common::{read_mxcsr, write_mxcsr};
+
     const ALL_FLAGS: u32 = 0x3f;
     const N: usize = 4096;
     /// The lane of the telling pair.
     const AT: usize = 100;
 
-    fn read_mxcsr() -> u32 {
-        let mut csr = 0u32;
-        // SAFETY: stmxcsr stores the control register to the given local.
-        unsafe { core::arch::asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack)) };
-        csr
-    }
-    fn write_mxcsr(csr: u32) {
-        // SAFETY: only the sticky flags differ from the value read; Rust's model allows it.
-        unsafe { core::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack)) };
-    }
     /// The flags `f` leaves, run with the flags clear (the caller's put back after).
     #[inline(never)]
     fn flags_of(f: impl FnOnce()) -> u32 {

@@ -9,6 +9,9 @@
 //! cargo run --release --example rounding_modes
 //! ```
 
+#[cfg(fmadiv_x86)]
+mod common;
+
 #[cfg(not(fmadiv_x86))]
 fn main() {
     println!("no x86 here: the rounding modes this example sets are MXCSR's");
@@ -25,20 +28,10 @@ mod x86 {
 
     use fmadiv::Schedule;
 
+    use crate::common::{read_mxcsr, write_mxcsr};
+
     /// MXCSR's rounding-control field.
     const RC: u32 = 0b11 << 13;
-
-    fn read_mxcsr() -> u32 {
-        let mut csr = 0u32;
-        // SAFETY: stmxcsr stores the register to a valid local.
-        unsafe { core::arch::asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack)) };
-        csr
-    }
-
-    fn write_mxcsr(csr: u32) {
-        // SAFETY: a valid control word; main restores the original before comparing.
-        unsafe { core::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack)) };
-    }
 
     /// What one run under one mode computes: each result with the hardware's.
     struct Run {
