@@ -40,6 +40,7 @@ MUTATIONS=(
   "directed: the +0-residual step under round-down too|src/arch/simd/directed.rs|s/^                callers \& ROUNDING_CONTROL == /                false \&\& callers \& ROUNDING_CONTROL == /"
   "directed: +0-residual step's side by xor (exact r)|src/arch/simd/directed.rs|s/    w.sign_by(w.bits(a), w.bits(r))$/    w.xor(w.bits(a), w.bits(r))/"
   "directed: toward zero without the signaling compare|src/arch/simd/directed.rs|s/let nearer_zero = w.negative_signaling(w.float(w.xor(w.bits(r), sign_of_a)));/let nearer_zero = w.greater(w.splat_bits(0), exact_side::<W, V>(w, a, b, q));/"
+  "Divisor: the reciprocal strategy for a subnormal power of two (2^-127)|src/divisor/proof.rs|s/if b.is_normal() \&\& zh.is_normal() \&\&/if zh.is_normal() \&\&/"
 )
 
 only="${1:-}"

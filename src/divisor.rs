@@ -4,7 +4,7 @@
 //!
 //! | strategy | per element | when |
 //! |---|---|---|
-//! | [`Strategy::Reciprocal`] | `a·(1/b)` | `1/b` is exactly representable (`b = ±2^k`) |
+//! | [`Strategy::Reciprocal`] | `a·(1/b)` | `b` and `1/b` normal, `1/b` exact (`b = ±2^k`, `-126 <= k <= 126`) |
 //! | [`Strategy::TwoProducts`] | `fma(a, zh, RN(a·zl))` | the divisor passes the Brisebarre–Muller–Raina test |
 //! | [`Strategy::Markstein`] | `q = a·y`, `r = a - q·b`, `q + r·y` | `|1 - b·y| < 2^-25` |
 //! | [`Strategy::Hardware`] | `a / b` | everything else (zero, inf, NaN, subnormal, huge, rare rest) |

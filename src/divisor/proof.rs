@@ -36,9 +36,10 @@ impl Reciprocal {
 pub(super) fn choose(b: f32) -> (Strategy, Reciprocal) {
     let zh = 1.0 / b;
     // 1/b exact: a single rounding of a·(1/b) is the rounding of a/b, for every a.
-    // zh must be normal too: a subnormal reciprocal (b = ±2^127) would read as zero under
-    // denormals-are-zero, where the divider still divides.
-    if zh.is_normal() && (-b).mul_add(zh, 1.0) == 0.0 {
+    // b and zh must be normal too: denormals-are-zero reads a subnormal one as zero, where
+    // the divider divides by zero (b = ±2^-127, whose 1/b = 2^127 is exact) or still
+    // divides (zh = ±2^-127 for b = ±2^127).
+    if b.is_normal() && zh.is_normal() && (-b).mul_add(zh, 1.0) == 0.0 {
         return (Strategy::Reciprocal, Reciprocal::Nearest);
     }
     // The FMA sequences need normal b with normal 1/b, and a normal tail.
