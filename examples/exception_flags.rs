@@ -42,7 +42,11 @@ fn main() {
         "exception flags after one call, flags clear before ({})",
         common::cpu()
     );
-    println!("backend {:?}", fmadiv::backend());
+    println!(
+        "backend {}; plan: {}",
+        fmadiv::backend().name(),
+        fmadiv::plan()
+    );
     println!(
         "| a / b | div | `/` | divide_slice | divide_in_place | `/` | divide | divide_f32x8 | `/` |"
     );

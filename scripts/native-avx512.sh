@@ -16,6 +16,7 @@
 #                      (issue 47's table)
 #   embedded-rounding.txt examples/embedded_rounding.rs (bits and speed against {rd-sae} loops)
 #   static-avx512.txt  suites of a build with AVX-512F, AVX2 and FMA enabled at compile time
+#   exception-flags.txt examples/exception_flags.rs by default and with the backend forced
 # On a CPU without AVX-512F it says so, runs the suites on the software model, and exits 0.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,6 +71,11 @@ fi
 FMADIV_BACKEND=avx512 target/release/fmadiv bench --rounding --json >"$out/rounding-avx512.json"
 FMADIV_BACKEND=avx512 target/release/fmadiv bench --schedules --json >"$out/schedules-avx512.json"
 cargo run --release -q --example embedded_rounding >"$out/embedded-rounding.txt" 2>&1 || true
+{
+    cargo run --release -q --example exception_flags
+    FMADIV_BACKEND=avx512 cargo run --release -q --example exception_flags
+    FMADIV_BACKEND=avx512 FMADIV_SCHEDULE=mix-1 cargo run --release -q --example exception_flags
+} >"$out/exception-flags.txt" 2>&1 || true
 cargo test --release --test backends -- --include-ignored >"$out/backends.txt" 2>&1 || true
 
 FMADIV_BACKEND=avx512 target/release/fmadiv bench --floors --json >"$out/floors-avx512.json"
