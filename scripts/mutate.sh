@@ -41,6 +41,9 @@ MUTATIONS=(
   "directed: +0-residual step's side by xor (exact r)|src/arch/simd/directed.rs|s/    w.sign_by(w.bits(a), w.bits(r))$/    w.xor(w.bits(a), w.bits(r))/"
   "directed: toward zero without the signaling compare|src/arch/simd/directed.rs|s/let nearer_zero = w.negative_signaling(w.float(w.xor(w.bits(r), sign_of_a)));/let nearer_zero = w.greater(w.splat_bits(0), exact_side::<W, V>(w, a, b, q));/"
   "Divisor: the reciprocal strategy for a subnormal power of two (2^-127)|src/divisor/proof.rs|s/if b.is_normal() \&\& zh.is_normal() \&\&/if zh.is_normal() \&\&/"
+  "directed from the mixes: no rounding-mode read|src/arch/simd/directed_mixed.rs|s/^        if !rounds_to_nearest() {/        if false \&\& !rounds_to_nearest() {/"
+  "directed from the mixes: the kernel block's check ignored|src/arch/simd/directed_mixed.rs|s/^        if check.all_accepted(w) {/        if true || check.all_accepted(w) {/"
+  "directed from the mixes: the divider vectors' window ignored|src/arch/simd/directed_mixed.rs|s/match InputCheck::window_of(w, x, y).all_accepted(w) {/match true {/"
 )
 
 only="${1:-}"

@@ -295,6 +295,34 @@
 //! denormals-are-zero included. Steps 1–5 are the swept ones: inside the window nothing
 //! changed.
 //!
+//! ## From the kernel's quotient, beside the divider (feature `verify`, measured first)
+//!
+//! The step needs of `q` only that it be faithful; steps 2–5 do not ask where it came from.
+//! `arch::simd::directed_mixed` takes it from the mixed schedules' loop shape: a block of
+//! kernel vectors and `d` divider vectors a step, each quotient then stepped. Exact because:
+//! for every lane the kernel's check accepts, its quotient is `RN(a/b)` under
+//! round-to-nearest, for every conforming seed, `vrcp14ps`' within 2^-14 included (the
+//! sections above), so faithful; the check holds the step's window (the same window, and
+//! the near-all-ones divisors besides); MXCSR is read once per call and the loop runs only
+//! where it rounds to nearest (the kernel's FMAs give `RN(a/b)` there alone; elsewhere the
+//! call runs the shipped form), so an exact residual is `+0` and the step of the next
+//! section serves. Flush-to-zero and denormals-are-zero change nothing inside the window
+//! (no input, quotient or residual there is subnormal). The divider vectors are the shipped
+//! loop's: the step where their lanes lie in the window, `vdivps` under the mode elsewhere
+//! (with embedded rounding, `div_rounded`'s are `vdivps` under the mode outright). So the
+//! arithmetic is the one `fmadiv verify mantissa --rounding` sweeps pair by pair (the step
+//! from the kernel's round-to-nearest quotient), and no new proof is needed for it.
+//!
+//! Because only faithfulness is asked, the weakened kernels of `div` are not what catches
+//! a weakened loop here: on rows where one Newton step or the missing near-all-ones rule
+//! gives wrong quotients, their bounds came out right (`tests/backends.rs`,
+//! `weakened_kernels_under_the_directed_step`, `--ignored`). A shorter arithmetic for the
+//! directed loop (Newton's step, no near-all-ones rule) would need a sweep of
+//! faithfulness over all pairs and seeds, which has not been run; the loop keeps the
+//! shipped kernel. What is caught: a step that ignores the divisor's sign, a loop without
+//! the rounding-mode read (exact quotients under round-down: `-0` residuals), a wrong
+//! quotient in the kernel block (`tests/backends.rs`, `scripts/mutate.sh`).
+//!
 //! ## The step where an exact residual is `+0`
 //!
 //! The compare of step 3 is there for one value: an exact zero sum is `-0` under

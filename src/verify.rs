@@ -322,6 +322,134 @@ pub fn div_rounded_on(
     }
 }
 
+/// The divider vectors per kernel block of schedule `s` if it runs the kernel (0 for the
+/// kernel alone).
+fn divider_vectors(s: crate::Schedule) -> Option<usize> {
+    match s {
+        crate::Schedule::Kernel => Some(0),
+        crate::Schedule::Mixed(m) => Some(usize::from(m.divider_vectors())),
+        _ => None,
+    }
+}
+
+/// `out[i] = a[i] / b[i]` rounded in direction `mode` from schedule `s`'s quotients on
+/// `backend`: blocks of the kernel's quotients and `s`'s divider vectors, each quotient
+/// stepped by its residual's sign (`crate::arch::simd::directed_mixed`; the shipped
+/// directed form where MXCSR does not round to nearest). Built to be measured against the
+/// shipped forms (`fmadiv bench --rounding`); no plan chooses it yet. `None` (nothing
+/// written) for `Nearest`, a schedule that runs no kernel, the portable path or a backend
+/// this CPU cannot run. Panics if the lengths differ.
+pub fn div_rounded_from_schedule_on(
+    backend: crate::Backend,
+    s: crate::Schedule,
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+    mode: crate::Rounding,
+) -> Option<()> {
+    assert!(a.len() == b.len() && b.len() == out.len());
+    #[cfg(fmadiv_x86)]
+    {
+        use crate::Rounding;
+        use crate::arch::simd::directed::SHIPPED as STEP;
+        use crate::arch::x86_64::mode::{DOWN, TOWARD_ZERO, UP};
+        const KERNEL: u8 = Variant::SHIPPED;
+        let d = divider_vectors(s)?;
+        if !backend.runs_here() {
+            return None;
+        }
+        let (x, y, o, n) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len());
+        macro_rules! with {
+            ($entry:path) => {{
+                use $entry as entry;
+                // SAFETY: the backend runs here; a and b readable and out writable for n
+                // floats, out a unique borrow.
+                unsafe {
+                    match mode {
+                        Rounding::Nearest => return None,
+                        Rounding::Down => {
+                            entry::div_rounded_mixed::<DOWN, KERNEL, STEP>(x, y, o, n, d)
+                        }
+                        Rounding::Up => entry::div_rounded_mixed::<UP, KERNEL, STEP>(x, y, o, n, d),
+                        Rounding::TowardZero => {
+                            entry::div_rounded_mixed::<TOWARD_ZERO, KERNEL, STEP>(x, y, o, n, d)
+                        }
+                    }
+                }
+            }};
+        }
+        crate::dispatch::with_entry!(backend, with, return None);
+        Some(())
+    }
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (backend, s, a, b, out, mode, divider_vectors);
+        None
+    }
+}
+
+/// `lo[i] = RD(a[i] / b[i])`, `hi[i] = RU(a[i] / b[i])` from schedule `s`'s quotients on
+/// `backend` (as [`div_rounded_from_schedule_on`]), by the given kernel variant and step:
+/// weakened ones must be caught. `None` (nothing written) as there, and for
+/// [`DirectedStep::UnderflowIgnored`] (this loop has no flag-checked chunks). Panics if the
+/// lengths differ.
+#[allow(clippy::too_many_arguments)]
+pub fn div_bounds_from_schedule_on(
+    backend: crate::Backend,
+    s: crate::Schedule,
+    kernel: Kernel,
+    step: DirectedStep,
+    a: &[f32],
+    b: &[f32],
+    lo: &mut [f32],
+    hi: &mut [f32],
+) -> Option<()> {
+    assert!(a.len() == b.len() && b.len() == lo.len() && lo.len() == hi.len());
+    #[cfg(fmadiv_x86)]
+    {
+        use crate::arch::simd::directed::{DIVISOR_SIGN_IGNORED, SHIPPED};
+        let d = divider_vectors(s)?;
+        if !backend.runs_here() {
+            return None;
+        }
+        let (x, y, n) = (a.as_ptr(), b.as_ptr(), a.len());
+        let (l, h) = (lo.as_mut_ptr(), hi.as_mut_ptr());
+        macro_rules! with {
+            ($entry:path) => {{
+                use $entry as entry;
+                macro_rules! run {
+                    ($kernel:expr, $step:expr) => {
+                        // SAFETY: the backend runs here; a and b readable and lo, hi
+                        // writable for n floats, unique borrows overlapping nothing.
+                        unsafe {
+                            entry::div_bounds_mixed::<{ $kernel }, { $step }>(x, y, l, h, n, d)
+                        }
+                    };
+                }
+                match (kernel, step) {
+                    (_, DirectedStep::UnderflowIgnored) => return None,
+                    (Kernel::Shipped, DirectedStep::Shipped) => run!(Variant::SHIPPED, SHIPPED),
+                    (Kernel::Newton, DirectedStep::Shipped) => run!(Variant::NEWTON, SHIPPED),
+                    (Kernel::Published, DirectedStep::Shipped) => {
+                        run!(Variant::PUBLISHED, SHIPPED)
+                    }
+                    (Kernel::Shipped, DirectedStep::DivisorSignIgnored) => {
+                        run!(Variant::SHIPPED, DIVISOR_SIGN_IGNORED)
+                    }
+                    (_, DirectedStep::DivisorSignIgnored) => return None,
+                }
+            }};
+        }
+        crate::dispatch::with_entry!(backend, with, return None);
+        Some(())
+    }
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (backend, s, kernel, step, a, b, lo, hi, divider_vectors);
+        None
+    }
+}
+
 /// A `Divisor`'s paths whatever the plan says, for tests of both and `fmadiv plan
 /// --measure`.
 pub mod divisor {

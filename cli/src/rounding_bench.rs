@@ -14,6 +14,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use fmadiv::verify::{DirectedStep, Kernel};
 use fmadiv::{Divisor, Rounding, Schedule};
 use fmadiv_verify::methods;
 use fmadiv_verify::samples::{Layouts, SplitMix64};
@@ -41,6 +42,22 @@ const SAMPLE_SECONDS: f64 = 100e-6;
 /// The sizes: in L1 (8 to 1K: where a call's fixed costs, such as MXCSR writes, show) and
 /// in L2 (4K: three arrays of 16 KiB; 16K).
 pub const SIZES: [usize; 10] = [8, 16, 32, 64, 128, 256, 512, 1024, 4096, 16384];
+
+/// `div_bounds` from the quotients of these schedules (`verify::div_bounds_from_schedule_on`):
+/// the kernel alone and the mixes of one divider vector per two kernel vectors to two per
+/// one (the range where a sixteen-lane sketch of the mixes beat the 512-bit divider on
+/// Intel family 6 model 0xcf, issue 47).
+const FROM_SCHEDULE_BOUNDS: [(&str, &str); 4] = [
+    ("div_bounds from kernel quotients", "kernel"),
+    ("div_bounds from mix-2 quotients", "mix-2"),
+    ("div_bounds from mix-4 quotients", "mix-4"),
+    ("div_bounds from mix-8 quotients", "mix-8"),
+];
+/// `div_rounded` (down) from the quotients of these schedules.
+const FROM_SCHEDULE_DOWN: [(&str, &str); 2] = [
+    ("div_rounded (down) from kernel quotients", "kernel"),
+    ("div_rounded (down) from mix-4 quotients", "mix-4"),
+];
 
 /// MXCSR's rounding-control field.
 const RC: u32 = 0b11 << 13;
@@ -390,9 +407,35 @@ pub fn run() -> Result<Vec<Row>, String> {
             Box::new(move |a, _, o, _| fmadiv::verify::divisor::divide_slice_by(&d2, true, a, o)),
         ),
     ];
+    // Directed rounding from the kernel's and the mixes' quotients (measured before any
+    // plan chooses it), on the directed functions' backend.
+    let mut jobs = jobs;
+    for (name, schedule) in FROM_SCHEDULE_BOUNDS {
+        let s = Schedule::from_name(schedule).expect("a schedule");
+        jobs.push((
+            name,
+            Box::new(move |a, b, lo, hi| {
+                let (backend, kernel, step) = (
+                    fmadiv::directed_backend(),
+                    Kernel::Shipped,
+                    DirectedStep::Shipped,
+                );
+                fmadiv::verify::div_bounds_from_schedule_on(backend, s, kernel, step, a, b, lo, hi);
+            }),
+        ));
+    }
+    for (name, schedule) in FROM_SCHEDULE_DOWN {
+        let s = Schedule::from_name(schedule).expect("a schedule");
+        jobs.push((
+            name,
+            Box::new(move |a, b, o, _| {
+                let backend = fmadiv::directed_backend();
+                fmadiv::verify::div_rounded_from_schedule_on(backend, s, a, b, o, Rounding::Down);
+            }),
+        ));
+    }
     // Where AVX-512F exists: what a user writes there, embedded-rounding passes.
     let avx512 = fmadiv_verify::widest::has_avx512f();
-    let mut jobs = jobs;
     if avx512 {
         jobs.push((
             "one embedded-rounding pass, zmm {rd-sae}",
@@ -446,7 +489,12 @@ pub fn run() -> Result<Vec<Row>, String> {
         ),
     ];
     let mut pairs = pairs.to_vec();
+    pairs.extend(FROM_SCHEDULE_BOUNDS.map(|(name, _)| (name, "div_bounds")));
+    pairs.extend(FROM_SCHEDULE_DOWN.map(|(name, _)| (name, "div_rounded (down)")));
     if avx512 {
+        for (name, _) in FROM_SCHEDULE_BOUNDS {
+            pairs.push((name, "two embedded-rounding passes, zmm {rd,ru-sae}"));
+        }
         pairs.push((
             "div_bounds",
             "two embedded-rounding passes, zmm {rd,ru-sae}",
@@ -503,6 +551,12 @@ pub fn run() -> Result<Vec<Row>, String> {
                 Rounding::Down,
                 None,
             )?;
+            for (name, _) in FROM_SCHEDULE_BOUNDS {
+                check(name, job(name), &a, &b, Rounding::Down, Some(Rounding::Up))?;
+            }
+            for (name, _) in FROM_SCHEDULE_DOWN {
+                check(name, job(name), &a, &b, Rounding::Down, None)?;
+            }
             if avx512 {
                 let (down, both) = (pairs[pairs.len() - 1].1, pairs[pairs.len() - 2].1);
                 check(down, job(down), &a, &b, Rounding::Down, None)?;
@@ -530,12 +584,12 @@ pub fn run() -> Result<Vec<Row>, String> {
 /// A plain-text table.
 pub fn print_table(rows: &[Row]) {
     println!(
-        "{:<38} {:<50} {:>6} {:>20}",
+        "{:<42} {:<50} {:>6} {:>20}",
         "method", "against", "size", "ratio (95% CI)"
     );
     for r in rows {
         println!(
-            "{:<38} {:<50} {:>6} {:>6.3}x ({:.3}..{:.3})",
+            "{:<42} {:<50} {:>6} {:>6.3}x ({:.3}..{:.3})",
             r.method, r.baseline, r.size, r.vs_baseline, r.vs_baseline_low, r.vs_baseline_high
         );
     }

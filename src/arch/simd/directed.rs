@@ -380,7 +380,9 @@ pub unsafe fn div_rounded_raw<W: Vector, const MODE: u8, const V: u8>(
             |x, y, q| [round_from::<W, MODE, V>(w, x, y, q)],
             #[inline(always)]
             |x, y, q| [round_from_plus_zero::<W, MODE, V>(w, x, y, q)],
+            #[inline(always)]
             |x, y, [o], vectors| w.div_in_mode_region::<MODE>(x, y, o, vectors),
+            #[inline(always)]
             |x, y| [div_rounded_vector::<W, MODE, V>(w, x, y)],
         )
     }
@@ -428,10 +430,12 @@ pub unsafe fn div_bounds_raw<W: Vector, const V: u8>(
                 let (l, h) = bounds_from_plus_zero::<W, V>(w, x, y, q);
                 [l, h]
             },
+            #[inline(always)]
             |x, y, [l, h], vectors| {
                 w.div_in_mode_region::<DOWN>(x, y, l, vectors);
                 w.div_in_mode_region::<UP>(x, y, h, vectors);
             },
+            #[inline(always)]
             |x, y| {
                 let (l, h) = div_bounds_vector::<W, V>(w, x, y);
                 [l, h]

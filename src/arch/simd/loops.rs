@@ -24,8 +24,8 @@ const STEPS_AFTER_SLOW: u32 = 8;
 /// steps, and data that turns clean runs at most this many steps without the kernel.
 const MAX_STEPS_AFTER_SLOW: u32 = 128;
 
-/// The mixed loop's back-off.
-type MixBackoff = Backoff<STEPS_AFTER_SLOW, MAX_STEPS_AFTER_SLOW>;
+/// The mixed loops' back-off (a unit: one step).
+pub(super) type MixBackoff = Backoff<STEPS_AFTER_SLOW, MAX_STEPS_AFTER_SLOW>;
 
 std::thread_local! {
     /// The mixed loop's back-off, kept between calls on this thread (`div` and `recip`, every

@@ -19,6 +19,8 @@
 //! free on AVX2.
 
 pub mod directed;
+#[cfg(feature = "verify")]
+pub mod directed_mixed;
 pub mod flagged;
 pub mod kernel;
 pub mod loops;
@@ -162,6 +164,62 @@ macro_rules! entry_points {
             ) {
                 // SAFETY: as in `divider`.
                 unsafe { directed::div_bounds_raw::<$W, V>($W::assume(), a, b, lo, hi, len) }
+            }
+
+            /// [`crate::arch::simd::directed_mixed::div_rounded_mixed_raw`]: kernel variant `V`, step variant
+            /// `S`, `d` divider vectors per kernel block.
+            ///
+            /// # Safety
+            /// The backend's features; [`crate::arch::simd::directed_mixed::div_rounded_mixed_raw`]'s conditions.
+            #[cfg(feature = "verify")]
+            #[target_feature(enable = $features)]
+            pub unsafe fn div_rounded_mixed<const MODE: u8, const V: u8, const S: u8>(
+                a: *const f32,
+                b: *const f32,
+                out: *mut f32,
+                len: usize,
+                d: usize,
+            ) {
+                // SAFETY: as in `divider`.
+                unsafe {
+                    crate::arch::simd::directed_mixed::div_rounded_mixed_raw::<$W, MODE, V, S>(
+                        $W::assume(),
+                        a,
+                        b,
+                        out,
+                        len,
+                        d,
+                    )
+                }
+            }
+
+            /// [`crate::arch::simd::directed_mixed::div_bounds_mixed_raw`]: kernel variant `V`, step variant
+            /// `S`, `d` divider vectors per kernel block.
+            ///
+            /// # Safety
+            /// The backend's features; [`crate::arch::simd::directed_mixed::div_bounds_mixed_raw`]'s conditions.
+            #[cfg(feature = "verify")]
+            #[target_feature(enable = $features)]
+            pub unsafe fn div_bounds_mixed<const V: u8, const S: u8>(
+                a: *const f32,
+                b: *const f32,
+                lo: *mut f32,
+                hi: *mut f32,
+                len: usize,
+                d: usize,
+            ) {
+                // SAFETY: as in `divider`.
+                unsafe {
+                    crate::arch::simd::directed_mixed::div_bounds_mixed_raw::<$W, V, S>(
+                        $W::assume(),
+                        a,
+                        b,
+                        lo,
+                        hi,
+                        len,
+                        d,
+                    )
+                }
             }
 
             /// [`directed::div_in_mode_raw`].
