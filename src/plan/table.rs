@@ -25,6 +25,14 @@
 //! versions disagree about a CPU's divider by a large factor (Zen 1 and 2: 17–19 cycles per
 //! vector in LLVM 14, 5–6 in LLVM 19; Sapphire Rapids and Alder Lake: 5 and 1), neither is
 //! evidence. A CPU in no row runs the divider for `div` and `recip`.
+//!
+//! The rows' measurements predate one change to the mixed loops: a kernel block failed by a
+//! near-all-ones divisor alone no longer sends the next steps to the divider (only a lane
+//! outside the window does; `simd::loops`). Where a row chose a mix, that mix beat the
+//! divider with up to about half of its steps on the divider alone, so its own steps beat
+//! the divider's and running more of them cannot cost it; family 0x19's `recip` `mix-16`
+//! was measured again across the change (`docs/bench/0x19-backoff-window-only-ab.txt`),
+//! the other rows were not.
 
 use super::{Choices, DivisorChoices};
 use crate::Schedule;
