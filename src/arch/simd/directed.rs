@@ -338,7 +338,26 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8>(
         i += block;
     }
     backoff.store(&BACKOFF);
-    // Whole vectors, then the last few lanes padded with 1/1 (inside the window).
+    // SAFETY: i <= len; the caller's guarantees.
+    unsafe { vector_by_vector(w, a, b, out, i, len, vector) }
+}
+
+/// Elements `from..len` one vector at a time by `vector` (which takes any lanes), the last
+/// few lanes padded with 1/1 (inside the window): the directed loops' tails.
+///
+/// # Safety
+/// `from <= len`; `a` and `b` readable and every output writable for `len` floats.
+#[inline(always)]
+pub(super) unsafe fn vector_by_vector<W: Vector, const OUTS: usize>(
+    w: W,
+    a: *const f32,
+    b: *const f32,
+    out: [*mut f32; OUTS],
+    from: usize,
+    len: usize,
+    vector: impl Fn(W::F, W::F) -> [W::F; OUTS],
+) {
+    let mut i = from;
     while i < len {
         let n = (len - i).min(W::LANES);
         // SAFETY: n elements from i are inside both inputs and every output.
@@ -347,7 +366,7 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8>(
                 w.load_partial(a.add(i), n, 1.0),
                 w.load_partial(b.add(i), n, 1.0),
             );
-            for (o, v) in at(i).into_iter().zip(v) {
+            for (o, v) in out.map(|o| o.add(i)).into_iter().zip(v) {
                 w.store_partial(o, n, v);
             }
         }

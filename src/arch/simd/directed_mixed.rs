@@ -28,7 +28,7 @@ use core::cell::Cell;
 use super::Vector;
 use super::directed::{
     bounds_from_plus_zero, div_bounds_raw, div_in_mode_raw, div_rounded_raw, one_pass,
-    round_from_plus_zero,
+    round_from_plus_zero, vector_by_vector,
 };
 use super::kernel::{InputCheck, kernel_quotient};
 use super::loops::{BLOCK_VECTORS, MixBackoff};
@@ -133,21 +133,9 @@ unsafe fn mixed_loop<W: Vector, const OUTS: usize, const V: u8>(
         i += step_len;
     }
     backoff.store(&BACKOFF);
-    // Less than a step: vector by vector, the last few lanes padded with 1/1.
-    while i < len {
-        let n = (len - i).min(W::LANES);
-        // SAFETY: n elements from i are inside both inputs and every output.
-        unsafe {
-            let v = vector(
-                w.load_partial(a.add(i), n, 1.0),
-                w.load_partial(b.add(i), n, 1.0),
-            );
-            for (o, v) in at(i).into_iter().zip(v) {
-                w.store_partial(o, n, v);
-            }
-        }
-        i += n;
-    }
+    // Less than a step: vector by vector.
+    // SAFETY: i <= len; the caller's guarantees.
+    unsafe { vector_by_vector(w, a, b, out, i, len, vector) }
 }
 
 /// The inputs' vectors at element `i`.
