@@ -6,11 +6,14 @@
 # docs/bench/native-<family>-<model>-<commit>/ (commit it, or hand the folder on):
 #   cpu.txt            the CPU (cpuid family/model/stepping, flags)
 #   tests-avx512.txt   the public API's suites with FMADIV_BACKEND=avx512, default and mix-1
-#   backends.txt       tests/backends.rs, the native vrcp14ps over all 2^32 inputs included
+#   backends.txt       tests/backends.rs, the native vrcp14ps over all 2^32 inputs included,
+#                      and what the weakened kernels do under the directed step (its output)
 #   floors-avx512.json fmadiv bench --floors --json with the backend forced
 #   floors-default.json the same by default
 #   plans.json         20 fresh `fmadiv plan --json`, forced
-#   rounding-avx512.json fmadiv bench --rounding --json with the backend forced
+#   rounding-avx512.json fmadiv bench --rounding --json with the backend forced: also the
+#                      directed loops from the kernel's and the mixes' quotients against
+#                      two embedded-rounding passes (issue 47, item 4)
 #   schedules-avx512.json fmadiv bench --schedules --json with the backend forced: the kernel
 #                      alone and every mix at sixteen lanes against the 512-bit divider loop
 #                      (issue 47's table)
@@ -76,7 +79,7 @@ cargo run --release -q --example embedded_rounding >"$out/embedded-rounding.txt"
     FMADIV_BACKEND=avx512 cargo run --release -q --example exception_flags
     FMADIV_BACKEND=avx512 FMADIV_SCHEDULE=mix-1 cargo run --release -q --example exception_flags
 } >"$out/exception-flags.txt" 2>&1 || true
-cargo test --release --test backends -- --include-ignored >"$out/backends.txt" 2>&1 || true
+cargo test --release --test backends -- --include-ignored --nocapture >"$out/backends.txt" 2>&1 || true
 
 FMADIV_BACKEND=avx512 target/release/fmadiv bench --floors --json >"$out/floors-avx512.json"
 target/release/fmadiv bench --floors --json >"$out/floors-default.json"

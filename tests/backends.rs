@@ -577,7 +577,7 @@ fn weakened_kernels_under_the_directed_step() {
                 0x3f80_00de,
                 0x3f80_0001,
                 0x3fc0_0001,
-                0x3f80_005e,
+                0x3f80_002f,
             ] {
                 let a = vec![f32::from_bits(x); b.len()];
                 let (mut lo, mut hi, mut q) =
