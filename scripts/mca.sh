@@ -2,18 +2,37 @@
 # Predicted throughput of every schedule's compiled inner loop on x86 CPUs we cannot run,
 # from LLVM's scheduling models (llvm-mca). PREDICTIONS, NOT MEASUREMENTS.
 #
-#   scripts/mca.sh            # markdown table: cycles per vector and ratio to the divider
-#   scripts/mca.sh --raw      # also every llvm-mca report, under target/mca/reports/
+#   scripts/mca.sh                # markdown table: cycles per vector and ratio to the divider
+#   scripts/mca.sh --lanes 16     # the same for the 16-lane backend (AVX-512F)
+#   scripts/mca.sh --raw          # also every llvm-mca report, under target/mca*/reports/
 #
-# How: the library is compiled once for AVX2+FMA with `--cfg fmadiv_mca`, which marks the
-# body of each schedule's loop (`div_raw`'s step: 4 kernel vectors + D divider vectors;
-# `divider_raw`'s group of 4 divider vectors) with LLVM-MCA-BEGIN/END comments
-# (`mca_region!` in src/arch/x86_64/avx2.rs). Each region is cut from `--emit asm` and fed
-# to llvm-mca for every CPU model below (those the installed LLVM knows; the others are
-# listed as unknown). Cycles per vector = llvm-mca's cycles per iteration / vectors per
-# iteration; the ratio is the divider loop's cycles per vector over the schedule's.
+# How: the library is compiled once as a user's release build compiles it (every backend's
+# entry points with their own `#[target_feature]`s, chosen at run time) with
+# `--cfg fmadiv_mca`, which marks the body of each schedule's loop (`div_raw`'s step: 4
+# kernel vectors + D divider vectors; `divider_raw`'s group of 4 divider vectors) with
+# LLVM-MCA-BEGIN/END comments (`mca_region!` in src/arch/simd/loops.rs, named by schedule,
+# lanes and reciprocal). The regions of the backend with that many lanes (8: AVX2+FMA; 16:
+# AVX-512F) are cut from `--emit asm` and fed to llvm-mca for every CPU model below (those
+# the installed LLVM knows; the others are listed as unknown). Cycles per vector =
+# llvm-mca's cycles per iteration / vectors per iteration; the ratio is the divider loop's
+# cycles per vector over the schedule's. The instructions per vector (the region's: loads,
+# checks, stores and the loop's own included, over its vectors) are what the compiler
+# emitted, on any CPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+lanes=8 raw=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --lanes) lanes=${2:-}; shift 2 ;;
+        --raw) raw=--raw; shift ;;
+        *) echo "usage: scripts/mca.sh [--lanes 8|16] [--raw]" >&2; exit 2 ;;
+    esac
+done
+case "$lanes" in
+    8|16) ;;
+    *) echo "scripts/mca.sh: --lanes takes 8 or 16, not '$lanes'" >&2; exit 2 ;;
+esac
 
 MCA=${LLVM_MCA:-$(command -v llvm-mca || true)}
 if [ -z "$MCA" ]; then
@@ -26,16 +45,22 @@ if [ -z "$MCA" ]; then
     fi
 fi
 
-CPUS=${MCA_CPUS:-"haswell broadwell skylake skylake-avx512 icelake-server tigerlake sapphirerapids alderlake znver1 znver2 znver3 znver4"}
+if [ "$lanes" = 8 ]; then
+    CPUS=${MCA_CPUS:-"haswell broadwell skylake skylake-avx512 icelake-server tigerlake sapphirerapids alderlake znver1 znver2 znver3 znver4"}
+    features="avx2,fma"
+else
+    CPUS=${MCA_CPUS:-"skylake-avx512 icelake-server sapphirerapids znver4 znver5"}
+    features="avx512f,avx2,fma"
+fi
+out=target/mca
+RUSTFLAGS="--cfg fmadiv_mca" cargo rustc --quiet --release --lib --target-dir $out -- --emit asm
+ASM=$(ls -t $out/release/deps/fmadiv-*.s | head -1)
 
-RUSTFLAGS="--cfg fmadiv_mca -C target-feature=+avx2,+fma" \
-    cargo rustc --quiet --release --lib --target-dir target/mca -- --emit asm
-ASM=$(ls -t target/mca/release/deps/fmadiv-*.s | head -1)
-
-python3 - "$MCA" "$ASM" "${1:-}" $CPUS <<'EOF'
+python3 - "$MCA" "$ASM" "$raw" "$lanes" "$features" "$out" $CPUS <<'EOF'
 import re, subprocess, sys, os
 
-mca, asm_path, raw, cpus = sys.argv[1], sys.argv[2], sys.argv[3] == "--raw", sys.argv[4:]
+mca, asm_path, raw, lanes, features, outdir = sys.argv[1:7]
+raw, cpus = raw == "--raw", sys.argv[7:]
 version = subprocess.run([mca, "--version"], capture_output=True, text=True).stdout
 version = re.search(r"LLVM version ([\d.]+)", version).group(1)
 known = subprocess.run([mca, "-mtriple=x86_64", "-mcpu=help"], capture_output=True, text=True)
@@ -49,7 +74,10 @@ for line in open(asm_path):
     if m:
         function = m.group(1)
     if "LLVM-MCA-BEGIN" in line:
-        current, body = line.split("LLVM-MCA-BEGIN", 1)[1].strip(), []
+        name = line.split("LLVM-MCA-BEGIN", 1)[1].strip()
+        # This backend's regions only, their names without the lane count.
+        current = name.replace(f" lanes={lanes}", "") if f" lanes={lanes} " in name else None
+        body = []
         continue
     if "LLVM-MCA-END" in line and current:
         if current not in regions:
@@ -67,20 +95,25 @@ def vectors(name):
 
 order = lambda n: (n.split()[1], -1 if n.startswith("divider") else int(re.match(r"mix-(\d+)", n).group(1)))
 names = sorted(regions, key=order)
-os.makedirs("target/mca/reports", exist_ok=True)
+if not names:
+    sys.exit(f"no {lanes}-lane region in {asm_path}")
+os.makedirs(f"{outdir}/reports", exist_ok=True)
 results = {}
+instructions = {n: sum(1 for l in regions[n].splitlines()
+                       if re.match(r"\s+[a-z]", l) and not l.strip().startswith(".")) / vectors(n)
+                for n in names}
 for cpu in cpus:
     if cpu not in known:
         continue
     for name in names:
-        path = f"target/mca/{name.replace(' ', '_').replace('=', '')}.s"
+        path = f"{outdir}/{name.replace(' ', '_').replace('=', '')}.s"
         with open(path, "w") as f:
             f.write(regions[name])
         out = subprocess.run([mca, "-mtriple=x86_64", f"-mcpu={cpu}", "-iterations=300", path],
                              capture_output=True, text=True)
         text = out.stdout + out.stderr
         if raw:
-            with open(f"target/mca/reports/{cpu}-{os.path.basename(path)}.txt", "w") as f:
+            with open(f"{outdir}/reports/{cpu}-{os.path.basename(path)}.txt", "w") as f:
                 f.write(text)
         cycles = re.search(r"Total Cycles:\s+(\d+)", text)
         iters = re.search(r"Iterations:\s+(\d+)", text)
@@ -95,10 +128,17 @@ def label(name):
     return op, kind
 
 print(f"Predicted by llvm-mca {version} (LLVM's scheduling models), not measured: cycles per")
-print("vector of 8 lanes of each schedule's compiled loop, and (in parentheses) the divider loop's")
+print(f"vector of {lanes} lanes of each schedule's compiled loop, and (in parentheses) the divider loop's")
 print("cycles per vector over the schedule's (above 1: predicted faster than the divider).")
-print(f"Source: `scripts/mca.sh` on {os.path.basename(asm_path)} (built with -C target-feature=+avx2,+fma).")
+print(f"Source: `scripts/mca.sh{'' if lanes == '8' else ' --lanes ' + lanes}` on {os.path.basename(asm_path)} (the default build; the loops compiled for {features}).")
 print()
+if lanes != "8":
+    print(f"Instructions per vector of {lanes} lanes in each region (what the compiler emitted; any CPU):")
+    print()
+    for op in ["div", "recip"]:
+        cols = [n for n in names if label(n)[0] == op]
+        print(f"- {op}: " + ", ".join(f"{label(n)[1]} {instructions[n]:.2f}" for n in cols))
+    print()
 for op in ["div", "recip"]:
     cols = [n for n in names if label(n)[0] == op]
     print(f"**{op}**\n")

@@ -106,7 +106,12 @@ pub unsafe fn divider_raw<W: Vector, const RECIP: bool>(
     }
     let mut i = 0;
     while i + group <= len {
-        mca_region!(begin, "divider recip={r}", r = RECIP as usize);
+        mca_region!(
+            begin,
+            "divider lanes={l} recip={r}",
+            l = W::LANES,
+            r = RECIP as usize
+        );
         // SAFETY: i + DIVIDER_GROUP·LANES <= len: inside the inputs and the output; the
         // caller's guarantees otherwise.
         unsafe { divider_group::<W, RECIP>(w, a, b, out, i) };
@@ -394,7 +399,13 @@ pub unsafe fn div_raw<W: Vector, const V: u8, const D: usize, const RECIP: bool>
                 i = end;
                 continue;
             }
-            mca_region!(begin, "mix-{d} recip={r}", d = D, r = RECIP as usize);
+            mca_region!(
+                begin,
+                "mix-{d} lanes={l} recip={r}",
+                d = D,
+                l = W::LANES,
+                r = RECIP as usize
+            );
             // SAFETY: every access below is to an element < i + step <= len; unaligned loads
             // and stores accept any address; the kernel block is loaded before anything in
             // it is stored, and each divider vector is loaded before its store, so
