@@ -20,6 +20,8 @@
 #   embedded-rounding.txt examples/embedded_rounding.rs (bits and speed against {rd-sae} loops)
 #   static-avx512.txt  suites of a build with AVX-512F, AVX2 and FMA enabled at compile time
 #   exception-flags.txt examples/exception_flags.rs by default and with the backend forced
+#   summary.txt        scripts/sixteen_lanes.py on the folder: the schedule table and the
+#                      measured figures against issue 47's goals
 # On a CPU without AVX-512F it says so, runs the suites on the software model, and exits 0.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -91,6 +93,8 @@ target/release/fmadiv bench --floors --json >"$out/floors-default.json"
     done
     echo "]"
 } >"$out/plans.json"
+
+python3 scripts/sixteen_lanes.py "$out" | tee "$out/summary.txt"
 
 if grep -qE 'FAILED|panicked' "$out"/tests-avx512.txt "$out"/backends.txt "$out"/static-avx512.txt 2>/dev/null ||
     grep -qE ': [1-9][0-9]* differences' "$out/embedded-rounding.txt"; then

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""What a native run of the 16-lane backend measured, against the goals it is measured for.
+
+    scripts/sixteen_lanes.py DIR
+
+DIR is a folder `scripts/native-avx512.sh` wrote (docs/bench/native-<family>-<model>-<commit>/).
+Prints, from its JSON files:
+
+1. the schedules at sixteen lanes (`schedules-avx512.json`): the kernel alone and every mix
+   against the 512-bit divider loop, per size, median [low, high], and the best per size with
+   whether it clears the plan's gain (1.10x: `GAIN` in src/plan/table.rs);
+2. the slice entry points against the plain loop (`floors-avx512.json`, the backend forced,
+   and `floors-default.json`): at least 1.35x on normal data and 0.97x on 50%-zero and
+   1%-special data at 256-64K;
+3. `div_bounds` and the directed loops from the kernel's and the mixes' quotients against two
+   embedded-rounding passes (`rounding-avx512.json`): at least 1.5x at 256-16K.
+
+Each figure is a median over a benchmark's rounds, as the file has it; a goal line reads `met`
+or `MISSED` by those medians alone, to the two decimals printed (the ranges beside them). It works on any file of
+those commands (an eight-lane one prints its own baselines), and exits 2 on a folder without
+them."""
+import json
+import os
+import sys
+
+GAIN = 1.10
+SIZES = [256, 1024, 4096, 16384, 65536]
+ENTRY_POINTS = [
+    "fmadiv::div",
+    "fmadiv::recip",
+    "fmadiv::div_in_place (+copy)",
+    "fmadiv::try_div",
+    "fmadiv::par_div",
+]
+GOALS = {"normal": 1.35, "50% zeros": 0.97, "1% specials": 0.97}
+BOUNDS_GOAL, BOUNDS_SIZES = 1.5, [256, 1024, 4096, 16384]
+EMBEDDED_TWO = "two embedded-rounding passes, zmm {rd,ru-sae}"
+
+
+def load(folder, name):
+    path = os.path.join(folder, name)
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def size_name(n):
+    return f"{n // 1024}K" if n >= 1024 else str(n)
+
+
+def cell(row):
+    if row is None:
+        return "-"
+    low, high = row.get("vs_baseline_low"), row.get("vs_baseline_high")
+    text = f"{row['vs_baseline']:.2f}"
+    return text + (f" [{low:.2f}, {high:.2f}]" if low is not None else "")
+
+
+def meets(row, goal):
+    # The goals are written to two decimals, as the figures are printed.
+    return round(row["vs_baseline"], 2) >= goal
+
+
+def rows_by(doc, inputs=None):
+    return {(r["method"], r["size"]): r for r in doc["rows"] if inputs in (None, r.get("inputs"))}
+
+
+def schedules(doc):
+    print(f"1. Schedules: `{doc['command']}` ({doc['cpu']}, {doc['cpu_signature']})")
+    print(f"   plan: {doc['plan']}")
+    rows = rows_by(doc, "normal")
+    baseline = next(iter(rows.values()))["baseline"]
+    print(f"   normal data; median [low, high] of the per-round ratios to `{baseline}`")
+    for op, prefix in (("div", "schedule "), ("recip", "recip schedule ")):
+        names = sorted({m for m, _ in rows if m.startswith(prefix) and m[len(prefix):][:1] in "dkm"},
+                       key=lambda m: (m != prefix + "divider", m != prefix + "kernel",
+                                      int(m.split("mix-")[1]) if "mix-" in m else 0))
+        print(f"\n   {op:<9}" + "".join(f"{size_name(n):>19}" for n in SIZES))
+        for m in names:
+            print(f"   {m[len(prefix):]:<9}" + "".join(f"{cell(rows.get((m, n))):>19}" for n in SIZES))
+        best = []
+        for n in SIZES:
+            measured = [(rows[(m, n)]["vs_baseline"], m[len(prefix):]) for m in names if (m, n) in rows]
+            if measured:
+                ratio, name = max(measured)
+                clears = "clears" if ratio >= GAIN else "below"
+                best.append(f"{size_name(n)} {name} {ratio:.2f}x ({clears} {GAIN})")
+        print("   best: " + "; ".join(best))
+    print()
+
+
+def floors(doc, label):
+    print(f"2. Entry points ({label}): `{doc['command']}`")
+    print(f"   plan: {doc['plan']}")
+    for inputs, goal in GOALS.items():
+        rows = rows_by(doc, inputs)
+        title = f"{inputs} (goal {goal}x)"
+        print(f"\n   {title:<30}" + "".join(f"{size_name(n):>19}" for n in SIZES) + "  goal")
+        for m in ENTRY_POINTS:
+            cells = [rows.get((m, n)) for n in SIZES]
+            present = [c for c in cells if c is not None]
+            verdict = "-" if not present else (
+                "met" if all(meets(c, goal) for c in present) else "MISSED")
+            print(f"   {m:<30}" + "".join(f"{cell(c):>19}" for c in cells) + f"  {verdict}")
+        baselines = sorted({rows[(m, n)]["baseline"] for m in ENTRY_POINTS for n in SIZES
+                            if (m, n) in rows})
+        print("   against: " + "; ".join(f"`{b}`" for b in baselines))
+    print()
+
+
+def bounds(doc):
+    print(f"3. Directed rounding against two embedded-rounding passes (goal {BOUNDS_GOAL}x at "
+          f"{size_name(BOUNDS_SIZES[0])}-{size_name(BOUNDS_SIZES[-1])}): `{doc['command']}`")
+    rows = {(r["method"], r["baseline"], r["size"]): r for r in doc["rows"]}
+    methods = sorted({m for m, b, _ in rows if b == EMBEDDED_TWO},
+                     key=lambda m: (m != "div_bounds", m))
+    if not methods:
+        print(f"   no `{EMBEDDED_TWO}` rows: this run had no AVX-512F\n")
+        return
+    print(f"   {'':<34}" + "".join(f"{size_name(n):>19}" for n in BOUNDS_SIZES) + "  goal")
+    for m in methods:
+        cells = [rows.get((m, EMBEDDED_TWO, n)) for n in BOUNDS_SIZES]
+        present = [c for c in cells if c is not None]
+        verdict = "met" if present and all(meets(c, BOUNDS_GOAL) for c in present) else "MISSED"
+        print(f"   {m:<34}" + "".join(f"{cell(c):>19}" for c in cells) + f"  {verdict}")
+    print()
+
+
+def main(argv):
+    if len(argv) != 1 or not os.path.isdir(argv[0]):
+        sys.exit(__doc__)
+    folder = argv[0]
+    found = False
+    doc = load(folder, "schedules-avx512.json")
+    if doc:
+        found = True
+        schedules(doc)
+    for name, label in (("floors-avx512.json", "16-lane backend forced"),
+                        ("floors-default.json", "by default")):
+        doc = load(folder, name)
+        if doc:
+            found = True
+            floors(doc, label)
+    doc = load(folder, "rounding-avx512.json")
+    if doc:
+        found = True
+        bounds(doc)
+    if not found:
+        print(f"sixteen_lanes.py: {folder} holds none of schedules-avx512.json, floors-avx512.json, "
+              "floors-default.json, rounding-avx512.json", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
