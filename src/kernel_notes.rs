@@ -159,6 +159,11 @@
 //! (`conforming-reciprocals.json`). The near-all-ones rule stays: Intel's reference table
 //! returns exactly 0.5 for `2 - 2^-23`, as AMD's `rcpps` does, and without the rule the
 //! kernel is wrong there (`tests/backends.rs`, `weakened_kernels_are_caught_on_the_model`).
+//! Nor does the closer seed let one Newton step replace Halley's: the any-table sweep under
+//! the 2^-14 bound (`fmadiv verify mantissa --rcp any --rcp-bound 2^-14 --kernel newton`)
+//! finds `0x3f8000de / 0x3ffee17f` with the conforming seed `0x3f008de0` rounded to
+//! `0x3f0090c0` instead of `0x3f0090c1` (`cli/tests/cli.rs`). So the sixteen-lane kernel runs
+//! the shipped arithmetic, and its report is the every-table one.
 //!
 //! What the proof needs of the sixteen-lane code, beyond the arithmetic: that each lane
 //! computes exactly what one lane of the eight-lane code computes (the same IEEE operations

@@ -588,6 +588,55 @@ fn the_readme_cluster_example_runs() {
     assert_eq!(all["pairs_checked"].as_u64().unwrap(), 64u64 << 23);
 }
 
+/// Under AVX-512's `vrcp14ps` bound (2^-14), the any-table sweep still catches the two
+/// shorter arithmetics (a seed four times closer does not make them exact), on rows where the
+/// shipped kernel passes.
+#[test]
+fn the_sweep_under_the_vrcp14_bound_catches_the_shorter_arithmetics() {
+    if !has_kernel() {
+        return;
+    }
+    let dir = temp_dir("vrcp14-bound");
+    let report = dir.join("newton.json");
+    let sweep = |kernel: &str, from: &str, to: &str, report: Option<&Path>| {
+        let mut args = vec![
+            "verify",
+            "mantissa",
+            "--rcp",
+            "any",
+            "--rcp-bound",
+            "2^-14",
+            "--prune",
+            "--kernel",
+            kernel,
+            "--from",
+            from,
+            "--to",
+            to,
+        ];
+        if let Some(path) = report {
+            args.extend(["--report", path.to_str().unwrap()]);
+        }
+        run(&args)
+    };
+    // One Newton step: dividend mantissa 222 (0x3f8000de) over 0x3ffee17f with the
+    // conforming seed 0x3f008de0 gives 0x3f0090c0 for 0x3f0090c1.
+    let out = sweep("newton", "222", "223", Some(&report));
+    assert_eq!(code(&out), 1, "{}", String::from_utf8_lossy(&out.stdout));
+    let r = json(&report);
+    assert_eq!(r["every_table"]["seed_bound"], "2^-14");
+    assert_eq!(r["counterexamples"][0]["b"], "0x3ffee17f");
+    // Without the near-all-ones rule: 1 over the largest significand.
+    let out = sweep("published", "0", "1", None);
+    assert_eq!(code(&out), 1, "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0x3fffffff"));
+    // The shipped kernel on both dividends' rows.
+    for (from, to) in [("0", "1"), ("222", "223")] {
+        let out = sweep("shipped", from, to, None);
+        assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stdout));
+    }
+}
+
 #[test]
 fn every_table_sweeps_report_shard_merge_and_refuse_mixtures() {
     if !has_kernel() {
