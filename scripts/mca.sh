@@ -46,7 +46,7 @@ if [ -z "$MCA" ]; then
 fi
 
 if [ "$lanes" = 8 ]; then
-    CPUS=${MCA_CPUS:-"haswell broadwell skylake skylake-avx512 icelake-server tigerlake sapphirerapids alderlake znver1 znver2 znver3 znver4"}
+    CPUS=${MCA_CPUS:-"haswell broadwell skylake skylake-avx512 icelake-server tigerlake sapphirerapids alderlake znver1 znver2 znver3 znver4 znver5"}
     features="avx2,fma"
 else
     CPUS=${MCA_CPUS:-"skylake-avx512 icelake-server sapphirerapids znver4 znver5"}
