@@ -127,6 +127,40 @@ pub fn recip_f32x16(b: f32x16) -> f32x16 {
     div_f32x16(f32x16::splat(1.0), b)
 }
 
+/// Sixteen quotients `a / b` rounded in direction `mode`, bit-identical to `vdivps` with
+/// MXCSR's rounding field set to `mode` (see [`crate::div_rounded`], whose flags it raises:
+/// none where the 16-lane backend divides by embedded rounding). One call through the slice
+/// function, as [`div_rounded_f32x8`]; inside a loop of SIMD code on AVX-512F, the
+/// [`Avx512`] token's `div_rounded_f32x16` inlines instead.
+///
+/// ```
+/// use fmadiv::Rounding;
+/// use wide::f32x16;
+/// let (a, b) = (f32x16::splat(1.0), f32x16::splat(3.0));
+/// let down = fmadiv::simd::div_rounded_f32x16(a, b, Rounding::Down).to_array();
+/// let up = fmadiv::simd::div_rounded_f32x16(a, b, Rounding::Up).to_array();
+/// assert!((0..16).all(|i| up[i].to_bits() == down[i].to_bits() + 1));
+/// ```
+pub fn div_rounded_f32x16(a: f32x16, b: f32x16, mode: crate::Rounding) -> f32x16 {
+    let mut q = [0.0f32; 16];
+    crate::div_rounded(&a.to_array(), &b.to_array(), &mut q, mode);
+    f32x16::from(q)
+}
+
+/// Sixteen pairs of bounds `(RD(a/b), RU(a/b))` (see [`crate::div_bounds`] and
+/// [`div_bounds_f32x8`]).
+///
+/// ```
+/// use wide::f32x16;
+/// let (lo, hi) = fmadiv::simd::div_bounds_f32x16(f32x16::splat(2.0), f32x16::splat(3.0));
+/// assert!(f64::from(lo.to_array()[15]) < 2.0 / 3.0 && 2.0 / 3.0 < f64::from(hi.to_array()[15]));
+/// ```
+pub fn div_bounds_f32x16(a: f32x16, b: f32x16) -> (f32x16, f32x16) {
+    let (mut lo, mut hi) = ([0.0f32; 16], [0.0f32; 16]);
+    crate::div_bounds(&a.to_array(), &b.to_array(), &mut lo, &mut hi);
+    (f32x16::from(lo), f32x16::from(hi))
+}
+
 /// `q = a / b` from `wide`, with x86's NaN bits: on x86 `divps` gives them already; elsewhere
 /// the NaN lanes (rare) are redone by the portable path.
 #[inline]

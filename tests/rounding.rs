@@ -119,6 +119,24 @@ fn every_entry_point(a: &[f32], b: &[f32], mode: Rounding) -> Vec<(String, Vec<f
         .flat_map(|k| fmadiv::simd::div_rounded_f32x8(eight(a, k), eight(b, k), mode).to_array())
         .collect();
     results.push(("simd::div_rounded_f32x8".to_string(), free));
+    let sixteen = |v: &[f32], k: usize| {
+        wide::f32x16::from(<[f32; 16]>::try_from(&v[16 * k..16 * k + 16]).unwrap())
+    };
+    let free16: Vec<f32> = (0..n / 16)
+        .flat_map(|k| {
+            let (x, y) = (sixteen(a, k), sixteen(b, k));
+            match mode {
+                Rounding::Down => fmadiv::simd::div_bounds_f32x16(x, y).0,
+                Rounding::Up => fmadiv::simd::div_bounds_f32x16(x, y).1,
+                _ => fmadiv::simd::div_rounded_f32x16(x, y, mode),
+            }
+            .to_array()
+        })
+        .collect();
+    results.push((
+        "simd::div_rounded_f32x16 / div_bounds_f32x16".to_string(),
+        free16,
+    ));
     #[cfg(fmadiv_x86)]
     if let Some(simd) = fmadiv::simd::Avx2Fma::new() {
         let token: Vec<f32> = simd.vectorize(|s| {
