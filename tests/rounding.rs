@@ -325,3 +325,39 @@ fn length_mismatches_panic_and_write_nothing() {
     });
     assert!(r.is_err());
 }
+
+/// The sixteen-lane free functions on in-window pairs (every lane inside the step's window,
+/// so the step, not the divider, gives their bits), in every directed mode.
+#[cfg(fmadiv_x86)]
+#[test]
+fn sixteen_lane_free_functions_on_in_window_pairs() {
+    use wide::f32x16;
+    let mut rng = SplitMix64(common::seed());
+    let n = 16 * 256;
+    let normal =
+        |r: u64| f32::from_bits((r as u32 & 0x807f_ffff) | (100 + (r >> 32) as u32 % 50) << 23);
+    let a: Vec<f32> = (0..n).map(|_| normal(rng.next_u64())).collect();
+    let b: Vec<f32> = (0..n).map(|_| normal(rng.next_u64())).collect();
+    let sixteen =
+        |v: &[f32], k: usize| f32x16::from(<[f32; 16]>::try_from(&v[16 * k..16 * k + 16]).unwrap());
+    for mode in [Rounding::Down, Rounding::Up, Rounding::TowardZero] {
+        let want = fmadiv_verify::mxcsr::divide_in_mode(&a, &b, mode);
+        let got: Vec<f32> = (0..n / 16)
+            .flat_map(|k| {
+                let (x, y) = (sixteen(&a, k), sixteen(&b, k));
+                let (lo, hi) = fmadiv::simd::div_bounds_f32x16(x, y);
+                let one = fmadiv::simd::div_rounded_f32x16(x, y, mode);
+                let bound = if mode == Rounding::Up { hi } else { lo };
+                if mode != Rounding::TowardZero {
+                    assert_eq!(
+                        one.to_array().map(f32::to_bits),
+                        bound.to_array().map(f32::to_bits)
+                    );
+                }
+                one.to_array()
+            })
+            .collect();
+        let wrong = first_difference(&format!("in-window pairs, {mode}"), &a, &b, &got, &want);
+        assert!(wrong.is_none(), "{wrong:?}");
+    }
+}
