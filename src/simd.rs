@@ -24,6 +24,9 @@
 //!
 //! Every path gives the same bits as `/` (x86's NaN rules included).
 
+// The x86 tokens these docs link to do not exist in a portable-only build.
+#![cfg_attr(not(fmadiv_x86), allow(rustdoc::broken_intra_doc_links))]
+
 use wide::{f32x8, f32x16};
 
 /// Eight quotients `a / b`, bit-identical to `/` lane by lane (x86's NaN bits everywhere).

@@ -359,7 +359,7 @@ fn divide_and_div_scalar_agree_with_slices() {
     }
 }
 
-/// In place, and through the `/` operators for `f32` and `wide::f32x8`: every edge value
+/// In place, and through the `/` operators for `f32`, `wide::f32x8` and `wide::f32x16`: every edge value
 /// and a million random bit patterns, over every edge divisor and every named divisor (all
 /// four strategies), at lengths around the vector blocks.
 #[test]
@@ -399,6 +399,17 @@ fn in_place_and_operators_match_the_divider() {
             .flat_map(|c| (wide::f32x8::from(<[f32; 8]>::try_from(c).unwrap()) / &d).to_array())
             .collect();
         assert_quotients(&format!("f32x8 / Divisor({b:e})"), &dividends, &bs, &q);
+        let q: Vec<f32> = dividends
+            .chunks_exact(16)
+            .flat_map(|c| (wide::f32x16::from(<[f32; 16]>::try_from(c).unwrap()) / &d).to_array())
+            .collect();
+        let whole = q.len();
+        assert_quotients(
+            &format!("f32x16 / Divisor({b:e})"),
+            &dividends[..whole],
+            &bs[..whole],
+            &q,
+        );
     }
     assert_eq!(strategies.len(), 4, "{strategies:?}");
 }

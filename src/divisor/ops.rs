@@ -1,5 +1,5 @@
-//! The division operators: `a / divisor` for `f32` and `wide::f32x8`, by value and by
-//! reference.
+//! The division operators: `a / divisor` for `f32`, `wide::f32x8` and `wide::f32x16`, by
+//! value and by reference.
 
 use super::Divisor;
 
@@ -40,5 +40,25 @@ impl core::ops::Div<&Divisor> for wide::f32x8 {
     #[inline]
     fn div(self, d: &Divisor) -> wide::f32x8 {
         d.divide_f32x8(self)
+    }
+}
+
+/// `a / d` for sixteen lanes: [`Divisor::divide_f32x16`].
+impl core::ops::Div<Divisor> for wide::f32x16 {
+    type Output = wide::f32x16;
+
+    #[inline]
+    fn div(self, d: Divisor) -> wide::f32x16 {
+        d.divide_f32x16(self)
+    }
+}
+
+/// `a / &d` for sixteen lanes: [`Divisor::divide_f32x16`].
+impl core::ops::Div<&Divisor> for wide::f32x16 {
+    type Output = wide::f32x16;
+
+    #[inline]
+    fn div(self, d: &Divisor) -> wide::f32x16 {
+        d.divide_f32x16(self)
     }
 }
