@@ -1,34 +1,31 @@
 #!/usr/bin/env bash
-# Mutation check: applies deliberate kernel mutations one at a time and shows that
-# `cargo test --release` fails for each. (A mutation must make the kernel wrong: widening
-# the input window by a single exponent at the bottom, for instance, is still exact and
-# rightly survives; see BENCHMARKS.md / README.) Restores the sources afterwards (even on Ctrl-C).
+# Mutation check: applies deliberate mutations of the shipped code one at a time and shows
+# that the tests fail for each. (A mutation must make the code wrong: widening the input
+# window by a single exponent at the bottom, for instance, is still exact and rightly
+# survives; see README.) Restores the sources afterwards (even on Ctrl-C).
 #
-#   scripts/mutate.sh            # all mutations (about 2 minutes each on 2 cores)
+#   scripts/mutate.sh            # all mutations, each against `cargo test --release`
 #   scripts/mutate.sh 3          # only mutation 3
+#   MUTATE_TESTS="--test exactness --test backends" scripts/mutate.sh 1
+#                                # against those test targets only (cargo test arguments)
+#   scripts/mutate.sh --check    # only that every mutation still applies to the sources
+#                                # (seconds; CI runs it, so that no mutation goes stale)
 #
-# Prints a table: mutation, whether the suite caught it, and the first failing test.
+# Prints a table: mutation, whether the tests caught it, and the failing tests.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-if [ -n "$(git status --porcelain src)" ]; then
-    echo "scripts/mutate.sh: src/ has uncommitted changes; commit or stash them first" >&2
-    exit 2
-fi
-trap 'git checkout -- src' EXIT INT TERM
-
 # name | file | sed expression (applied once, must change the file)
 MUTATIONS=(
-  "drop e*e from the Halley step|src/arch/x86_64/avx2.rs|s/let e2 = _mm256_fmadd_ps(e, e, e);/let e2 = e;/"
-  "single Newton step instead of Halley|src/arch/x86_64/avx2.rs|s/if Variant::of(V).halley {/if false {/"
+  "drop e*e from the Halley step|src/arch/simd/kernel.rs|s/let e2 = w.mul_add(e, e, e);/let e2 = e;/"
+  "single Newton step instead of Halley|src/arch/simd/kernel.rs|s/if Variant::of(V).halley {/if false {/"
   "input window moved down to include zeros and subnormals|src/bits.rs|s/INPUT_EXPONENT_MIN: u32 = 127 - 63/INPUT_EXPONENT_MIN: u32 = 0/"
   "input window four exponents higher (overflow)|src/bits.rs|s/INPUT_EXPONENTS: u32 = 126/INPUT_EXPONENTS: u32 = 130/"
-  "drop the all-ones divisor fix|src/arch/x86_64/avx2.rs|s/let all_ones = if Variant::of(V).all_ones_fix {/let all_ones = if false {/"
-  "check the divisor only (zero, inf, NaN dividends pass)|src/arch/x86_64/avx2.rs|s/let window = if RECIP {/let window = if true {/"
-  "signed maximum in the block check|src/arch/x86_64/avx2.rs|s/window: _mm256_max_epu32(self.window, other.window)/window: _mm256_max_epi32(self.window, other.window)/"
-  "drop the residual correction|src/arch/x86_64/avx2.rs|s/    _mm256_fmadd_ps(y, res, q)/    _mm256_add_ps(q, _mm256_mul_ps(res, _mm256_setzero_ps()))/"
-  "Divisor: two products without the candidate test|src/divisor.rs|s/if tail >= f32::MIN_POSITIVE \&\& two_products_exact(significand, unit) {/if tail >= f32::MIN_POSITIVE {/"
-  "Divisor: trust infinite two-product quotients|src/bits.rs|s/QUOTIENT_MAX_BITS: u32 = 0x7f7f_ffff/QUOTIENT_MAX_BITS: u32 = 0x7f80_0000/"
+  "drop the all-ones divisor fix|src/arch/simd/kernel.rs|s/let all_ones = if Variant::of(V).all_ones_fix {/let all_ones = if false {/"
+  "check the divisor only (zero, inf, NaN dividends pass)|src/arch/simd/kernel.rs|s/let window = if RECIP || !Variant::of(V).dividend_window {/let window = if true {/"
+  "signed minimum in the block check|src/arch/simd/kernel.rs|s/window: w.max_u32(self.window, other.window),/window: w.min_signed(self.window, other.window),/"
+  "drop the residual correction|src/arch/simd/kernel.rs|s/    w.mul_add(y, res, q)$/    w.mul_add(y, w.mul(res, w.splat(0.0)), q)/"
+  "Divisor: two products without the candidate test|src/divisor/proof.rs|s/if tail >= f32::MIN_POSITIVE \&\& two_products_exact(significand, unit, reciprocal) {/if tail >= f32::MIN_POSITIVE {/"
   "flags (Divisor, directed): ignore underflow|src/arch/x86_64/mode.rs|s/^pub const UNDERFLOW: u32 = 1 << 4;/pub const UNDERFLOW: u32 = 0;/"
   "flags (Divisor, directed): ignore overflow|src/arch/x86_64/mode.rs|s/^pub const OVERFLOW: u32 = 1 << 3;/pub const OVERFLOW: u32 = 0;/"
   "flags (Divisor, directed): ignore invalid|src/arch/x86_64/mode.rs|s/^pub const INVALID: u32 = 1 << 0;/pub const INVALID: u32 = 0;/"
@@ -46,8 +43,27 @@ MUTATIONS=(
   "directed from the mixes: the divider vectors' window ignored|src/arch/simd/directed_mixed.rs|s/match InputCheck::window_of(w, x, y).all_accepted(w) {/match true {/"
 )
 
+if [ "${1:-}" = "--check" ]; then
+    stale=0
+    for i in "${!MUTATIONS[@]}"; do
+        IFS='|' read -r name file expr <<<"${MUTATIONS[$i]}"
+        if [ ! -f "$file" ] || cmp -s "$file" <(sed "$expr" "$file"); then
+            echo "mutation $((i + 1)) ($name) no longer applies to $file" >&2
+            stale=1
+        fi
+    done
+    [ "$stale" = 0 ] && echo "all ${#MUTATIONS[@]} mutations apply"
+    exit "$stale"
+fi
+
+if [ -n "$(git status --porcelain src)" ]; then
+    echo "scripts/mutate.sh: src/ has uncommitted changes; commit or stash them first" >&2
+    exit 2
+fi
+trap 'git checkout -- src' EXIT INT TERM
+
 only="${1:-}"
-printf '%-4s %-55s %-8s %s\n' "#" "mutation" "caught" "first failing test"
+printf '%-4s %-55s %-8s %s\n' "#" "mutation" "caught" "failing tests"
 caught_all=0
 for i in "${!MUTATIONS[@]}"; do
     n=$((i + 1))
@@ -62,13 +78,16 @@ for i in "${!MUTATIONS[@]}"; do
         continue
     fi
     log=$(mktemp)
-    if cargo test --release --no-fail-fast >"$log" 2>&1; then
+    # shellcheck disable=SC2086 # MUTATE_TESTS is a list of arguments.
+    if cargo test --release --no-fail-fast ${MUTATE_TESTS:-} >"$log" 2>&1; then
         verdict="NO"
-        first="(suite passed)"
+        first="(tests passed)"
         caught_all=1
     else
         verdict="yes"
-        first=$(grep -m1 -E '^test .* FAILED$|error(\[E[0-9]+\])?:' "$log" | sed 's/^test //; s/ \.\.\. FAILED$//')
+        # Every failing test, or the first compile error.
+        first=$(grep -E '^test .* FAILED$' "$log" | sed 's/^test //; s/ \.\.\. FAILED$//' | paste -sd, - | sed 's/,/, /g')
+        [ -n "$first" ] || first=$(grep -m1 -E 'error(\[E[0-9]+\])?:' "$log")
     fi
     printf '%-4s %-55s %-8s %s\n' "$n" "$name" "$verdict" "$first"
     rm -f "$log"

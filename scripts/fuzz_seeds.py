@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Writes the fuzz seeds whose every vector lies inside the kernel's input window.
+
+The kernel's fast path is block-granular: a block with one lane outside the window goes to
+the divider. Arbitrary bytes almost never give a whole block inside it (each float is inside
+with probability about 1/2, and a sixteen-lane block of four vectors checks 128 of them), so
+without these seeds the fuzzer would fuzz the divider paths and the one-vector token only.
+From them, mutations move single lanes in and out of the window and change significands.
+
+    python3 scripts/fuzz_seeds.py      # (re)writes fuzz/seeds/divide/in_window*
+
+Layout (fuzz/fuzz_targets/divide.rs): offsets of the dividends and divisors, the divisor
+pick, the caller's MXCSR byte, then the dividends and the divisors as little-endian f32s.
+"""
+
+import random
+import struct
+from pathlib import Path
+
+SEEDS = Path(__file__).resolve().parent.parent / "fuzz" / "seeds" / "divide"
+# Pairs per seed: whole blocks at sixteen lanes with the widest mix (4 kernel vectors and 8
+# divider vectors: 192 lanes), twice, and a tail.
+PAIRS = 2 * 192 + 13
+# Biased exponents of the kernel's input window (src/bits.rs: unbiased -63 ..= 62).
+WINDOW = range(127 - 63, 127 - 63 + 126)
+# Significands of the near-all-ones divisors the kernel sends to the divider (src/bits.rs).
+NEAR_ALL_ONES_MIN = 0x7FFFFF + 1 - (1 << 15)
+# MXCSR byte of the layout: rounding field in bits 0-1 (1 = down).
+NEAREST, DOWN = 0, 1
+# A pair the shipped kernel gets right and a single Newton step does not (newton_pair).
+NEWTON_PAIR = (0x3F80002F, 0x3FF32F2C)
+
+
+def in_window(rng: random.Random, significand: int | None = None) -> int:
+    """A random float inside the window, with a random sign (and the given significand)."""
+    m = rng.getrandbits(23) if significand is None else significand
+    return rng.getrandbits(1) << 31 | rng.choice(WINDOW) << 23 | m
+
+
+def seed(mode: int, dividends: list[int], divisors: list[int]) -> bytes:
+    header = bytes([0, 0, 7, mode])
+    return header + struct.pack(f"<{len(dividends)}I", *dividends) + struct.pack(
+        f"<{len(divisors)}I", *divisors
+    )
+
+
+def main() -> None:
+    rng = random.Random(0xF3AD1)
+    a = [in_window(rng) for _ in range(PAIRS)]
+    b = [in_window(rng) for _ in range(PAIRS)]
+    near = [
+        in_window(rng, NEAR_ALL_ONES_MIN + rng.getrandbits(15)) if i % 37 == 0 else b[i]
+        for i in range(PAIRS)
+    ]
+    seeds = {
+        "in_window": seed(NEAREST, a, b),
+        "in_window_down": seed(DOWN, a, b),
+        "in_window_near_all_ones": seed(NEAREST, a, near),
+        "in_window_newton_pair": seed(
+            NEAREST, [NEWTON_PAIR[0]] * PAIRS, [NEWTON_PAIR[1]] * PAIRS
+        ),
+    }
+    for name, data in seeds.items():
+        (SEEDS / name).write_bytes(data)
+        print(f"{SEEDS / name}: {len(data)} bytes")
+
+
+if __name__ == "__main__":
+    main()
