@@ -28,8 +28,9 @@ const CALLS: usize = 2000;
 
 type Run = fn(&[f32], &[f32], &mut [f32]);
 
-/// A divider loop with `$op`s after the division: in the loop `ymm0` is `a`, `ymm4` is
-/// `b`, `ymm1` is the quotient (stored), `ymm3` all ones, `ymm6` the sign mask, `ymm7` zero, `ymm11` ones (the integer 1).
+/// A divider loop with `$op`s after the division: in the loop `ymm0` is `a`, `ymm4` is `b`,
+/// `ymm1` is the quotient (stored), `ymm3` all ones, `ymm6` the sign mask, `ymm7` zero,
+/// `ymm11` ones (the integer 1).
 #[cfg(target_arch = "x86_64")]
 macro_rules! divider_loop {
     ($name:ident $(, $op:expr)*) => {

@@ -252,9 +252,34 @@ pub enum DirectedStep {
     UnderflowIgnored,
 }
 
+/// `$body` with `$m` the MXCSR rounding field of directed `$mode` as a constant (for the
+/// loops' const parameter); returns `None` from the function for `Nearest`.
+#[cfg(fmadiv_x86)]
+macro_rules! with_mode {
+    ($mode:expr, $m:ident => $body:expr) => {{
+        use crate::Rounding;
+        use crate::arch::x86_64::mode::{DOWN, TOWARD_ZERO, UP};
+        match $mode {
+            Rounding::Nearest => return None,
+            Rounding::Down => {
+                const $m: u8 = DOWN;
+                $body
+            }
+            Rounding::Up => {
+                const $m: u8 = UP;
+                $body
+            }
+            Rounding::TowardZero => {
+                const $m: u8 = TOWARD_ZERO;
+                $body
+            }
+        }
+    }};
+}
+
 /// `out[i] = a[i] / b[i]` rounded in direction `mode` by the directed loop of the directed
-/// functions' backend ([`crate::directed_backend`]), with the given step. `None` (nothing written) without one or for `Nearest`. Panics
-/// if the lengths differ.
+/// functions' backend ([`crate::directed_backend`]), with the given step. `None` (nothing
+/// written) without one or for `Nearest`. Panics if the lengths differ.
 pub fn div_rounded_with(
     step: DirectedStep,
     a: &[f32],
@@ -278,42 +303,28 @@ pub fn div_rounded_on(
     assert!(a.len() == b.len() && b.len() == out.len());
     #[cfg(fmadiv_x86)]
     {
-        use crate::Rounding;
         use crate::arch::simd::directed::{DIVISOR_SIGN_IGNORED, SHIPPED, UNDERFLOW_IGNORED};
-        use crate::arch::x86_64::mode::{DOWN, TOWARD_ZERO, UP};
         if !backend.runs_here() {
             return None;
         }
         let (x, y, o, n) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len());
         macro_rules! with {
-            ($entry:path) => {
-                match mode {
-                    Rounding::Nearest => return None,
-                    Rounding::Down => run!($entry, DOWN),
-                    Rounding::Up => run!($entry, UP),
-                    Rounding::TowardZero => run!($entry, TOWARD_ZERO),
-                }
-            };
-        }
-        macro_rules! run {
-            ($entry:path, $mode:expr) => {
+            ($entry:path) => {{
+                use $entry as entry;
                 // SAFETY: the backend is in use; a and b readable and out writable for n
                 // floats, out a unique borrow.
-                unsafe {
-                    use $entry as entry;
+                with_mode!(mode, M => unsafe {
                     match step {
-                        DirectedStep::Shipped => {
-                            entry::div_rounded::<{ $mode }, SHIPPED>(x, y, o, n)
-                        }
+                        DirectedStep::Shipped => entry::div_rounded::<M, SHIPPED>(x, y, o, n),
                         DirectedStep::DivisorSignIgnored => {
-                            entry::div_rounded::<{ $mode }, DIVISOR_SIGN_IGNORED>(x, y, o, n)
+                            entry::div_rounded::<M, DIVISOR_SIGN_IGNORED>(x, y, o, n)
                         }
                         DirectedStep::UnderflowIgnored => {
-                            entry::div_rounded::<{ $mode }, UNDERFLOW_IGNORED>(x, y, o, n)
+                            entry::div_rounded::<M, UNDERFLOW_IGNORED>(x, y, o, n)
                         }
                     }
-                }
-            };
+                })
+            }};
         }
         crate::dispatch::with_entry!(backend, with, return None);
         Some(())
@@ -353,9 +364,7 @@ pub fn div_rounded_from_schedule_on(
     assert!(a.len() == b.len() && b.len() == out.len());
     #[cfg(fmadiv_x86)]
     {
-        use crate::Rounding;
         use crate::arch::simd::directed::SHIPPED as STEP;
-        use crate::arch::x86_64::mode::{DOWN, TOWARD_ZERO, UP};
         const KERNEL: u8 = Variant::SHIPPED;
         let d = divider_vectors(s)?;
         if !backend.runs_here() {
@@ -367,18 +376,9 @@ pub fn div_rounded_from_schedule_on(
                 use $entry as entry;
                 // SAFETY: the backend runs here; a and b readable and out writable for n
                 // floats, out a unique borrow.
-                unsafe {
-                    match mode {
-                        Rounding::Nearest => return None,
-                        Rounding::Down => {
-                            entry::div_rounded_mixed::<DOWN, KERNEL, STEP>(x, y, o, n, d)
-                        }
-                        Rounding::Up => entry::div_rounded_mixed::<UP, KERNEL, STEP>(x, y, o, n, d),
-                        Rounding::TowardZero => {
-                            entry::div_rounded_mixed::<TOWARD_ZERO, KERNEL, STEP>(x, y, o, n, d)
-                        }
-                    }
-                }
+                with_mode!(mode, M => unsafe {
+                    entry::div_rounded_mixed::<M, KERNEL, STEP>(x, y, o, n, d)
+                })
             }};
         }
         crate::dispatch::with_entry!(backend, with, return None);

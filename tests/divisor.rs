@@ -359,9 +359,9 @@ fn divide_and_div_scalar_agree_with_slices() {
     }
 }
 
-/// In place, and through the `/` operators for `f32`, `wide::f32x8` and `wide::f32x16`: every edge value
-/// and a million random bit patterns, over every edge divisor and every named divisor (all
-/// four strategies), at lengths around the vector blocks.
+/// In place, and through the `/` operators for `f32`, `wide::f32x8` and `wide::f32x16`:
+/// every edge value and a million random bit patterns, over every edge divisor and every
+/// named divisor (all four strategies), at lengths around the vector blocks.
 #[test]
 fn in_place_and_operators_match_the_divider() {
     let mut rng = common::SplitMix64(common::seed());

@@ -370,9 +370,9 @@ fn under_every_mode(a: &[f32], b: &[f32], divisors: &[f32]) -> Vec<String> {
 }
 
 /// Every edge value as a `Divisor` (the test above holds a dozen), over the edge values and
-/// a few thousand normal dividends and random bit patterns, under every caller mode: each divisor's strategy must
-/// hold under flush-to-zero and denormals-are-zero as made (2^-127 took the reciprocal
-/// strategy once, which DAZ defeats).
+/// a few thousand normal dividends and random bit patterns, under every caller mode: each
+/// divisor's strategy must hold under flush-to-zero and denormals-are-zero as made (2^-127
+/// took the reciprocal strategy once, which DAZ defeats).
 #[test]
 fn every_edge_divisor_under_every_mode() {
     if fmadiv::verify::x86::Avx2Fma::new().is_none() {
@@ -397,22 +397,60 @@ fn every_edge_divisor_under_every_mode() {
 }
 
 /// The directed functions' flag-checked chunks (slices of 512 and more) under every caller
-/// mode: quiet specials in clean chunks and inexact underflows (`common::flag_chunk_pairs`),
-/// with MXCSR's rounding field, flush-to-zero and denormals-are-zero set by the caller.
+/// mode: exact quotients in chunks nothing voids (`exact_quotient_pairs`), quiet specials in
+/// clean chunks and inexact underflows (`common::flag_chunk_pairs`), with MXCSR's rounding
+/// field, flush-to-zero and denormals-are-zero set by the caller.
 #[test]
 fn flag_checked_directed_chunks_under_every_mode() {
     if fmadiv::verify::x86::Avx2Fma::new().is_none() {
         common::skipped_once("the MXCSR test (needs AVX2+FMA)");
         return;
     }
-    let (a, b) = common::flag_chunk_pairs();
     let original = read_mxcsr();
     let mut failures = Vec::new();
-    for (rc, base, under) in caller_modes(original) {
-        failures.extend(directed_against_hardware(&a, &b, base, rc, &under));
+    // The exact quotients first, while this thread's back-off is clear (nothing in them
+    // voids a chunk, so every chunk keeps the step's lanes).
+    for (a, b) in [exact_quotient_pairs(), common::flag_chunk_pairs()] {
+        for (rc, base, under) in caller_modes(original) {
+            failures.extend(directed_against_hardware(&a, &b, base, rc, &under));
+        }
     }
     assert_eq!(read_mxcsr(), original);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Two flag chunks of normal pairs, every fourth quotient exact (both factors with 11-bit
+/// fractions, so `a = q·b` is exact) and every 128th dividend `+0`: nothing raises
+/// underflow, overflow or invalid, so the flag-checked chunks keep the step's lanes
+/// (`div_bounds` under every caller mode), and an exact residual is `-0` where the caller
+/// rounds down. (In `common::flag_chunk_pairs` every chunk holds a NaN or an underflow,
+/// which sends the bounds to the divider; and a `-0` dividend here would void its chunk
+/// under the `+0`-residual step wrongly run under round-down, hiding that step's error.)
+fn exact_quotient_pairs() -> (Vec<f32>, Vec<f32>) {
+    /// A normal float with an 11-bit fraction from random bits, exponent field 100 to 163.
+    fn short(r: u64) -> f32 {
+        let sign = (r as u32 & 1) << 31;
+        let exponent = 100 + (r >> 8) as u32 % 64;
+        let fraction = (r >> 20) as u32 & 0x7ff;
+        f32::from_bits(sign | exponent << 23 | fraction << 12)
+    }
+    let mut rng = SplitMix64(0x6578_6163);
+    let n = 2 * 4096;
+    let (mut a, mut b) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for i in 0..n {
+        let (x, y) = match i % 4 {
+            0 => {
+                let (q, y) = (short(rng.next_u64()), short(rng.next_u64()));
+                // 12-bit significands: the 24-bit product is exact.
+                (q * y, y)
+            }
+            _ => (rng.next_normal(), rng.next_normal()),
+        };
+        let x = if i % 128 == 1 { 0.0 } else { x };
+        a.push(x);
+        b.push(y);
+    }
+    (a, b)
 }
 
 /// `div_rounded` and `div_bounds` over 4 × 4096 pairs, flags clear before: the flags after.

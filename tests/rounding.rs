@@ -273,7 +273,10 @@ fn a_step_that_ignores_the_divisors_sign_is_caught() {
 
 /// The flag-checked chunks keep every lane of a chunk that raised no underflow, overflow or
 /// invalid flag, with no window check: quotients that raise none must come out right from
-/// the step itself, in every mode and through every entry point; chunks with quotients that
+/// the step itself, in every mode, through every entry point and through the directed loop
+/// itself (`div_rounded` and the mixed directed loop's fallback run one pass under the mode
+/// from 256 elements instead, so only `div_bounds` and the forced loop of
+/// `fmadiv::verify::div_rounded_with` reach the chunks); chunks with quotients that
 /// underflow inexactly must go to the divider under the mode. A loop that kept those
 /// chunks despite the underflow flag is caught in every directed mode.
 #[cfg(fmadiv_x86)]
@@ -288,26 +291,47 @@ fn flag_checked_chunks_keep_only_what_the_flags_prove() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     for mode in [Rounding::Down, Rounding::Up, Rounding::TowardZero] {
         let want = fmadiv_verify::mxcsr::divide_in_mode(&a, &b, mode);
-        // On a thread of its own: the calls above left this thread's back-off sending
-        // chunks straight to the divider, which would hide the weakened check.
-        let (a, b) = (a.clone(), b.clone());
-        let out = std::thread::spawn(move || {
-            let mut out = vec![0.0f32; a.len()];
-            let step = DirectedStep::UnderflowIgnored;
-            fmadiv::verify::div_rounded_with(step, &a, &b, &mut out, mode).map(|()| out)
-        })
-        .join()
-        .unwrap();
-        let Some(out) = out else {
-            common::skipped_once("the weakened flag check (needs AVX2+FMA)");
+        // The directed loop itself (above, `div_rounded` ran one pass under the mode): the
+        // shipped step must be right in the chunks...
+        let Some(out) = rounded_on_a_new_thread(DirectedStep::Shipped, &a, &b, mode) else {
+            common::skipped_once("the directed loop's chunks (needs AVX2+FMA)");
             return;
         };
+        failures.extend(first_difference(
+            &format!("the directed loop, {mode}"),
+            &a,
+            &b,
+            &out,
+            &want,
+        ));
+        // ...and a loop that keeps chunks despite the underflow flag is caught.
+        let out = rounded_on_a_new_thread(DirectedStep::UnderflowIgnored, &a, &b, mode).unwrap();
         let wrong = mismatches(&out, &want);
         assert!(
             wrong > 0,
             "{mode}: ignoring the underflow flag went unnoticed"
         );
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `fmadiv::verify::div_rounded_with(step, ..)` on a thread of its own: calls before it
+/// leave their thread's back-off sending chunks straight to the divider, which would hide
+/// what the step does in the chunks. `None` without the directed loop.
+#[cfg(fmadiv_x86)]
+fn rounded_on_a_new_thread(
+    step: DirectedStep,
+    a: &[f32],
+    b: &[f32],
+    mode: Rounding,
+) -> Option<Vec<f32>> {
+    let (a, b) = (a.to_vec(), b.to_vec());
+    std::thread::spawn(move || {
+        let mut out = vec![0.0f32; a.len()];
+        fmadiv::verify::div_rounded_with(step, &a, &b, &mut out, mode).map(|()| out)
+    })
+    .join()
+    .unwrap()
 }
 
 #[test]

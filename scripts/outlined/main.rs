@@ -1,8 +1,8 @@
-//! What `scripts/outlined.sh` disassembles: a user's program that calls every slice function
-//! of the crate and the `Divisor`'s (default features off, so not `par_div`), each at a length that takes the
-//! short loops and one that takes the long ones (the directed functions' flag-checked chunks
-//! start at 512 elements), so that every generic loop the library inlines into its entry
-//! points is compiled into this binary.
+//! What `scripts/outlined.sh` disassembles: a user's program that calls every slice
+//! function of the crate and the `Divisor`'s (default features off, so not `par_div`), each
+//! at a length that takes the short loops and one that takes the long ones (the directed
+//! functions' flag-checked chunks start at 512 elements), so that every generic loop the
+//! library inlines into its entry points is compiled into this binary.
 
 use std::hint::black_box;
 

@@ -1,6 +1,7 @@
 //! Per-call time of the library's functions, for comparing two versions of the crate built
 //! from two revisions (`scripts/versions.sh`): `versions FUNCTION N` prints the best of
-//! five timings, in nanoseconds per call, of many calls on N normal floats (in-place functions on a fresh copy each call).
+//! five timings, in nanoseconds per call, of many calls on N normal floats (in-place
+//! functions on a fresh copy each call).
 
 use std::hint::black_box;
 use std::time::Instant;

@@ -238,10 +238,11 @@ std::thread_local! {
 }
 
 /// The directed loop over a slice, `OUTS` outputs per element: `out[0][i] = RD/RU/RZ(a/b)`
-/// for `div_rounded`, or `(out[0][i], out[1][i]) = (RD, RU)` for `div_bounds`. `fast` maps a
-/// vector and its quotient to the outputs, `fast_plus_zero` the same where an exact residual
-/// is `+0` (the flag-checked chunks know it from MXCSR's rounding field); `slow` fills the outputs of whole vectors
-/// through the control-word region; `vector` does one vector whatever it holds.
+/// for `div_rounded`, or `(out[0][i], out[1][i]) = (RD, RU)` for `div_bounds`. `fast` maps
+/// a vector and its quotient to the outputs, `fast_plus_zero` the same where an exact
+/// residual is `+0` (the flag-checked chunks know it from MXCSR's rounding field); `slow`
+/// fills the outputs of whole vectors through the control-word region; `vector` does one
+/// vector whatever it holds.
 ///
 /// # Safety
 /// `a` and `b` readable and every output writable for `len` floats; the outputs overlap

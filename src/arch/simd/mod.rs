@@ -166,11 +166,12 @@ macro_rules! entry_points {
                 unsafe { directed::div_bounds_raw::<$W, V>($W::assume(), a, b, lo, hi, len) }
             }
 
-            /// [`crate::arch::simd::directed_mixed::div_rounded_mixed_raw`]: kernel variant `V`, step variant
-            /// `S`, `d` divider vectors per kernel block.
+            /// [`crate::arch::simd::directed_mixed::div_rounded_mixed_raw`]: kernel variant
+            /// `V`, step variant `S`, `d` divider vectors per kernel block.
             ///
             /// # Safety
-            /// The backend's features; [`crate::arch::simd::directed_mixed::div_rounded_mixed_raw`]'s conditions.
+            /// The backend's features;
+            /// [`crate::arch::simd::directed_mixed::div_rounded_mixed_raw`]'s conditions.
             #[cfg(feature = "verify")]
             #[target_feature(enable = $features)]
             pub unsafe fn div_rounded_mixed<const MODE: u8, const V: u8, const S: u8>(
@@ -193,11 +194,12 @@ macro_rules! entry_points {
                 }
             }
 
-            /// [`crate::arch::simd::directed_mixed::div_bounds_mixed_raw`]: kernel variant `V`, step variant
-            /// `S`, `d` divider vectors per kernel block.
+            /// [`crate::arch::simd::directed_mixed::div_bounds_mixed_raw`]: kernel variant
+            /// `V`, step variant `S`, `d` divider vectors per kernel block.
             ///
             /// # Safety
-            /// The backend's features; [`crate::arch::simd::directed_mixed::div_bounds_mixed_raw`]'s conditions.
+            /// The backend's features;
+            /// [`crate::arch::simd::directed_mixed::div_bounds_mixed_raw`]'s conditions.
             #[cfg(feature = "verify")]
             #[target_feature(enable = $features)]
             pub unsafe fn div_bounds_mixed<const V: u8, const S: u8>(

@@ -1,5 +1,5 @@
-//! x86-64: the AVX2+FMA and AVX-512F backends, the rounding mode MXCSR holds, and SSE loops for short
-//! slices.
+//! x86-64: the AVX2+FMA and AVX-512F backends, the rounding mode MXCSR holds, and SSE loops
+//! for short slices.
 
 pub mod avx2;
 pub mod avx512;
