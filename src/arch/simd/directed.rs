@@ -225,11 +225,15 @@ std::thread_local! {
 }
 
 /// Slices at least this long take [`flagged_chunks`] (where MXCSR flushes and zeroes
-/// nothing); shorter ones the window-checked blocks. A flag-checked call reads MXCSR twice
-/// (`stmxcsr` waits for every operation in flight, the caller's included). On family 0x19
-/// (best of 40,000 calls of `div_bounds` and `div_rounded` each way) the flags measured
-/// 0.23–0.25 ns per element at 512 against 0.25–0.29 with the window check, the same at
-/// 256 and 128; from 1K they gain a quarter (BENCHMARKS, "Directed rounding").
+/// nothing); shorter ones the window-checked blocks. Of the public functions only
+/// `div_bounds` gets here: `div_rounded` runs one pass under the mode from
+/// [`ONE_PASS_FROM`] elements, fewer than this, so its chunks run only in the forced loop
+/// of `fmadiv::verify::div_rounded_with` (the tests reach them there). A flag-checked call
+/// reads MXCSR twice (`stmxcsr` waits for every operation in flight, the caller's
+/// included). On family 0x19 (best of 40,000 calls of `div_bounds` and `div_rounded` each
+/// way) the flags measured 0.23–0.25 ns per element at 512 against 0.25–0.29 with the
+/// window check, the same at 256 and 128; from 1K they gain a quarter (BENCHMARKS,
+/// "Directed rounding").
 const FLAGGED_FROM: usize = 512;
 std::thread_local! {
     /// The flag-checked chunks' back-off, kept between calls on this thread (see
