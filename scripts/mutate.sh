@@ -41,6 +41,8 @@ MUTATIONS=(
   "directed from the mixes: no rounding-mode read|src/arch/simd/directed_mixed.rs|s/^        if !rounds_to_nearest() {/        if false \&\& !rounds_to_nearest() {/"
   "directed from the mixes: the kernel block's check ignored|src/arch/simd/directed_mixed.rs|s/^        if check.all_accepted(w) {/        if true || check.all_accepted(w) {/"
   "directed from the mixes: the divider vectors' window ignored|src/arch/simd/directed_mixed.rs|s/match InputCheck::window_of(w, x, y).all_accepted(w) {/match true {/"
+  "directed: the blocks' window check ignored|src/arch/simd/directed.rs|s/^        if check.all_accepted(w) {/        if true || check.all_accepted(w) {/"
+  "directed: one vector's window check ignored|src/arch/simd/directed.rs|s/^    if InputCheck::window_of(w, a, b).all_accepted(w) {/    if true || InputCheck::window_of(w, a, b).all_accepted(w) {/"
 )
 
 if [ "${1:-}" = "--check" ]; then
