@@ -43,6 +43,13 @@ MUTATIONS=(
   "directed from the mixes: the divider vectors' window ignored|src/arch/simd/directed_mixed.rs|s/match InputCheck::window_of(w, x, y).all_accepted(w) {/match true {/"
   "directed: the blocks' window check ignored|src/arch/simd/directed.rs|s/^        if check.all_accepted(w) {/        if true || check.all_accepted(w) {/"
   "directed: one vector's window check ignored|src/arch/simd/directed.rs|s/^    if InputCheck::window_of(w, a, b).all_accepted(w) {/    if true || InputCheck::window_of(w, a, b).all_accepted(w) {/"
+  "Divisor: the proof's flags left in MXCSR|src/divisor.rs|s/^            crate::arch::x86_64::mode::write_flags(callers);/            let _ = callers;/"
+  "divider tail padded with 1/0 (a spurious divide-by-zero flag)|src/arch/simd/loops.rs|s/let vb = w.load_partial(b.add(from), rest, 1.0);/let vb = w.load_partial(b.add(from), rest, 0.0);/"
+  "mixed loop: a block checked by its first vector only|src/arch/simd/loops.rs|s/check = Some(check.map_or(c, |acc| acc.merge(w, c)));/check = Some(check.unwrap_or(c));/"
+  "mixed loop: the kernel under a directed MXCSR mode|src/arch/simd/loops.rs|s/if len < step || crate::arch::x86_64::mode::rounds_to_nearest() {/if true {/"
+  "par_div: rayon's threads whatever the caller's MXCSR|src/slices.rs|s/if out.len() < PAR_MIN_LEN || !default_float_environment() {/if out.len() < PAR_MIN_LEN {/"
+  "portable: a signalling NaN operand not quieted|src/arch/portable.rs|s/f32::from_bits(propagated.to_bits() | QUIET_NAN_BIT)/f32::from_bits(propagated.to_bits())/"
+  "try_: the output's length not checked|src/slices.rs|s/^    if a == b \&\& b == out {/    if a == b {/"
 )
 
 if [ "${1:-}" = "--check" ]; then

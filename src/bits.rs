@@ -14,6 +14,8 @@ pub const ONE_BITS: u32 = 0x3f80_0000;
 /// Largest finite |quotient|: 0x1.fffffep+127 (f32::MAX); anything above is an overflow,
 /// an infinity or a NaN (the `Divisor` sequences check their quotients against it).
 pub const QUOTIENT_MAX_BITS: u32 = 0x7f7f_ffff;
+/// `+∞`'s bits: `|x|`'s bits are greater exactly for NaNs.
+pub const INFINITY_BITS: u32 = 0x7f80_0000;
 
 /// How many divisor mantissas just below 2 go to the slow path: 2^15, those whose top eight
 /// fraction bits are all ones. Harrison's lemma allows Halley's reciprocal to miss

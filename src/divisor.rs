@@ -408,13 +408,28 @@ impl Divisor {
 }
 
 impl Proven {
-    /// Decides which sequence is proven exact for `b`.
+    /// Decides which sequence is proven exact for `b`, leaving MXCSR's exception flags as
+    /// they were: the proof is the crate's bookkeeping, not a division the caller asked for,
+    /// and its arithmetic raises flags `/` would not (invalid from `0·∞` for an infinite
+    /// divisor, overflow of `1/b` for a tiny one, underflow of a huge one's tail).
     fn new(b: f32) -> Proven {
         #[cfg(fmadiv_x86)]
-        if crate::dispatch::avx2_fma().is_some() {
-            // SAFETY: AVX2+FMA are in use, so this CPU has FMA.
-            return unsafe { fused::prove(b) };
+        {
+            let callers = crate::arch::x86_64::mode::read_mxcsr();
+            // `black_box` orders the proof between the two MXCSR accesses: its input comes
+            // out of an `asm!` block after the read, its result goes into one before the
+            // write (the arithmetic alone could move across either).
+            let b = core::hint::black_box(b);
+            let proven = match crate::dispatch::avx2_fma() {
+                // SAFETY: AVX2+FMA are in use, so this CPU has FMA.
+                Some(_) => unsafe { fused::prove(b) },
+                None => Self::prove_here(b),
+            };
+            let proven = core::hint::black_box(proven);
+            crate::arch::x86_64::mode::write_flags(callers);
+            proven
         }
+        #[cfg(not(fmadiv_x86))]
         Self::prove_here(b)
     }
 

@@ -6,16 +6,23 @@
 //! default NaN. On x86-64 without AVX2 the divisions run four at a time on SSE's `divps`
 //! (baseline on x86-64, through `safe_arch`).
 
-use crate::bits::{QUIET_NAN_BIT, X86_DEFAULT_NAN_BITS};
+use crate::bits::{ABS_MASK, INFINITY_BITS, QUIET_NAN_BIT, X86_DEFAULT_NAN_BITS};
 #[cfg(any(not(fmadiv_x86), feature = "verify", test))]
 use crate::direction::Rounding;
+
+/// Whether `x` is a NaN, by its bits: a float compare of a subnormal `x` would raise the
+/// denormal-operand flag, which `/` does not raise beside a NaN operand.
+#[inline]
+fn is_nan(x: f32) -> bool {
+    x.to_bits() & ABS_MASK > INFINITY_BITS
+}
 
 /// The NaN x86 returns for `a / b` when the result is NaN.
 #[inline]
 fn x86_nan(a: f32, b: f32) -> f32 {
-    let propagated = if a.is_nan() {
+    let propagated = if is_nan(a) {
         a
-    } else if b.is_nan() {
+    } else if is_nan(b) {
         b
     } else {
         return f32::from_bits(X86_DEFAULT_NAN_BITS);
@@ -28,7 +35,7 @@ fn x86_nan(a: f32, b: f32) -> f32 {
 #[inline]
 pub fn div_one(a: f32, b: f32) -> f32 {
     let q = a / b;
-    if q.is_nan() { x86_nan(a, b) } else { q }
+    if is_nan(q) { x86_nan(a, b) } else { q }
 }
 
 /// `a · r` with x86's NaN bits (`r` is never NaN here): `a / b` when `r` is `b`'s exact
@@ -36,7 +43,7 @@ pub fn div_one(a: f32, b: f32) -> f32 {
 #[inline]
 pub fn mul_one(a: f32, r: f32) -> f32 {
     let q = a * r;
-    if q.is_nan() { x86_nan(a, r) } else { q }
+    if is_nan(q) { x86_nan(a, r) } else { q }
 }
 
 #[cfg(any(not(fmadiv_x86), feature = "verify", test))]
@@ -104,15 +111,16 @@ pub fn div_slices(a: &[f32], b: &[f32], out: &mut [f32]) {
     assert!(a.len() == b.len() && b.len() == out.len());
     #[cfg(fmadiv_x86)]
     {
-        use safe_arch::{cmp_unord_mask_m128, div_m128, move_mask_m128};
+        use safe_arch::div_m128;
         let mut oc = out.chunks_exact_mut(4);
         for ((ac, bc), o) in a.chunks_exact(4).zip(b.chunks_exact(4)).zip(&mut oc) {
             let va = safe_arch::m128::from([ac[0], ac[1], ac[2], ac[3]]);
             let vb = safe_arch::m128::from([bc[0], bc[1], bc[2], bc[3]]);
-            let q = div_m128(va, vb);
-            o.copy_from_slice(&q.to_array());
-            // A NaN result has NaN operands or is 0/0, inf/inf: fix its bits explicitly.
-            if move_mask_m128(cmp_unord_mask_m128(q, q)) != 0 {
+            o.copy_from_slice(&div_m128(va, vb).to_array());
+            // A NaN result has NaN operands or is 0/0, inf/inf: fix its bits explicitly
+            // (found by the bits: a float compare of a subnormal quotient would raise the
+            // denormal-operand flag).
+            if o.iter().any(|&q| is_nan(q)) {
                 for ((o, &x), &y) in o.iter_mut().zip(ac).zip(bc) {
                     *o = div_one(x, y);
                 }

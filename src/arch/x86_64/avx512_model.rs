@@ -26,7 +26,7 @@ use super::mode::{
     ALL_FLAGS, DENORMALS_ARE_ZERO, FLUSH_TO_ZERO, INVALID, div_in_mode_sse, read_mxcsr, write_flags,
 };
 use crate::arch::simd::Vector;
-use crate::bits::{ABS_MASK, MANTISSA_MASK, ONE_BITS, QUIET_NAN_BIT, SIGN_MASK};
+use crate::bits::{ABS_MASK, INFINITY_BITS, MANTISSA_MASK, ONE_BITS, QUIET_NAN_BIT, SIGN_MASK};
 
 /// Lanes per vector, as the real 512-bit registers.
 pub const LANES: usize = 16;
@@ -170,8 +170,6 @@ const EXPONENT_BIAS: u32 = 127;
 const EXPONENT_MAX: u32 = 254;
 /// The implicit leading bit of a normal significand.
 const HIDDEN_BIT: u32 = 1 << 23;
-/// Infinity's bits.
-const INFINITY_BITS: u32 = 0x7f80_0000;
 /// Subnormals up to this magnitude have a reciprocal beyond `f32::MAX`: an infinity.
 const SMALL_SUBNORMAL_MAX: u32 = 0x0020_0000;
 
