@@ -14,12 +14,12 @@
 
 #[cfg(target_arch = "x86_64")]
 fn main() {
-    use core::arch::asm;
     use std::hint::black_box;
     use std::time::Instant;
 
     use fmadiv::Divisor;
     use fmadiv::verify::divisor::{Check, divide_slice_by, divide_slice_checked_by};
+    use fmadiv_verify::mxcsr::{ALL_FLAGS, read_mxcsr, write_mxcsr};
     use fmadiv_verify::samples::{Layouts, SplitMix64};
 
     if !fmadiv::verify::has_kernel() {
@@ -31,21 +31,11 @@ fn main() {
     const UNDERFLOW: u32 = 1 << 4;
     /// MXCSR's six exception flags.
     fn flags() -> u32 {
-        let mut csr = 0u32;
-        // SAFETY: stmxcsr stores MXCSR to the local.
-        unsafe { asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack, preserves_flags)) };
-        csr & 0x3f
+        read_mxcsr() & ALL_FLAGS
     }
     /// MXCSR with only the underflow flag of the six set (or none), everything else as it is.
     fn set_underflow(set: bool) {
-        let mut csr = 0u32;
-        // SAFETY: stmxcsr stores MXCSR to the local; ldmxcsr loads it back with only the
-        // flag bits changed (no exception is unmasked, no mode changes).
-        unsafe {
-            asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack, preserves_flags));
-            csr = (csr & !0x3f) | if set { UNDERFLOW } else { 0 };
-            asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack, preserves_flags));
-        }
+        write_mxcsr((read_mxcsr() & !ALL_FLAGS) | if set { UNDERFLOW } else { 0 });
     }
     let d = Divisor::new(3.7);
     type Job<'a> = (&'a str, bool, &'a dyn Fn(&[f32], &mut [f32]));

@@ -15,23 +15,12 @@ mod common;
 fn main() {
     use std::hint::black_box;
 
-    use common::{read_mxcsr, write_mxcsr};
+    use common::flags_of;
 
-    const ALL_FLAGS: u32 = 0x3f;
     const N: usize = 4096;
     /// The lane of the telling pair.
     const AT: usize = 100;
 
-    /// The flags `f` leaves, run with the flags clear (the caller's put back after).
-    #[inline(never)]
-    fn flags_of(f: impl FnOnce()) -> u32 {
-        let original = read_mxcsr();
-        write_mxcsr(original & !ALL_FLAGS);
-        f();
-        let flags = read_mxcsr() & ALL_FLAGS;
-        write_mxcsr(original);
-        flags
-    }
     fn check(a: &[f32], b: &[f32], out: &[f32]) {
         for ((x, y), q) in a.iter().zip(b).zip(out) {
             assert_eq!(q.to_bits(), (x / y).to_bits(), "{x:e} / {y:e}");

@@ -14,7 +14,7 @@ mod common;
 
 use std::hint::black_box;
 
-use common::{SplitMix64, edge_pairs, edge_values, read_mxcsr, write_mxcsr};
+use common::{ALL_FLAGS, SplitMix64, edge_pairs, edge_values, flags_of, read_mxcsr, write_mxcsr};
 use fmadiv::{Divisor, Rounding, Schedule};
 
 /// Flush-to-zero: tiny results become zero.
@@ -456,7 +456,6 @@ fn exact_quotient_pairs() -> (Vec<f32>, Vec<f32>) {
 /// `div_rounded` and `div_bounds` over 4 × 4096 pairs, flags clear before: the flags after.
 #[inline(never)]
 fn directed_flags(a: &[f32], b: &[f32]) -> [u32; 2] {
-    const ALL_FLAGS: u32 = 0x3f;
     let mut out = vec![0.0f32; a.len()];
     let (mut lo, mut hi) = (vec![0.0f32; a.len()], vec![0.0f32; a.len()]);
     let original = read_mxcsr();
@@ -529,7 +528,6 @@ fn directed_functions_raise_the_dividers_flags() {
 /// divided before).
 #[inline(never)]
 fn divisor_flags(a: &[f32], d: f32) -> u32 {
-    const ALL_FLAGS: u32 = 0x3f;
     let divisor = Divisor::new(d);
     let mut out = vec![0.0f32; a.len()];
     divisor.divide_slice(a, &mut out);
@@ -619,7 +617,6 @@ fn divide_mixed_data() {
 
 #[test]
 fn divide_slice_and_div_rounded_keep_the_callers_exception_flags_and_mode() {
-    const ALL_FLAGS: u32 = 0x3f;
     let original = read_mxcsr();
     for rc in 0..4u32 {
         for flags in [0, 1, 1 << 3, 1 << 4, ALL_FLAGS] {
@@ -636,18 +633,6 @@ fn divide_slice_and_div_rounded_keep_the_callers_exception_flags_and_mode() {
             );
         }
     }
-}
-
-/// The sticky flags `f` leaves, run with the flags clear (the caller's put back after).
-#[inline(never)]
-fn flags_of(f: impl FnOnce()) -> u32 {
-    const ALL_FLAGS: u32 = 0x3f;
-    let original = read_mxcsr();
-    write_mxcsr(original & !ALL_FLAGS);
-    f();
-    let flags = read_mxcsr() & ALL_FLAGS;
-    write_mxcsr(original);
-    flags
 }
 
 /// `/` lane by lane: the flags the entry points must raise at least.
@@ -870,7 +855,6 @@ fn entry_points_raise_no_flag_beyond_the_documented_ones() {
 /// and a few normal divisors, each proof made with the flags clear and with all six set.
 #[test]
 fn making_a_proof_leaves_the_callers_flags() {
-    const ALL_FLAGS: u32 = 0x3f;
     let mut divisors = edge_values();
     divisors.extend([3.0, 1.0 / 3.0, 1.9960936, 1e30, 8.50706e37, -1e-30, 7.0e-39]);
     let mut failures = Vec::new();

@@ -22,21 +22,6 @@ pub fn cpu() -> String {
         .unwrap_or_else(|| "unknown CPU".into())
 }
 
-/// MXCSR now.
 #[cfg(target_arch = "x86_64")]
-#[allow(dead_code)] // not every example reads it
-pub fn read_mxcsr() -> u32 {
-    let mut csr = 0u32;
-    // SAFETY: stmxcsr stores the register to a valid local.
-    unsafe { core::arch::asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack)) };
-    csr
-}
-
-/// Loads `csr` into MXCSR: the callers change only the flags or the rounding field, around
-/// non-inlined arithmetic, and put the original back before comparing anything.
-#[cfg(target_arch = "x86_64")]
-#[allow(dead_code)] // not every example writes it
-pub fn write_mxcsr(csr: u32) {
-    // SAFETY: a valid control word (MXCSR as read, flags or rounding field changed).
-    unsafe { core::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack)) };
-}
+#[allow(unused_imports)] // not every example reads or writes MXCSR
+pub use fmadiv_verify::mxcsr::{ALL_FLAGS, flags_of, read_mxcsr, write_mxcsr};

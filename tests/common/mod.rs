@@ -2,6 +2,8 @@
 //! that compare bits with the hardware's `a / b`.
 #![allow(dead_code, unused_imports)]
 
+#[cfg(target_arch = "x86_64")]
+pub use fmadiv_verify::mxcsr::{ALL_FLAGS, flags_of, read_mxcsr, write_mxcsr};
 pub use fmadiv_verify::samples::{SplitMix64, edge_pairs, edge_values, seed, skipped_once};
 
 /// Formats a mismatch for a failure message.
@@ -157,22 +159,4 @@ pub fn flag_chunk_pairs() -> (Vec<f32>, Vec<f32>) {
         }
     }
     (a, b)
-}
-
-/// MXCSR now.
-#[cfg(target_arch = "x86_64")]
-pub fn read_mxcsr() -> u32 {
-    let mut csr = 0u32;
-    // SAFETY: stmxcsr only stores the control register to the given, valid address.
-    unsafe { core::arch::asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack)) };
-    csr
-}
-
-/// Loads `csr` into MXCSR: a caller sets another mode only around non-inlined arithmetic
-/// and restores the original before comparing anything.
-#[cfg(target_arch = "x86_64")]
-pub fn write_mxcsr(csr: u32) {
-    // SAFETY: ldmxcsr loads a valid control word (the default one with its rounding, FTZ
-    // and DAZ bits changed); the test restores the original before comparing anything.
-    unsafe { core::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack)) };
 }

@@ -7,6 +7,39 @@ use fmadiv::Rounding;
 
 /// MXCSR's rounding-control field (bits 13 and 14).
 const ROUNDING_FIELD: u32 = 0b11 << 13;
+/// MXCSR's six sticky exception flags (bits 0-5: IE DE ZE OE UE PE).
+pub const ALL_FLAGS: u32 = 0x3f;
+
+/// MXCSR now.
+#[cfg(target_arch = "x86_64")]
+pub fn read_mxcsr() -> u32 {
+    let mut csr = 0u32;
+    // SAFETY: stmxcsr only stores the control register to the given, valid address.
+    unsafe { core::arch::asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack)) };
+    csr
+}
+
+/// Loads `csr` into MXCSR: a caller sets another mode or other flags only around
+/// non-inlined arithmetic and restores the original before comparing anything.
+#[cfg(target_arch = "x86_64")]
+pub fn write_mxcsr(csr: u32) {
+    // SAFETY: ldmxcsr loads a valid control word (MXCSR as read, its flags, rounding, FTZ or
+    // DAZ bits changed); the caller restores the original before comparing anything.
+    unsafe { core::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack)) };
+}
+
+/// The sticky flags `f` leaves, run with the flags clear (the caller's put back after).
+/// Not inlined, so that `f`'s arithmetic stays between the two MXCSR accesses.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+pub fn flags_of(f: impl FnOnce()) -> u32 {
+    let original = read_mxcsr();
+    write_mxcsr(original & !ALL_FLAGS);
+    f();
+    let flags = read_mxcsr() & ALL_FLAGS;
+    write_mxcsr(original);
+    flags
+}
 
 /// The `asm!` template of a block that runs `$body` (template lines) with MXCSR's rounding
 /// field set to `{rc}`, then loads the saved control word back (the flags the body raised
