@@ -183,6 +183,36 @@ fn try_div_writes_nothing_on_mismatch() {
     assert!(fmadiv::try_div(&[], &[], &mut []).is_ok());
 }
 
+/// Each of the three lengths disagreeing alone (the output shorter or longer than two
+/// inputs that agree, too): an error naming all three, and nothing written.
+#[test]
+fn try_div_checks_every_length() {
+    for (dividends, divisors, out_len) in [
+        (40, 40, 39),
+        (40, 40, 41),
+        (40, 39, 40),
+        (39, 40, 40),
+        (40, 39, 39),
+        (0, 0, 1),
+    ] {
+        let (a, b) = (vec![3.0f32; dividends], vec![2.0f32; divisors]);
+        let mut out = vec![7.0f32; out_len];
+        let err = fmadiv::try_div(&a, &b, &mut out).unwrap_err();
+        assert_eq!(
+            err,
+            fmadiv::Error::LengthMismatch {
+                dividends,
+                divisors,
+                out: out_len
+            }
+        );
+        assert!(
+            out.iter().all(|&x| x == 7.0),
+            "{dividends}, {divisors}, {out_len}"
+        );
+    }
+}
+
 #[test]
 #[should_panic(expected = "fmadiv::div: length mismatch: 2 dividends, 2 divisors, output of 1")]
 fn div_panics_on_mismatch() {
