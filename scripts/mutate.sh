@@ -43,7 +43,7 @@ MUTATIONS=(
   "directed from the mixes: the divider vectors' window ignored|src/arch/simd/directed_mixed.rs|s/match InputCheck::window_of(w, x, y).all_accepted(w) {/match true {/"
   "directed: the blocks' window check ignored|src/arch/simd/directed.rs|s/^        if check.all_accepted(w) {/        if true || check.all_accepted(w) {/"
   "directed: one vector's window check ignored|src/arch/simd/directed.rs|s/^    if InputCheck::window_of(w, a, b).all_accepted(w) {/    if true || InputCheck::window_of(w, a, b).all_accepted(w) {/"
-  "Divisor: the proof's flags left in MXCSR|src/divisor.rs|s/^            crate::arch::x86_64::mode::write_flags(callers);/            let _ = callers;/"
+  "Divisor: the proof's flags left in MXCSR|src/divisor.rs|s/^            write_flags(callers);/            let _ = callers;/"
   "divider tail padded with 1/0 (a spurious divide-by-zero flag)|src/arch/simd/loops.rs|s/let vb = w.load_partial(b.add(from), rest, 1.0);/let vb = w.load_partial(b.add(from), rest, 0.0);/"
   "mixed loop: a block checked by its first vector only|src/arch/simd/loops.rs|s/check = Some(check.map_or(c, |acc| acc.merge(w, c)));/check = Some(check.unwrap_or(c));/"
   "mixed loop: the kernel under a directed MXCSR mode|src/arch/simd/loops.rs|s/if len < step || crate::arch::x86_64::mode::rounds_to_nearest() {/if true {/"
@@ -52,6 +52,8 @@ MUTATIONS=(
   "try_: the output's length not checked|src/slices.rs|s/^    if a == b \&\& b == out {/    if a == b {/"
   "ndarray: the divisor's strides not compared (contiguous views of another order)|src/ndarray.rs|s/^        \&\& b.strides() == strides.as_slice()$/        \&\& true/"
   "ndarray: a strided divisor lane taken for a broadcast one|src/ndarray.rs|s/if b.strides()\[0\] == 0 \&\& !o.is_empty() {/if !o.is_empty() {/"
+  "Divisor: the proof unguarded up to 2^128 (a huge divisor's tail underflows)|src/divisor.rs|s/RangeInclusive<u32> = 1..=127 + 77;/RangeInclusive<u32> = 1..=254;/"
+  "Divisor: Markstein's bound divided before compared (underflow from 2^26)|src/divisor.rs|s/Strategy::Markstein if b.abs() <= 2f32.powi(25) => 2f32.powi(-100) \/ b.abs(),/Strategy::Markstein => (2f32.powi(-100) \/ b.abs()).max(2f32.powi(-125)),/"
 )
 
 if [ "${1:-}" = "--check" ]; then

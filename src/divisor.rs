@@ -184,6 +184,16 @@ mod fused {
 /// Smallest normal, as the bits of |x|.
 const MIN_NORMAL_BITS: u32 = 0x0080_0000;
 
+/// The biased exponents of the divisors whose proof raises no flag but inexact: normal `b`
+/// with `|b| < 2^78`. There every intermediate is normal or zero: `1/b` lies in
+/// `(2^-78, 2^126]`; `rho = 1 - b·zh` is a multiple of 2^-48 (`b·zh` is a product of two
+/// 24-bit significands whose exponents sum to -2, -1 or 0), so the tail `zl = rho/b` is zero
+/// or above 2^-126, and two products' smallest quotient `2^-124/|rho|` lies between 2^-102 and
+/// 2^-76; Markstein's bound compares `b` before it divides; the candidate test works on
+/// `b`'s significand alone (`tests/mxcsr.rs` runs all 2^23 of them).
+#[cfg(fmadiv_x86)]
+const QUIET_PROOF_EXPONENTS: core::ops::RangeInclusive<u32> = 1..=127 + 77;
+
 impl Divisor {
     /// Takes `b`. Nothing is computed yet: the proof of which sequence is exact for `b`
     /// (about 60 ns) is made on first need and kept. A first slice makes it only
@@ -409,28 +419,47 @@ impl Divisor {
 
 impl Proven {
     /// Decides which sequence is proven exact for `b`, leaving MXCSR's exception flags as
-    /// they were: the proof is the crate's bookkeeping, not a division the caller asked for,
-    /// and its arithmetic raises flags `/` would not (invalid from `0·∞` for an infinite
-    /// divisor, overflow of `1/b` for a tiny one, underflow of a huge one's tail).
+    /// they were but for inexact: the proof is the crate's bookkeeping, not a division the
+    /// caller asked for. A divisor in [`QUIET_PROOF_EXPONENTS`] raises nothing else by
+    /// construction; any other may (invalid from `0·∞` for an infinite divisor, overflow of
+    /// `1/b` for a tiny one, underflow of a huge one's tail), so its proof puts the caller's
+    /// flags back (`stmxcsr` waits for every operation in flight: about 20 ns on family
+    /// 0x19, a third of the proof).
     fn new(b: f32) -> Proven {
         #[cfg(fmadiv_x86)]
-        {
-            let callers = crate::arch::x86_64::mode::read_mxcsr();
-            // `black_box` orders the proof between the two MXCSR accesses: its input comes
-            // out of an `asm!` block after the read, its result goes into one before the
-            // write (the arithmetic alone could move across either).
-            let b = core::hint::black_box(b);
-            let proven = match crate::dispatch::avx2_fma() {
-                // SAFETY: AVX2+FMA are in use, so this CPU has FMA.
-                Some(_) => unsafe { fused::prove(b) },
-                None => Self::prove_here(b),
-            };
-            let proven = core::hint::black_box(proven);
-            crate::arch::x86_64::mode::write_flags(callers);
-            proven
+        if !QUIET_PROOF_EXPONENTS.contains(&((b.to_bits() >> 23) & 0xff)) {
+            return Self::prove_keeping_flags(b);
         }
-        #[cfg(not(fmadiv_x86))]
+        Self::prove_fastest(b)
+    }
+
+    /// The proof with the FMA instructions where they are in use, else in the caller's.
+    #[inline(always)]
+    fn prove_fastest(b: f32) -> Proven {
+        #[cfg(fmadiv_x86)]
+        if crate::dispatch::avx2_fma().is_some() {
+            // SAFETY: AVX2+FMA are in use, so this CPU has FMA.
+            return unsafe { fused::prove(b) };
+        }
         Self::prove_here(b)
+    }
+
+    /// [`Proven::prove_fastest`] between a read of MXCSR and a write of the flags it held
+    /// (the write only where the proof raised one the caller had not set).
+    #[cfg(fmadiv_x86)]
+    #[cold]
+    #[inline(never)]
+    fn prove_keeping_flags(b: f32) -> Proven {
+        use crate::arch::x86_64::mode::{read_mxcsr, write_flags};
+        let callers = read_mxcsr();
+        // `black_box` orders the proof between the two MXCSR accesses: its input comes out
+        // of an `asm!` block after the read, its result goes into one before the write (the
+        // arithmetic alone could move across either).
+        let proven = core::hint::black_box(Self::prove_fastest(core::hint::black_box(b)));
+        if read_mxcsr() != callers {
+            write_flags(callers);
+        }
+        proven
     }
 
     /// [`Proven::new`] in the caller's instruction set.
@@ -457,7 +486,8 @@ impl Proven {
             // a·zl must be normal: |a·zl| ~ |q|·|rho|.
             Strategy::TwoProducts => 2f32.powi(-126) / rho.abs() * 4.0,
             // The residual a - q·b is exact while e_b + e_q >= -103 (Boldo–Daumas).
-            Strategy::Markstein => (2f32.powi(-100) / b.abs()).max(2f32.powi(-125)),
+            // Compared before dividing: no underflow for a huge b.
+            Strategy::Markstein if b.abs() <= 2f32.powi(25) => 2f32.powi(-100) / b.abs(),
             _ => 2f32.powi(-125),
         };
         let min_quotient_bits = if min_quotient.is_finite() {
