@@ -23,6 +23,12 @@ const FTZ: u32 = 1 << 15;
 const DAZ: u32 = 1 << 6;
 /// The rounding-control field.
 const RC: u32 = 0b11 << 13;
+/// MXCSR's exception flags, one by one.
+const INVALID: u32 = 1 << 0;
+const DENORMAL: u32 = 1 << 1;
+const OVERFLOW: u32 = 1 << 3;
+const UNDERFLOW: u32 = 1 << 4;
+const INEXACT: u32 = 1 << 5;
 
 /// `vdivps` over slices under the MXCSR in force: the reference (non-inlined, so that it
 /// runs where MXCSR is set).
@@ -480,10 +486,6 @@ fn directed_flags(a: &[f32], b: &[f32]) -> [u32; 2] {
 #[test]
 fn directed_functions_raise_the_dividers_flags() {
     let embedded = fmadiv::directed_backend().embedded_rounding();
-    const INVALID: u32 = 1;
-    const DENORMAL: u32 = 1 << 1;
-    const OVERFLOW: u32 = 1 << 3;
-    const UNDERFLOW: u32 = 1 << 4;
     let a: Vec<f32> = (0..4 * 4096).map(|i| 1.0 + i as f32 * 1e-4).collect();
     let b = vec![3.0f32; a.len()];
     let (mut over_a, mut nan_a, mut tiny_a) = (a.clone(), a.clone(), a.clone());
@@ -551,9 +553,6 @@ fn divisor_flags(a: &[f32], d: f32) -> u32 {
 /// raised it); a subnormal dividend leaves both, as the divider does.
 #[test]
 fn divisor_chunks_raise_the_dividers_flags() {
-    const OVERFLOW: u32 = 1 << 3;
-    const UNDERFLOW: u32 = 1 << 4;
-    const DENORMAL: u32 = 1 << 1;
     let a: Vec<f32> = (0..4 * 4096).map(|i| 1.0 + i as f32 * 1e-4).collect();
     let mut subnormal = a.clone();
     subnormal[3 * 4096 + 100] = 1e-40;
@@ -645,19 +644,15 @@ fn dividers_flags(a: &[f32], b: &[f32]) -> u32 {
     })
 }
 
-/// The inexact flag: an FMA sequence may raise it for an exact quotient.
-const INEXACT: u32 = 1 << 5;
-/// Underflow and denormal-operand: the `Divisor`'s scalar and in-register forms may raise
-/// them where the product `a·zl` underflows under a normal quotient (README, "Exception
-/// flags").
-const UNDERFLOW_AND_DENORMAL: u32 = (1 << 4) | (1 << 1);
-/// Invalid: the `Divisor`'s lane-checked sequences raise it for an infinite dividend
-/// (`∞ − ∞` inside the sequence; the lane is redone by the divider).
-const INVALID: u32 = 1 << 0;
+// Beyond `/`'s flags (README, "Exception flags"): inexact anywhere (an FMA sequence may
+// raise it for an exact quotient); underflow and denormal-operand in the `Divisor`'s scalar
+// and in-register forms, where the product `a·zl` underflows under a normal quotient;
+// invalid in the `Divisor`'s lane-checked sequences for an infinite dividend (`∞ − ∞`
+// inside the sequence; the lane is redone by the divider); and:
 /// What a kernel block or vector discarded for a lane outside the input window may leave:
 /// its arithmetic's invalid, overflow, underflow and denormal-operand flags (never
 /// divide-by-zero: the kernel does not divide).
-const DISCARDED_KERNEL: u32 = INVALID | (1 << 3) | UNDERFLOW_AND_DENORMAL;
+const DISCARDED_KERNEL: u32 = INVALID | OVERFLOW | UNDERFLOW | DENORMAL;
 
 /// Whether `x` lies in the kernel's input window `[2^-63, 2^63)` (`src/bits.rs`).
 fn inside_window(x: f32) -> bool {
@@ -680,7 +675,7 @@ fn divisor_extra(dividends: &[f32], scalar: bool) -> u32 {
         false => 0,
     };
     let tails = match scalar {
-        true => UNDERFLOW_AND_DENORMAL,
+        true => UNDERFLOW | DENORMAL,
         false => 0,
     };
     INEXACT | invalid | tails

@@ -117,9 +117,9 @@ pub fn div_slices(a: &[f32], b: &[f32], out: &mut [f32]) {
             let va = safe_arch::m128::from([ac[0], ac[1], ac[2], ac[3]]);
             let vb = safe_arch::m128::from([bc[0], bc[1], bc[2], bc[3]]);
             o.copy_from_slice(&div_m128(va, vb).to_array());
-            // A NaN result has NaN operands or is 0/0, inf/inf: fix its bits explicitly
-            // (found by the bits: a float compare of a subnormal quotient would raise the
-            // denormal-operand flag).
+            // A NaN result has NaN operands or is 0/0, inf/inf: fix its bits explicitly.
+            // Told by the bits: a float compare of a subnormal quotient would raise the
+            // denormal-operand flag.
             if o.iter().any(|&q| is_nan(q)) {
                 for ((o, &x), &y) in o.iter_mut().zip(ac).zip(bc) {
                     *o = div_one(x, y);
