@@ -823,10 +823,12 @@ fn entry_points_raise_every_flag_the_divider_raises() {
     );
 }
 
-/// And no flag beyond `/`'s but those README's "Exception flags" names: inexact anywhere,
-/// underflow and denormal-operand in the `Divisor`'s scalar and in-register forms. A
-/// discarded kernel block or attempt raises nothing else (its lanes outside the window are
-/// redone by the divider, whose flags those are), and a tail is padded with `1 / 1`.
+/// And no flag beyond `/`'s but those README's "Exception flags" names: inexact anywhere;
+/// underflow and denormal-operand in the `Divisor`'s scalar and in-register forms; invalid
+/// in its lane-checked sequences for an infinite dividend; the arithmetic's flags of a
+/// kernel block or vector discarded for a lane outside the window. So nothing but inexact
+/// for pairs inside the window, and never a divide-by-zero `/` does not raise (a tail is
+/// padded with `1 / 1`; the proof of a `Divisor` made in the call leaves only inexact).
 #[test]
 fn entry_points_raise_no_flag_beyond_the_documented_ones() {
     let extras: Vec<String> = flags_left_by_the_entry_points()
