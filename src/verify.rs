@@ -10,8 +10,10 @@
 //! What it offers:
 //! - the variants and the loops that run one on every lane ([`div_with`], [`recip_with`]);
 //! - every schedule whatever the plan says ([`run_schedule`], [`run_schedule_in_place`];
-//!   [`run_entry`]: an entry point with its rounding-mode guard or without) and the
-//!   directed loop with either step ([`div_rounded_with`]);
+//!   [`run_entry`]: an entry point with its rounding-mode guard or without;
+//!   [`run_schedule_divisor_window_only_on`]: a schedule's loop with a weakened kernel whose
+//!   lanes show, to test which lanes the loop gives the kernel) and the directed loop with
+//!   either step ([`div_rounded_with`]);
 //! - a `Divisor`'s paths whatever the plan says ([`divisor`]) and the in-register token's
 //!   kernel switch ([`token_with_kernel`]);
 //! - the kernel's steps for the sweeps, which run them on chosen seeds and compare them pair
@@ -123,6 +125,73 @@ pub fn div_divisor_window_only_on(
     #[cfg(not(fmadiv_x86))]
     {
         let _ = (backend, a, b, out);
+        None
+    }
+}
+
+/// Kernel vectors per block of the plan's mixed loops: a step of schedule `mix-d` is one
+/// block through the kernel, then `d` divider vectors (the kernel alone: `d = 0`).
+#[cfg(fmadiv_x86)]
+pub const MIXED_BLOCK_VECTORS: usize = crate::arch::simd::loops::BLOCK_VECTORS;
+
+/// The steps a mixed loop gives the divider alone after the first kernel block on a thread
+/// that failed its check with a lane outside the input window (the back-off, doubling
+/// after each further failure).
+#[cfg(fmadiv_x86)]
+pub const MIXED_STEPS_AFTER_FAILURE: u32 = crate::arch::simd::loops::STEPS_AFTER_SLOW;
+
+/// `out[i] = a[i] / b[i]` by schedule `s`'s loop of `backend` as the plan runs it (the
+/// rounding-mode guard, the block check, the back-off, the divider vectors), with the
+/// weakened kernel of [`div_divisor_window_only_on`] in its blocks: an infinite dividend
+/// over a divisor inside the window passes that kernel's check and comes out NaN where the
+/// divider gives an infinity, so the output shows which lanes the loop gave the kernel.
+/// `None` (nothing written) for a schedule without the kernel or a backend this CPU cannot
+/// run. Panics if the lengths differ.
+pub fn run_schedule_divisor_window_only_on(
+    backend: crate::Backend,
+    s: crate::Schedule,
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+) -> Option<()> {
+    #[cfg(fmadiv_x86)]
+    {
+        use crate::Schedule;
+        assert!(a.len() == b.len() && b.len() == out.len());
+        if !backend.runs_here() {
+            return None;
+        }
+        /// Schedule `s`'s loop among one backend's entry points, the weakened kernel in it.
+        macro_rules! loop_of {
+            ($entry:path) => {{
+                use $entry as entry;
+                const V: u8 = Variant::DIVISOR_WINDOW_ONLY;
+                let f: crate::schedule::RawFn = match s {
+                    Schedule::Portable | Schedule::Divider => return None,
+                    Schedule::Kernel => entry::mixed::<V, 0, false, true>,
+                    Schedule::Mixed(m) => match m.divider_vectors() {
+                        1 => entry::mixed::<V, 1, false, true>,
+                        2 => entry::mixed::<V, 2, false, true>,
+                        4 => entry::mixed::<V, 4, false, true>,
+                        8 => entry::mixed::<V, 8, false, true>,
+                        16 => entry::mixed::<V, 16, false, true>,
+                        other => {
+                            unreachable!("Mix::new makes only the mixes of Mix::ALL, not {other}")
+                        }
+                    },
+                };
+                Some(f)
+            }};
+        }
+        let f = crate::dispatch::with_entry!(backend, loop_of, None)?;
+        // SAFETY: the backend runs here; a and b readable and out writable for its length,
+        // out a unique borrow.
+        unsafe { f(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
+        Some(())
+    }
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (backend, s, a, b, out);
         None
     }
 }

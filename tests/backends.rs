@@ -234,6 +234,143 @@ fn every_tail_length_on_every_backend() {
     }
 }
 
+/// The lanes a mixed loop gave its kernel, read from a run with the weakened kernel of
+/// `run_schedule_divisor_window_only_on` on infinite dividends (NaN there, an infinity from
+/// the divider): `true` for a kernel lane. Every other lane must be the divider's `a / b`.
+fn kernel_lanes(backend: Backend, s: Schedule, a: &[f32], b: &[f32]) -> Vec<bool> {
+    let mut out = vec![0.0f32; a.len()];
+    fmadiv::verify::run_schedule_divisor_window_only_on(backend, s, a, b, &mut out)
+        .expect("a schedule with the kernel on a backend this CPU runs");
+    let want = hardware(a, b);
+    (0..a.len())
+        .map(|i| {
+            let kernel = out[i].is_nan();
+            let divider = out[i].to_bits() == want[i].to_bits();
+            assert!(
+                kernel || divider,
+                "{} {}: lane {i} is neither the kernel's nor the divider's: {}",
+                backend.name(),
+                s.name(),
+                describe(a[i], b[i], out[i], want[i]),
+            );
+            kernel
+        })
+        .collect()
+}
+
+/// `f` on a thread of its own: no back-off left by an earlier call of the test's thread.
+fn on_a_fresh_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|t| t.spawn(f).join().expect("the thread finished"))
+}
+
+/// The plan's loops give the kernel what their structure says, on every backend: whole
+/// steps' kernel blocks of a clean slice, nothing from a failed block until the back-off
+/// has run out (also across calls on one thread), nothing under a directed MXCSR mode.
+/// Bits alone cannot show this (the divider gives the same ones): a loop that quietly sent
+/// everything to the divider would pass every other test.
+#[test]
+fn the_mixed_loops_give_the_kernel_its_blocks_on_every_backend() {
+    use fmadiv::verify::{MIXED_BLOCK_VECTORS, MIXED_STEPS_AFTER_FAILURE};
+    let after_failure = MIXED_STEPS_AFTER_FAILURE as usize;
+    for backend in backends() {
+        for s in Schedule::ALL.into_iter().filter(|s| s.uses_kernel()) {
+            let divider_vectors = match s {
+                Schedule::Mixed(m) => m.divider_vectors() as usize,
+                _ => 0,
+            };
+            let block = MIXED_BLOCK_VECTORS * backend.lanes();
+            let step = block + divider_vectors * backend.lanes();
+            let steps = 2 * after_failure + 5;
+            let len = steps * step + 37;
+            // Infinite dividends of both signs over divisors inside the window, none with a
+            // near-all-ones mantissa (the kernel's blocks refuse those).
+            let (_, b) = in_window_pairs(len, 11);
+            let b: Vec<f32> = b
+                .into_iter()
+                .map(|y| f32::from_bits(y.to_bits() & !(1 << 22)))
+                .collect();
+            let a: Vec<f32> = (0..len)
+                .map(|i| {
+                    if i % 3 == 0 {
+                        f32::NEG_INFINITY
+                    } else {
+                        f32::INFINITY
+                    }
+                })
+                .collect();
+            // Kernel lanes: the first `block` of each whole step from step `from` on (what
+            // is left after the whole steps is the divider's).
+            let whole = len / step;
+            let kernel_from = |from: usize| -> Vec<bool> {
+                (0..len)
+                    .map(|i| i / step >= from && i / step < whole && i % step < block)
+                    .collect()
+            };
+            let what = format!("{} {}", backend.name(), s.name());
+            // The first lane where the kernel's share differs from the loop's structure.
+            let check = |got: Vec<bool>, want: Vec<bool>, case: &str| {
+                if let Some(i) = (0..len.min(got.len())).find(|&i| got[i] != want[i]) {
+                    let whose = if got[i] {
+                        "the kernel's"
+                    } else {
+                        "the divider's"
+                    };
+                    panic!("{what}, {case}: lane {i} (step {}) is {whose}", i / step);
+                }
+            };
+
+            let clean = on_a_fresh_thread(|| kernel_lanes(backend, s, &a, &b));
+            check(clean, kernel_from(0), "a clean slice");
+
+            // A zero divisor in the first block: that step, and the back-off's steps after
+            // it, on the divider; the kernel from the step after. The pass there resets the
+            // back-off: a second failure two steps later skips as many steps again.
+            let mut failing = b.clone();
+            failing[1] = 0.0;
+            let again = after_failure + 2;
+            let mut twice = failing.clone();
+            twice[again * step] = 0.0;
+            let got = on_a_fresh_thread(|| kernel_lanes(backend, s, &a, &twice));
+            let mut want = kernel_from(1 + after_failure);
+            let back = kernel_from(again + 1 + after_failure);
+            want[again * step..].copy_from_slice(&back[again * step..]);
+            check(got, want, "after a failed block, twice");
+
+            // A near-all-ones divisor in a block of finite dividends (every lane inside the
+            // window): the block is redone by the divider, and no back-off follows.
+            let mut near_all_ones = b.clone();
+            near_all_ones[1] = f32::from_bits(0x3fff_ffff);
+            let mut finite_first = a.clone();
+            finite_first[..block].fill(1.5);
+            let got = on_a_fresh_thread(|| kernel_lanes(backend, s, &finite_first, &near_all_ones));
+            let mut want = kernel_from(0);
+            want[..block].fill(false);
+            check(got, want, "a near-all-ones divisor");
+
+            // The back-off is kept between calls: a one-step call that fails, then the
+            // clean slice, whose first steps then go to the divider.
+            let (first, second) = on_a_fresh_thread(|| {
+                let first = kernel_lanes(backend, s, &a[..step], &failing[..step]);
+                (first, kernel_lanes(backend, s, &a, &b))
+            });
+            assert!(first.iter().all(|&k| !k), "{what}: the failed step");
+            check(second, kernel_from(after_failure), "the next call");
+
+            // Under a directed MXCSR mode the guard sends everything to the divider.
+            let run = |x: &[f32], y: &[f32]| {
+                let mut out = vec![0.0f32; x.len()];
+                fmadiv::verify::run_schedule_divisor_window_only_on(backend, s, x, y, &mut out)
+                    .unwrap();
+                out
+            };
+            let (got, want) = under_mxcsr(1 << RC_SHIFT, &a, &b, &run);
+            if let Some(d) = first_difference(&a, &b, &got, &want) {
+                panic!("{what} under round-down: {d}");
+            }
+        }
+    }
+}
+
 #[test]
 fn the_divisors_loops_on_every_backend() {
     let mut rng = SplitMix64(common::seed() ^ 0xd1);

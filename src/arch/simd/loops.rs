@@ -21,7 +21,7 @@ pub const BLOCK_VECTORS: usize = 4;
 /// full of special values (random bit patterns) would otherwise pay a mispredicted branch
 /// and a wasted kernel block each time. Each further failure with no pass between doubles
 /// it (see [`crate::backoff`]) ...
-const STEPS_AFTER_SLOW: u32 = 8;
+pub const STEPS_AFTER_SLOW: u32 = 8;
 /// ... up to this many: random bit patterns then waste one kernel block per this many
 /// steps, and data that turns clean runs at most this many steps without the kernel.
 const MAX_STEPS_AFTER_SLOW: u32 = 128;
