@@ -58,6 +58,10 @@ MUTATIONS=(
   "mixed loop: a block that passes does not reset the back-off|src/arch/simd/loops.rs|s/^                    backoff.passed();$/                    let _ = ();/"
   "mixed loop: the back-off not kept between calls|src/arch/simd/loops.rs|s/^        backoff.store(\&MIX_BACKOFF);$/        let _ = backoff;/"
   "mixed loop: a near-all-ones divisor's block backs off too|src/arch/simd/loops.rs|s/} else if divider_block::<W, RECIP>(w, a, b, out, i) {/} else if { divider_block::<W, RECIP>(w, a, b, out, i); true } {/"
+  "flag engine: every chunk voided (the fast work never kept)|src/arch/simd/flagged.rs|s/^            clean = after \& voiding == 0;$/            clean = false;/"
+  "flag engine: a voided chunk starts no back-off|src/arch/simd/flagged.rs|s/^            backoff.failed();$/            let _ = ();/"
+  "flag engine: a passing chunk does not reset the back-off|src/arch/simd/flagged.rs|s/^                backoff.passed();$/                let _ = ();/"
+  "flag engine: the back-off not kept between calls|src/arch/simd/flagged.rs|s/^    backoff.store(backoff_of);$/    let _ = backoff;/"
 )
 
 if [ "${1:-}" = "--check" ]; then

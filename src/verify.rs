@@ -140,6 +140,19 @@ pub const MIXED_BLOCK_VECTORS: usize = crate::arch::simd::loops::BLOCK_VECTORS;
 #[cfg(fmadiv_x86)]
 pub const MIXED_STEPS_AFTER_FAILURE: u32 = crate::arch::simd::loops::STEPS_AFTER_SLOW;
 
+/// Elements per chunk of the flag-checked loops (the directed functions from 512 elements,
+/// the `Divisor`'s two products): each chunk is judged by MXCSR's flags as a whole.
+#[cfg(fmadiv_x86)]
+pub const FLAG_CHUNK: usize = crate::arch::simd::flagged::FLAG_CHUNK;
+
+/// The chunks a flag-checked loop gives the divider alone after a voided chunk, doubling
+/// after each further failure with no passing chunk between, up to the second.
+#[cfg(fmadiv_x86)]
+pub const FLAG_CHUNKS_AFTER_FAILURE: (u32, u32) = {
+    use crate::arch::simd::flagged::{CHUNKS_AFTER_FAILURE, MAX_CHUNKS_AFTER_FAILURE};
+    (CHUNKS_AFTER_FAILURE, MAX_CHUNKS_AFTER_FAILURE)
+};
+
 /// `out[i] = a[i] / b[i]` by schedule `s`'s loop of `backend` as the plan runs it (the
 /// rounding-mode guard, the block check, the back-off, the divider vectors), with the
 /// weakened kernel of [`div_divisor_window_only_on`] in its blocks: an infinite dividend

@@ -371,6 +371,132 @@ fn the_mixed_loops_give_the_kernel_its_blocks_on_every_backend() {
     }
 }
 
+/// Which chunks of a flag-checked loop the step takes, by the back-off's rule: a voided
+/// chunk goes to the divider, and so do the next `first` chunks, twice as many after each
+/// further failure with no pass between (up to `max`); a passing chunk resets it. `skip` and
+/// `next` carry the state into the call and out of it. `true`: the step's chunk.
+fn chunks_the_step_takes(
+    chunks: usize,
+    voided: &[usize],
+    (first, max): (u32, u32),
+    (skip, next): &mut (u32, u32),
+) -> Vec<bool> {
+    (0..chunks)
+        .map(|c| {
+            if *skip > 0 {
+                *skip -= 1;
+                false
+            } else if voided.contains(&c) {
+                *skip = *next;
+                *next = (*next * 2).min(max);
+                false
+            } else {
+                *next = first;
+                true
+            }
+        })
+        .collect()
+}
+
+/// The flag-checked chunks give the directed step what the back-off says, on every backend
+/// (the engine the `Divisor`'s two products share): read from the loop run with the step
+/// that ignores the divisor's sign, on negative divisors and inexact quotients, where it
+/// lands one ulp on the wrong side and the divider under the mode does not. Bits alone
+/// cannot show this: a loop that sent every chunk to the divider would pass.
+#[test]
+fn the_flag_checked_chunks_give_the_step_its_chunks_on_every_backend() {
+    use fmadiv::verify::{FLAG_CHUNK, FLAG_CHUNKS_AFTER_FAILURE};
+    let (first, _) = FLAG_CHUNKS_AFTER_FAILURE;
+    let chunks = 12;
+    let len = (chunks - 1) * FLAG_CHUNK + 512;
+    // Inside the window, negative divisors, every quotient inexact.
+    let (mut a, b) = in_window_pairs(len, 13);
+    let b: Vec<f32> = b.into_iter().map(|y| -y.abs()).collect();
+    for (x, y) in a.iter_mut().zip(&b) {
+        while f64::from(*x) / f64::from(*y) == f64::from(*x / *y) {
+            *x = f32::from_bits(x.to_bits() + 1);
+        }
+    }
+    // A NaN dividend voids its chunk (the step's `min`/`max` raise invalid).
+    let with_nans = |at: &[usize]| {
+        let mut a = a.clone();
+        for &i in at {
+            a[i] = f32::NAN;
+        }
+        a
+    };
+    for backend in backends() {
+        for mode in [Rounding::Down, Rounding::Up, Rounding::TowardZero] {
+            let what = format!("{} {mode:?}", backend.name());
+            // The chunks the step took in a run on `x`, every other lane the divider's.
+            let step_chunks = |x: &[f32]| -> Vec<bool> {
+                let mut out = vec![0.0f32; x.len()];
+                fmadiv::verify::div_rounded_on(
+                    backend,
+                    DirectedStep::DivisorSignIgnored,
+                    x,
+                    &b[..x.len()],
+                    &mut out,
+                    mode,
+                )
+                .unwrap();
+                let right = hardware_in(mode, 0, x, &b[..x.len()]);
+                let stepped: Vec<bool> = (0..x.len())
+                    .map(|i| {
+                        let (got, want) = (out[i].to_bits(), right[i].to_bits());
+                        let wrong_side = x[i].is_finite() && got.abs_diff(want) == 1;
+                        assert!(
+                            got == want || wrong_side,
+                            "{what}: lane {i}: {}",
+                            describe(x[i], b[i], out[i], right[i])
+                        );
+                        got != want
+                    })
+                    .collect();
+                // A chunk is the step's or the divider's as a whole.
+                stepped
+                    .chunks(FLAG_CHUNK)
+                    .enumerate()
+                    .map(|(c, lanes)| {
+                        let n = lanes.iter().filter(|&&s| s).count();
+                        assert!(
+                            n == 0 || n == lanes.len(),
+                            "{what}: chunk {c} has {n} of {} lanes from the step",
+                            lanes.len()
+                        );
+                        n > 0
+                    })
+                    .collect()
+            };
+            let clear = (0, first);
+
+            let got = on_a_fresh_thread(|| step_chunks(&a));
+            assert_eq!(got, vec![true; chunks], "{what}: a clean slice");
+
+            // Failures in chunks 0, 2 (past the first try's probe) and 6 (its last lane): 0
+            // and the next chunk to the divider, 2 and the next two, the pass at 5 resets
+            // the back-off, 6 and the next one.
+            let voided = [0, 2, 6];
+            let x = with_nans(&[5, 2 * FLAG_CHUNK + 300, 7 * FLAG_CHUNK - 1]);
+            let mut state = clear;
+            let want =
+                chunks_the_step_takes(chunks, &voided, FLAG_CHUNKS_AFTER_FAILURE, &mut state);
+            let got = on_a_fresh_thread(|| step_chunks(&x));
+            assert_eq!(got, want, "{what}: voided chunks {voided:?}");
+
+            // The back-off is kept between calls on the thread: a one-chunk call that
+            // fails, then the clean slice.
+            let (one, next) =
+                on_a_fresh_thread(|| (step_chunks(&x[..FLAG_CHUNK]), step_chunks(&a)));
+            let mut state = clear;
+            let want = chunks_the_step_takes(1, &[0], FLAG_CHUNKS_AFTER_FAILURE, &mut state);
+            assert_eq!(one, want, "{what}: a failing call");
+            let want = chunks_the_step_takes(chunks, &[], FLAG_CHUNKS_AFTER_FAILURE, &mut state);
+            assert_eq!(next, want, "{what}: the next call");
+        }
+    }
+}
+
 #[test]
 fn the_divisors_loops_on_every_backend() {
     let mut rng = SplitMix64(common::seed() ^ 0xd1);
