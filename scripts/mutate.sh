@@ -62,6 +62,10 @@ MUTATIONS=(
   "flag engine: a voided chunk starts no back-off|src/arch/simd/flagged.rs|s/^            backoff.failed();$/            let _ = ();/"
   "flag engine: a passing chunk does not reset the back-off|src/arch/simd/flagged.rs|s/^                backoff.passed();$/                let _ = ();/"
   "flag engine: the back-off not kept between calls|src/arch/simd/flagged.rs|s/^    backoff.store(backoff_of);$/    let _ = backoff;/"
+  "directed blocks: every block sent to the divider|src/arch/simd/directed.rs|s/^        if check.all_accepted(w) {$/        if false \&\& check.all_accepted(w) {/"
+  "directed blocks: a block outside the window starts no back-off|src/arch/simd/directed.rs|s/^            backoff.failed();$/            let _ = ();/"
+  "directed blocks: a passing block does not reset the back-off|src/arch/simd/directed.rs|s/^            backoff.passed();$/            let _ = ();/"
+  "directed blocks: the back-off not kept between calls|src/arch/simd/directed.rs|s/^    backoff.store(\&BACKOFF);$/    let _ = backoff;/"
 )
 
 if [ "${1:-}" = "--check" ]; then

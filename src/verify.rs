@@ -153,6 +153,25 @@ pub const FLAG_CHUNKS_AFTER_FAILURE: (u32, u32) = {
     (CHUNKS_AFTER_FAILURE, MAX_CHUNKS_AFTER_FAILURE)
 };
 
+/// The directed loops below [`DIRECTED_FLAGGED_FROM`] elements (or under flush-to-zero or
+/// denormals-are-zero) check the window in blocks of this many vectors ...
+#[cfg(fmadiv_x86)]
+pub const DIRECTED_BLOCK_VECTORS: usize = crate::arch::simd::directed::BLOCK_VECTORS;
+
+/// ... and give the divider alone this many blocks after one with a lane outside the
+/// window, doubling after each further failure with no passing block between, up to the
+/// second.
+#[cfg(fmadiv_x86)]
+pub const DIRECTED_BLOCKS_AFTER_FAILURE: (u32, u32) = {
+    use crate::arch::simd::directed::{BLOCKS_AFTER_FAILURE, MAX_BLOCKS_AFTER_FAILURE};
+    (BLOCKS_AFTER_FAILURE, MAX_BLOCKS_AFTER_FAILURE)
+};
+
+/// From this many elements the directed loops run the flag-checked chunks (where MXCSR
+/// flushes and zeroes nothing).
+#[cfg(fmadiv_x86)]
+pub const DIRECTED_FLAGGED_FROM: usize = crate::arch::simd::directed::FLAGGED_FROM;
+
 /// `out[i] = a[i] / b[i]` by schedule `s`'s loop of `backend` as the plan runs it (the
 /// rounding-mode guard, the block check, the back-off, the divider vectors), with the
 /// weakened kernel of [`div_divisor_window_only_on`] in its blocks: an infinite dividend

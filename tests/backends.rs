@@ -371,22 +371,22 @@ fn the_mixed_loops_give_the_kernel_its_blocks_on_every_backend() {
     }
 }
 
-/// Which chunks of a flag-checked loop the step takes, by the back-off's rule: a voided
-/// chunk goes to the divider, and so do the next `first` chunks, twice as many after each
-/// further failure with no pass between (up to `max`); a passing chunk resets it. `skip` and
-/// `next` carry the state into the call and out of it. `true`: the step's chunk.
-fn chunks_the_step_takes(
-    chunks: usize,
-    voided: &[usize],
+/// Which units (chunks, blocks) of a checked loop take the fast path, by the back-off's
+/// rule: a failed unit goes to the divider, and so do the next `first` units, twice as many
+/// after each further failure with no pass between (up to `max`); a passing unit resets it.
+/// `skip` and `next` carry the state into the call and out of it. `true`: the fast path's.
+fn units_the_fast_path_takes(
+    units: usize,
+    failed: &[usize],
     (first, max): (u32, u32),
     (skip, next): &mut (u32, u32),
 ) -> Vec<bool> {
-    (0..chunks)
-        .map(|c| {
+    (0..units)
+        .map(|u| {
             if *skip > 0 {
                 *skip -= 1;
                 false
-            } else if voided.contains(&c) {
+            } else if failed.contains(&u) {
                 *skip = *next;
                 *next = (*next * 2).min(max);
                 false
@@ -398,65 +398,79 @@ fn chunks_the_step_takes(
         .collect()
 }
 
-/// The flag-checked chunks give the directed step what the back-off says, on every backend
-/// (the engine the `Divisor`'s two products share): read from the loop run with the step
-/// that ignores the divisor's sign, on negative divisors and inexact quotients, where it
-/// lands one ulp on the wrong side and the divider under the mode does not. Bits alone
-/// cannot show this: a loop that sent every chunk to the divider would pass.
-#[test]
-fn the_flag_checked_chunks_give_the_step_its_chunks_on_every_backend() {
-    use fmadiv::verify::{FLAG_CHUNK, FLAG_CHUNKS_AFTER_FAILURE};
-    let (first, _) = FLAG_CHUNKS_AFTER_FAILURE;
-    let chunks = 12;
-    let len = (chunks - 1) * FLAG_CHUNK + 512;
-    // Inside the window, negative divisors, every quotient inexact.
-    let (mut a, b) = in_window_pairs(len, 13);
+/// Pairs inside the window with negative divisors and inexact quotients: the directed step
+/// that ignores the divisor's sign puts every one of them one ulp on the wrong side.
+fn pairs_the_weakened_step_gets_wrong(len: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {
+    let (mut a, b) = in_window_pairs(len, seed);
     let b: Vec<f32> = b.into_iter().map(|y| -y.abs()).collect();
     for (x, y) in a.iter_mut().zip(&b) {
+        // Exact in binary32 exactly when binary64's quotient is the same number.
         while f64::from(*x) / f64::from(*y) == f64::from(*x / *y) {
             *x = f32::from_bits(x.to_bits() + 1);
         }
     }
-    // A NaN dividend voids its chunk (the step's `min`/`max` raise invalid).
-    let with_nans = |at: &[usize]| {
-        let mut a = a.clone();
-        for &i in at {
-            a[i] = f32::NAN;
-        }
-        a
-    };
+    (a, b)
+}
+
+/// The lanes the directed step took in `backend`'s directed loop for `mode`, read from a
+/// run with the step that ignores the divisor's sign on [`pairs_the_weakened_step_gets_wrong`]
+/// (NaN dividends allowed): `true` where the result is one ulp on the wrong side; every
+/// other lane must be the divider's under the mode.
+fn lanes_the_step_took(backend: Backend, mode: Rounding, a: &[f32], b: &[f32]) -> Vec<bool> {
+    let mut out = vec![0.0f32; a.len()];
+    fmadiv::verify::div_rounded_on(
+        backend,
+        DirectedStep::DivisorSignIgnored,
+        a,
+        b,
+        &mut out,
+        mode,
+    )
+    .expect("a backend this CPU runs");
+    let right = hardware_in(mode, 0, a, b);
+    (0..a.len())
+        .map(|i| {
+            let (got, want) = (out[i].to_bits(), right[i].to_bits());
+            let wrong_side = a[i].is_finite() && got.abs_diff(want) == 1;
+            assert!(
+                got == want || wrong_side,
+                "{} {mode:?}: lane {i} is neither the step's nor the divider's: {}",
+                backend.name(),
+                describe(a[i], b[i], out[i], right[i])
+            );
+            got != want
+        })
+        .collect()
+}
+
+/// A NaN at each of `at` in a copy of `a` (a lane outside the window; in a flag-checked
+/// chunk the step's `min`/`max` raise invalid for it).
+fn with_nans(a: &[f32], at: &[usize]) -> Vec<f32> {
+    let mut a = a.to_vec();
+    for &i in at {
+        a[i] = f32::NAN;
+    }
+    a
+}
+
+/// The flag-checked chunks give the directed step what the back-off says, on every backend
+/// (the engine the `Divisor`'s two products share), read by [`lanes_the_step_took`]. Bits
+/// alone cannot show this: a loop that sent every chunk to the divider would pass.
+#[test]
+fn the_flag_checked_chunks_give_the_step_its_chunks_on_every_backend() {
+    use fmadiv::verify::{FLAG_CHUNK, FLAG_CHUNKS_AFTER_FAILURE as BACKOFF};
+    let chunks = 12;
+    let (a, b) = pairs_the_weakened_step_gets_wrong((chunks - 1) * FLAG_CHUNK + 512, 13);
+    let clear = (0, BACKOFF.0);
     for backend in backends() {
         for mode in [Rounding::Down, Rounding::Up, Rounding::TowardZero] {
             let what = format!("{} {mode:?}", backend.name());
-            // The chunks the step took in a run on `x`, every other lane the divider's.
+            // The chunks the step took in a run on `x`: each the step's or the divider's
+            // as a whole.
             let step_chunks = |x: &[f32]| -> Vec<bool> {
-                let mut out = vec![0.0f32; x.len()];
-                fmadiv::verify::div_rounded_on(
-                    backend,
-                    DirectedStep::DivisorSignIgnored,
-                    x,
-                    &b[..x.len()],
-                    &mut out,
-                    mode,
-                )
-                .unwrap();
-                let right = hardware_in(mode, 0, x, &b[..x.len()]);
-                let stepped: Vec<bool> = (0..x.len())
-                    .map(|i| {
-                        let (got, want) = (out[i].to_bits(), right[i].to_bits());
-                        let wrong_side = x[i].is_finite() && got.abs_diff(want) == 1;
-                        assert!(
-                            got == want || wrong_side,
-                            "{what}: lane {i}: {}",
-                            describe(x[i], b[i], out[i], right[i])
-                        );
-                        got != want
-                    })
-                    .collect();
-                // A chunk is the step's or the divider's as a whole.
-                stepped
-                    .chunks(FLAG_CHUNK)
-                    .enumerate()
+                let lanes = lanes_the_step_took(backend, mode, x, &b[..x.len()]);
+                let chunks = lanes.chunks(FLAG_CHUNK).enumerate();
+                chunks
                     .map(|(c, lanes)| {
                         let n = lanes.iter().filter(|&&s| s).count();
                         assert!(
@@ -468,7 +482,6 @@ fn the_flag_checked_chunks_give_the_step_its_chunks_on_every_backend() {
                     })
                     .collect()
             };
-            let clear = (0, first);
 
             let got = on_a_fresh_thread(|| step_chunks(&a));
             assert_eq!(got, vec![true; chunks], "{what}: a clean slice");
@@ -477,10 +490,8 @@ fn the_flag_checked_chunks_give_the_step_its_chunks_on_every_backend() {
             // and the next chunk to the divider, 2 and the next two, the pass at 5 resets
             // the back-off, 6 and the next one.
             let voided = [0, 2, 6];
-            let x = with_nans(&[5, 2 * FLAG_CHUNK + 300, 7 * FLAG_CHUNK - 1]);
-            let mut state = clear;
-            let want =
-                chunks_the_step_takes(chunks, &voided, FLAG_CHUNKS_AFTER_FAILURE, &mut state);
+            let x = with_nans(&a, &[5, 2 * FLAG_CHUNK + 300, 7 * FLAG_CHUNK - 1]);
+            let want = units_the_fast_path_takes(chunks, &voided, BACKOFF, &mut { clear });
             let got = on_a_fresh_thread(|| step_chunks(&x));
             assert_eq!(got, want, "{what}: voided chunks {voided:?}");
 
@@ -489,9 +500,63 @@ fn the_flag_checked_chunks_give_the_step_its_chunks_on_every_backend() {
             let (one, next) =
                 on_a_fresh_thread(|| (step_chunks(&x[..FLAG_CHUNK]), step_chunks(&a)));
             let mut state = clear;
-            let want = chunks_the_step_takes(1, &[0], FLAG_CHUNKS_AFTER_FAILURE, &mut state);
+            let want = units_the_fast_path_takes(1, &[0], BACKOFF, &mut state);
             assert_eq!(one, want, "{what}: a failing call");
-            let want = chunks_the_step_takes(chunks, &[], FLAG_CHUNKS_AFTER_FAILURE, &mut state);
+            let want = units_the_fast_path_takes(chunks, &[], BACKOFF, &mut state);
+            assert_eq!(next, want, "{what}: the next call");
+        }
+    }
+}
+
+/// The directed loops' window-checked blocks (slices shorter than the flag-checked ones)
+/// give the step what the back-off says, and the tail vectors after them take it lane by
+/// lane where they are inside the window: read by [`lanes_the_step_took`], on every backend.
+#[test]
+fn the_window_checked_blocks_give_the_step_its_blocks_on_every_backend() {
+    use fmadiv::verify::{
+        DIRECTED_BLOCK_VECTORS, DIRECTED_BLOCKS_AFTER_FAILURE as BACKOFF, DIRECTED_FLAGGED_FROM,
+    };
+    let clear = (0, BACKOFF.0);
+    for backend in backends() {
+        let block = DIRECTED_BLOCK_VECTORS * backend.lanes();
+        let blocks = (DIRECTED_FLAGGED_FROM - 1) / block - 1;
+        // The whole blocks, then a whole vector and a part of one.
+        let len = blocks * block + backend.lanes() + 3;
+        assert!(len < DIRECTED_FLAGGED_FROM);
+        let (a, b) = pairs_the_weakened_step_gets_wrong(len, 17);
+        // Lanes the step takes: those of the blocks it takes, and every tail lane.
+        let lanes_of = |taken: Vec<bool>| -> Vec<bool> {
+            (0..len)
+                .map(|i| i >= blocks * block || taken[i / block])
+                .collect()
+        };
+        for mode in [Rounding::Down, Rounding::Up, Rounding::TowardZero] {
+            let what = format!("{} {mode:?}", backend.name());
+            let got = on_a_fresh_thread(|| lanes_the_step_took(backend, mode, &a, &b));
+            assert_eq!(got, lanes_of(vec![true; blocks]), "{what}: a clean slice");
+
+            // Lanes outside the window in blocks 0 and 2: 0 and the next block to the
+            // divider, 2 and the next two (doubled). In 0 and 3: the pass at 2 resets the
+            // back-off, so 3 and only the next one.
+            for failed in [[0, 2], [0, 3]] {
+                let nans = failed.map(|k| k * block + 7);
+                let x = with_nans(&a, &nans);
+                let taken = units_the_fast_path_takes(blocks, &failed, BACKOFF, &mut { clear });
+                let got = on_a_fresh_thread(|| lanes_the_step_took(backend, mode, &x, &b));
+                assert_eq!(got, lanes_of(taken), "{what}: failed blocks {failed:?}");
+            }
+
+            // The back-off is kept between calls: a one-block call that fails, then the
+            // clean slice.
+            let (one, next) = on_a_fresh_thread(|| {
+                let x = with_nans(&a[..block], &[1]);
+                let one = lanes_the_step_took(backend, mode, &x, &b[..block]);
+                (one, lanes_the_step_took(backend, mode, &a, &b))
+            });
+            assert!(one.iter().all(|&s| !s), "{what}: a failing call");
+            let mut state = clear;
+            units_the_fast_path_takes(1, &[0], BACKOFF, &mut state);
+            let want = lanes_of(units_the_fast_path_takes(blocks, &[], BACKOFF, &mut state));
             assert_eq!(next, want, "{what}: the next call");
         }
     }

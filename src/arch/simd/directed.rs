@@ -212,12 +212,17 @@ pub fn div_bounds_vector<W: Vector, const V: u8>(w: W, a: W::F, b: W::F) -> (W::
 }
 
 /// Vectors per block: the window check is reduced and branched on once per block.
-const BLOCK_VECTORS: usize = 4;
+pub const BLOCK_VECTORS: usize = 4;
 
 /// After a block with a lane outside the window, this many blocks go straight to the
-/// control-word region, doubling with each further failure up to 64 (special-rich data pays
-/// one failed block in 64; see `crate::backoff`).
-type RegionBackoff = Backoff<1, 64>;
+/// control-word region, doubling with each further failure ...
+pub const BLOCKS_AFTER_FAILURE: u32 = 1;
+/// ... up to this many (special-rich data pays one failed block in 64; see
+/// `crate::backoff`).
+pub const MAX_BLOCKS_AFTER_FAILURE: u32 = 64;
+
+/// The window-checked blocks' back-off (a unit: one block).
+type RegionBackoff = Backoff<BLOCKS_AFTER_FAILURE, MAX_BLOCKS_AFTER_FAILURE>;
 
 std::thread_local! {
     /// The directed loops' back-off, kept between calls on this thread.
@@ -234,7 +239,7 @@ std::thread_local! {
 /// way) the flags measured 0.23–0.25 ns per element at 512 against 0.25–0.29 with the
 /// window check, the same at 256 and 128; from 1K they gain a quarter (BENCHMARKS,
 /// "Directed rounding").
-const FLAGGED_FROM: usize = 512;
+pub const FLAGGED_FROM: usize = 512;
 std::thread_local! {
     /// The flag-checked chunks' back-off, kept between calls on this thread (see
     /// [`flagged::flagged_chunks`]).
