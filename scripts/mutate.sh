@@ -66,6 +66,10 @@ MUTATIONS=(
   "directed blocks: a block outside the window starts no back-off|src/arch/simd/directed.rs|s/^            backoff.failed();$/            let _ = ();/"
   "directed blocks: a passing block does not reset the back-off|src/arch/simd/directed.rs|s/^            backoff.passed();$/            let _ = ();/"
   "directed blocks: the back-off not kept between calls|src/arch/simd/directed.rs|s/^    backoff.store(\&BACKOFF);$/    let _ = backoff;/"
+  "Divisor lanes: a passing block does not reset the back-off|src/divisor/lanes.rs|s/^                backoff.passed();$/                let _ = ();/"
+  "Divisor lanes: a block of flagged vectors starts no back-off|src/divisor/lanes.rs|s/^            } else if fix_block(w, consts.b, x, r, out.add(i)) >= 2 {$/            } else if fix_block(w, consts.b, x, r, out.add(i)) >= 99 {/"
+  "Divisor lanes: a lone flagged vector backs off too|src/divisor/lanes.rs|s/^            } else if fix_block(w, consts.b, x, r, out.add(i)) >= 2 {$/            } else if fix_block(w, consts.b, x, r, out.add(i)) >= 1 {/"
+  "Divisor lanes: the back-off not kept between calls|src/divisor/lanes.rs|s/^    backoff.store(\&LANES_BACKOFF);$/    let _ = backoff;/"
 )
 
 if [ "${1:-}" = "--check" ]; then

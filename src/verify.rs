@@ -597,6 +597,17 @@ pub mod divisor {
         Divisor::with_strategy(b, strategy)
     }
 
+    /// Vectors per block of a `Divisor`'s lane-checked loop (the strategies' sequences on
+    /// every vector, each quotient range-checked; the flagged lanes redone by the divider).
+    #[cfg(fmadiv_x86)]
+    pub const LANE_BLOCK_VECTORS: usize = crate::divisor::LANE_LOOP.0;
+
+    /// The blocks the lane-checked loop gives the divider alone after a block with flagged
+    /// lanes in two or more vectors, doubling after each further one with no passing
+    /// block between, up to the second.
+    #[cfg(fmadiv_x86)]
+    pub const LANE_BLOCKS_AFTER_FAILURE: (u32, u32) = crate::divisor::LANE_LOOP.1;
+
     /// Whether the divisor's proof has been made.
     pub fn is_proven(d: &Divisor) -> bool {
         d.is_proven()

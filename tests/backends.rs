@@ -562,6 +562,110 @@ fn the_window_checked_blocks_give_the_step_its_blocks_on_every_backend() {
     }
 }
 
+/// The lanes a `Divisor`'s lane-checked loop gives its sequence and its check (at eight
+/// lanes: at sixteen it runs only the reciprocal of a power of two, which needs no check).
+/// Read from a divisor forced to two products where they are wrong (significand 0x216c5f:
+/// `Divisor::new` never chooses them there), on the dividends they get wrong: every lane the
+/// sequence keeps is wrong and every lane of the divider right. A block keeps the
+/// sequence's lanes but those its check flags; after a block with flagged lanes in two or
+/// more vectors the back-off's blocks go to the divider; the tail is checked lane by lane.
+#[test]
+fn the_divisors_lane_checked_loop_gives_the_sequence_its_lanes() {
+    use fmadiv::Strategy;
+    use fmadiv::verify::divisor::{
+        LANE_BLOCK_VECTORS, LANE_BLOCKS_AFTER_FAILURE as BACKOFF, divide_slice_on, with_strategy,
+    };
+    let backend = Backend::Avx2Fma;
+    if !backend.runs_here() {
+        eprintln!("SKIPPED on this CPU: the lane-checked loop's two products (AVX2+FMA)");
+        return;
+    }
+    let b = f32::from_bits(0x3fa1_6c5f);
+    let weakened = with_strategy(b, Strategy::TwoProducts);
+    // The significands in [1, 2) two products get wrong (the error does not change with the
+    // dividend's exponent inside the window), at exponents -20..20, both signs.
+    let wrong: Vec<f32> = (0..1u32 << 23)
+        .map(|m| f32::from_bits(0x3f80_0000 | m))
+        .filter(|&x| weakened.divide(x).to_bits() != (x / b).to_bits())
+        .flat_map(|x| (-20..20).flat_map(move |e| [x, -x].map(|x| x * 2f32.powi(e))))
+        .collect();
+    assert!(
+        !wrong.is_empty(),
+        "two products are wrong for some dividend over {b:e}"
+    );
+
+    let lanes = backend.lanes();
+    let block = LANE_BLOCK_VECTORS * lanes;
+    let blocks = 12;
+    // The whole blocks, then a whole vector and a part of one: fewer than the flag-checked
+    // chunks take.
+    let len = blocks * block + lanes + 3;
+    let a: Vec<f32> = wrong.iter().copied().cycle().take(len).collect();
+    // The lanes the sequence gave a run on `x`; every other lane the divider's.
+    let sequence_lanes = |x: &[f32]| -> Vec<bool> {
+        let mut out = vec![0.0f32; x.len()];
+        divide_slice_on(backend, &weakened, true, x, &mut out).expect("runs here");
+        (0..x.len())
+            .map(|i| {
+                let (got, right) = (out[i].to_bits(), (x[i] / b).to_bits());
+                let sequence = weakened.divide(x[i]).to_bits();
+                assert!(got == right || got == sequence, "lane {i}");
+                got != right
+            })
+            .collect()
+    };
+    // Lanes the sequence keeps: those of the blocks it runs (taken, or failed and fixed),
+    // and the tail's, but for the NaN lanes (flagged).
+    let lanes_of = |taken: Vec<bool>, failed: &[usize], nans: &[usize]| -> Vec<bool> {
+        (0..len)
+            .map(|i| {
+                let u = i / block;
+                !nans.contains(&i) && (u >= blocks || taken[u] || failed.contains(&u))
+            })
+            .collect()
+    };
+    let clear = (0, BACKOFF.0);
+
+    let got = on_a_fresh_thread(|| sequence_lanes(&a));
+    assert_eq!(got, lanes_of(vec![true; blocks], &[], &[]), "a clean slice");
+
+    // A lone NaN in a block: its own lane to the divider, no back-off; one in the tail.
+    let nans = [block + 5, blocks * block + lanes + 1];
+    let got = on_a_fresh_thread(|| sequence_lanes(&with_nans(&a, &nans)));
+    assert_eq!(got, lanes_of(vec![true; blocks], &[], &nans), "lone NaNs");
+
+    // NaNs in two vectors of blocks 0 and 2 (the back-off doubled), of 0 and 3 (the pass
+    // at 2 resets it).
+    for failed in [[0, 2], [0, 3]] {
+        let nans: Vec<usize> = failed
+            .iter()
+            .flat_map(|k| [k * block, k * block + lanes + 1])
+            .collect();
+        let taken = units_the_fast_path_takes(blocks, &failed, BACKOFF, &mut { clear });
+        let got = on_a_fresh_thread(|| sequence_lanes(&with_nans(&a, &nans)));
+        assert_eq!(
+            got,
+            lanes_of(taken, &failed, &nans),
+            "failed blocks {failed:?}"
+        );
+    }
+
+    // The back-off is kept between calls: a one-block call that fails, then the clean
+    // slice.
+    let (one, next) = on_a_fresh_thread(|| {
+        let one = sequence_lanes(&with_nans(&a[..block], &[0, lanes]));
+        (one, sequence_lanes(&a))
+    });
+    assert!(
+        (0..block).all(|i| one[i] == (i != 0 && i != lanes)),
+        "a failing call"
+    );
+    let mut state = clear;
+    units_the_fast_path_takes(1, &[0], BACKOFF, &mut state);
+    let taken = units_the_fast_path_takes(blocks, &[], BACKOFF, &mut state);
+    assert_eq!(next, lanes_of(taken, &[], &[]), "the next call");
+}
+
 #[test]
 fn the_divisors_loops_on_every_backend() {
     let mut rng = SplitMix64(common::seed() ^ 0xd1);
