@@ -13,7 +13,9 @@
 //!   [`run_entry`]: an entry point with its rounding-mode guard or without;
 //!   [`run_schedule_divisor_window_only_on`]: a schedule's loop with a weakened kernel whose
 //!   lanes show, to test which lanes the loop gives the kernel) and the directed loop with
-//!   either step ([`div_rounded_with`]);
+//!   either step ([`div_rounded_with`]); the checked loops' blocks, chunks and back-offs
+//!   ([`MIXED_BLOCK_VECTORS`], [`FLAG_CHUNK`], [`DIRECTED_BLOCK_VECTORS`] and the like), which
+//!   those tests hold the loops to;
 //! - a `Divisor`'s paths whatever the plan says ([`divisor`]) and the in-register token's
 //!   kernel switch ([`token_with_kernel`]);
 //! - the kernel's steps for the sweeps, which run them on chosen seeds and compare them pair
@@ -134,11 +136,14 @@ pub fn div_divisor_window_only_on(
 #[cfg(fmadiv_x86)]
 pub const MIXED_BLOCK_VECTORS: usize = crate::arch::simd::loops::BLOCK_VECTORS;
 
-/// The steps a mixed loop gives the divider alone after the first kernel block on a thread
-/// that failed its check with a lane outside the input window (the back-off, doubling
-/// after each further failure).
+/// The steps a mixed loop gives the divider alone after a kernel block that failed its
+/// check with a lane outside the input window, doubling after each further failure with no
+/// passing block between, up to the second.
 #[cfg(fmadiv_x86)]
-pub const MIXED_STEPS_AFTER_FAILURE: u32 = crate::arch::simd::loops::STEPS_AFTER_SLOW;
+pub const MIXED_STEPS_AFTER_FAILURE: (u32, u32) = {
+    use crate::arch::simd::loops::{MAX_STEPS_AFTER_SLOW, STEPS_AFTER_SLOW};
+    (STEPS_AFTER_SLOW, MAX_STEPS_AFTER_SLOW)
+};
 
 /// Elements per chunk of the flag-checked loops (the directed functions from 512 elements,
 /// the `Divisor`'s two products): each chunk is judged by MXCSR's flags as a whole.

@@ -271,7 +271,7 @@ fn on_a_fresh_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 #[test]
 fn the_mixed_loops_give_the_kernel_its_blocks_on_every_backend() {
     use fmadiv::verify::{MIXED_BLOCK_VECTORS, MIXED_STEPS_AFTER_FAILURE};
-    let after_failure = MIXED_STEPS_AFTER_FAILURE as usize;
+    let after_failure = MIXED_STEPS_AFTER_FAILURE.0 as usize;
     for backend in backends() {
         for s in Schedule::ALL.into_iter().filter(|s| s.uses_kernel()) {
             let divider_vectors = match s {

@@ -24,7 +24,7 @@ pub const BLOCK_VECTORS: usize = 4;
 pub const STEPS_AFTER_SLOW: u32 = 8;
 /// ... up to this many: random bit patterns then waste one kernel block per this many
 /// steps, and data that turns clean runs at most this many steps without the kernel.
-const MAX_STEPS_AFTER_SLOW: u32 = 128;
+pub const MAX_STEPS_AFTER_SLOW: u32 = 128;
 
 /// The mixed loops' back-off (a unit: one step).
 pub(super) type MixBackoff = Backoff<STEPS_AFTER_SLOW, MAX_STEPS_AFTER_SLOW>;
