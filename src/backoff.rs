@@ -35,6 +35,11 @@ impl<const FIRST: u32, const MAX: u32> Backoff<FIRST, MAX> {
         next: FIRST,
     };
 
+    /// `(FIRST, MAX)`: the units sent to the divider after a first failure, and the most
+    /// after several (for the tests that hold a loop to its rule).
+    #[cfg(feature = "verify")]
+    pub(crate) const RULE: (u32, u32) = (FIRST, MAX);
+
     /// This thread's state from `slot`.
     #[inline]
     pub(crate) fn load(slot: &'static Slot<FIRST, MAX>) -> Self {

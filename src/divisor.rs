@@ -829,10 +829,7 @@ mod lanes;
 /// The lane-checked loop's vectors per block and its back-off in blocks (first, most), for
 /// the verification door's tests of which lanes the loop gives the sequence.
 #[cfg(all(fmadiv_x86, feature = "verify"))]
-pub(crate) const LANE_LOOP: (usize, (u32, u32)) = (
-    lanes::UNROLL,
-    (lanes::BLOCKS_AFTER_FAILURE, lanes::MAX_BLOCKS_AFTER_FAILURE),
-);
+pub(crate) const LANE_LOOP: (usize, (u32, u32)) = (lanes::UNROLL, lanes::LanesBackoff::RULE);
 
 #[cfg(fmadiv_x86)]
 mod x86;

@@ -62,6 +62,27 @@ fn kernel_entry<const V: u8, const RECIP: bool>(
     crate::dispatch::with_entry!(backend, kernel_of, None)
 }
 
+/// Runs the loop `pick` gives for `backend` on `a`, `b` and `out`: `None` (nothing written)
+/// where the backend does not run here or `pick` gives none. Panics if the lengths differ.
+#[cfg(fmadiv_x86)]
+fn run_pairwise(
+    backend: crate::Backend,
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+    pick: impl FnOnce() -> Option<crate::schedule::RawFn>,
+) -> Option<()> {
+    assert!(a.len() == b.len() && b.len() == out.len());
+    if !backend.runs_here() {
+        return None;
+    }
+    let f = pick()?;
+    // SAFETY: the backend runs here; a and b readable and out writable for its length, out
+    // a unique borrow.
+    unsafe { f(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
+    Some(())
+}
+
 /// `out[i] = a[i] / b[i]` by the given kernel variant on every lane (no divider vectors mixed
 /// in, no fallback for whole blocks: every lane the fast path accepts is the kernel's) of
 /// the backend in use (see [`has_kernel`]), or `None` (nothing written) without one. Panics
@@ -80,21 +101,11 @@ pub fn div_with_on(
     out: &mut [f32],
 ) -> Option<()> {
     #[cfg(fmadiv_x86)]
-    {
-        assert!(a.len() == b.len() && b.len() == out.len());
-        if !backend.runs_here() {
-            return None;
-        }
-        let f = match kernel {
-            Kernel::Shipped => kernel_entry::<{ Variant::SHIPPED }, false>(backend),
-            Kernel::Newton => kernel_entry::<{ Variant::NEWTON }, false>(backend),
-            Kernel::Published => kernel_entry::<{ Variant::PUBLISHED }, false>(backend),
-        }?;
-        // SAFETY: the backend is in use; a and b readable and out writable for its length,
-        // out a unique borrow.
-        unsafe { f(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
-        Some(())
-    }
+    return run_pairwise(backend, a, b, out, || match kernel {
+        Kernel::Shipped => kernel_entry::<{ Variant::SHIPPED }, false>(backend),
+        Kernel::Newton => kernel_entry::<{ Variant::NEWTON }, false>(backend),
+        Kernel::Published => kernel_entry::<{ Variant::PUBLISHED }, false>(backend),
+    });
     #[cfg(not(fmadiv_x86))]
     {
         let _ = (backend, kernel, a, b, out);
@@ -113,17 +124,9 @@ pub fn div_divisor_window_only_on(
     out: &mut [f32],
 ) -> Option<()> {
     #[cfg(fmadiv_x86)]
-    {
-        assert!(a.len() == b.len() && b.len() == out.len());
-        if !backend.runs_here() {
-            return None;
-        }
-        let f = kernel_entry::<{ Variant::DIVISOR_WINDOW_ONLY }, false>(backend)?;
-        // SAFETY: the backend runs here; a and b readable and out writable for its length,
-        // out a unique borrow.
-        unsafe { f(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
-        Some(())
-    }
+    return run_pairwise(backend, a, b, out, || {
+        kernel_entry::<{ Variant::DIVISOR_WINDOW_ONLY }, false>(backend)
+    });
     #[cfg(not(fmadiv_x86))]
     {
         let _ = (backend, a, b, out);
@@ -140,10 +143,7 @@ pub const MIXED_BLOCK_VECTORS: usize = crate::arch::simd::loops::BLOCK_VECTORS;
 /// check with a lane outside the input window, doubling after each further failure with no
 /// passing block between, up to the second.
 #[cfg(fmadiv_x86)]
-pub const MIXED_STEPS_AFTER_FAILURE: (u32, u32) = {
-    use crate::arch::simd::loops::{MAX_STEPS_AFTER_SLOW, STEPS_AFTER_SLOW};
-    (STEPS_AFTER_SLOW, MAX_STEPS_AFTER_SLOW)
-};
+pub const MIXED_STEPS_AFTER_FAILURE: (u32, u32) = crate::arch::simd::loops::MixBackoff::RULE;
 
 /// Elements per chunk of the flag-checked loops (the directed functions from 512 elements,
 /// the `Divisor`'s two products): each chunk is judged by MXCSR's flags as a whole.
@@ -153,10 +153,7 @@ pub const FLAG_CHUNK: usize = crate::arch::simd::flagged::FLAG_CHUNK;
 /// The chunks a flag-checked loop gives the divider alone after a voided chunk, doubling
 /// after each further failure with no passing chunk between, up to the second.
 #[cfg(fmadiv_x86)]
-pub const FLAG_CHUNKS_AFTER_FAILURE: (u32, u32) = {
-    use crate::arch::simd::flagged::{CHUNKS_AFTER_FAILURE, MAX_CHUNKS_AFTER_FAILURE};
-    (CHUNKS_AFTER_FAILURE, MAX_CHUNKS_AFTER_FAILURE)
-};
+pub const FLAG_CHUNKS_AFTER_FAILURE: (u32, u32) = crate::arch::simd::flagged::ChunkBackoff::RULE;
 
 /// The directed loops below [`DIRECTED_FLAGGED_FROM`] elements (or under flush-to-zero or
 /// denormals-are-zero) check the window in blocks of this many vectors ...
@@ -167,10 +164,8 @@ pub const DIRECTED_BLOCK_VECTORS: usize = crate::arch::simd::directed::BLOCK_VEC
 /// window, doubling after each further failure with no passing block between, up to the
 /// second.
 #[cfg(fmadiv_x86)]
-pub const DIRECTED_BLOCKS_AFTER_FAILURE: (u32, u32) = {
-    use crate::arch::simd::directed::{BLOCKS_AFTER_FAILURE, MAX_BLOCKS_AFTER_FAILURE};
-    (BLOCKS_AFTER_FAILURE, MAX_BLOCKS_AFTER_FAILURE)
-};
+pub const DIRECTED_BLOCKS_AFTER_FAILURE: (u32, u32) =
+    crate::arch::simd::directed::RegionBackoff::RULE;
 
 /// From this many elements the directed loops run the flag-checked chunks (where MXCSR
 /// flushes and zeroes nothing).
@@ -194,10 +189,6 @@ pub fn run_schedule_divisor_window_only_on(
     #[cfg(fmadiv_x86)]
     {
         use crate::Schedule;
-        assert!(a.len() == b.len() && b.len() == out.len());
-        if !backend.runs_here() {
-            return None;
-        }
         /// Schedule `s`'s loop among one backend's entry points, the weakened kernel in it.
         macro_rules! loop_of {
             ($entry:path) => {{
@@ -220,11 +211,9 @@ pub fn run_schedule_divisor_window_only_on(
                 Some(f)
             }};
         }
-        let f = crate::dispatch::with_entry!(backend, loop_of, None)?;
-        // SAFETY: the backend runs here; a and b readable and out writable for its length,
-        // out a unique borrow.
-        unsafe { f(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
-        Some(())
+        run_pairwise(backend, a, b, out, || {
+            crate::dispatch::with_entry!(backend, loop_of, None)
+        })
     }
     #[cfg(not(fmadiv_x86))]
     {

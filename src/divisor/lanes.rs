@@ -21,14 +21,9 @@ const HARDWARE: u8 = 3;
 /// and its branch cost as much as the two-operation sequence itself.
 pub(super) const UNROLL: usize = 4;
 
-/// After a block with flagged lanes in two or more of its vectors, this many blocks go
-/// straight to the divider, doubling with each further such block ...
-pub(super) const BLOCKS_AFTER_FAILURE: u32 = 1;
-/// ... up to this many.
-pub(super) const MAX_BLOCKS_AFTER_FAILURE: u32 = 64;
-
-/// The lane-checked loop's back-off (a unit: one block).
-type LanesBackoff = Backoff<BLOCKS_AFTER_FAILURE, MAX_BLOCKS_AFTER_FAILURE>;
+/// The lane-checked loop's back-off, in blocks: after a block with flagged lanes in two or
+/// more of its vectors, 1, 2, 4 … 64 blocks go straight to the divider.
+pub(super) type LanesBackoff = Backoff<1, 64>;
 
 std::thread_local! {
     /// The lane-checked loop's back-off, kept between calls on this thread.

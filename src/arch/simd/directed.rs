@@ -215,14 +215,9 @@ pub fn div_bounds_vector<W: Vector, const V: u8>(w: W, a: W::F, b: W::F) -> (W::
 pub const BLOCK_VECTORS: usize = 4;
 
 /// After a block with a lane outside the window, this many blocks go straight to the
-/// control-word region, doubling with each further failure ...
-pub const BLOCKS_AFTER_FAILURE: u32 = 1;
-/// ... up to this many (special-rich data pays one failed block in 64; see
-/// `crate::backoff`).
-pub const MAX_BLOCKS_AFTER_FAILURE: u32 = 64;
-
-/// The window-checked blocks' back-off (a unit: one block).
-type RegionBackoff = Backoff<BLOCKS_AFTER_FAILURE, MAX_BLOCKS_AFTER_FAILURE>;
+/// control-word region, doubling with each further failure up to 64 (special-rich data pays
+/// one failed block in 64; see `crate::backoff`).
+pub type RegionBackoff = Backoff<1, 64>;
 
 std::thread_local! {
     /// The directed loops' back-off, kept between calls on this thread.

@@ -24,13 +24,8 @@ pub const FLAG_CHUNK: usize = 4096;
 pub const FLAG_PROBE: usize = 256;
 
 /// After a voided chunk, this many chunks go straight to the control-word region, doubling
-/// with each further failure ...
-pub const CHUNKS_AFTER_FAILURE: u32 = 1;
-/// ... up to this many.
-pub const MAX_CHUNKS_AFTER_FAILURE: u32 = 64;
-
-/// The flag-checked chunks' back-off (a unit: one chunk).
-pub type ChunkBackoff = Backoff<CHUNKS_AFTER_FAILURE, MAX_CHUNKS_AFTER_FAILURE>;
+/// with each further failure up to 64.
+pub type ChunkBackoff = Backoff<1, 64>;
 
 /// MXCSR, read after every store before this call, with the input pointers handed back
 /// through the same `asm!` block: the loads after it depend on its outputs, so neither

@@ -21,13 +21,13 @@ pub const BLOCK_VECTORS: usize = 4;
 /// full of special values (random bit patterns) would otherwise pay a mispredicted branch
 /// and a wasted kernel block each time. Each further failure with no pass between doubles
 /// it (see [`crate::backoff`]) ...
-pub const STEPS_AFTER_SLOW: u32 = 8;
+const STEPS_AFTER_SLOW: u32 = 8;
 /// ... up to this many: random bit patterns then waste one kernel block per this many
 /// steps, and data that turns clean runs at most this many steps without the kernel.
-pub const MAX_STEPS_AFTER_SLOW: u32 = 128;
+const MAX_STEPS_AFTER_SLOW: u32 = 128;
 
 /// The mixed loops' back-off (a unit: one step).
-pub(super) type MixBackoff = Backoff<STEPS_AFTER_SLOW, MAX_STEPS_AFTER_SLOW>;
+pub type MixBackoff = Backoff<STEPS_AFTER_SLOW, MAX_STEPS_AFTER_SLOW>;
 
 std::thread_local! {
     /// The mixed loop's back-off, kept between calls on this thread (`div` and `recip`, every
