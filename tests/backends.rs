@@ -270,8 +270,9 @@ fn on_a_fresh_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 /// everything to the divider would pass every other test.
 #[test]
 fn the_mixed_loops_give_the_kernel_its_blocks_on_every_backend() {
-    use fmadiv::verify::{MIXED_BLOCK_VECTORS, MIXED_STEPS_AFTER_FAILURE};
-    let after_failure = MIXED_STEPS_AFTER_FAILURE.0 as usize;
+    use fmadiv::verify::{MIXED_BLOCK_VECTORS, MIXED_STEPS_AFTER_FAILURE as BACKOFF};
+    let after_failure = BACKOFF.0 as usize;
+    let clear = (0, BACKOFF.0);
     for backend in backends() {
         for s in Schedule::ALL.into_iter().filter(|s| s.uses_kernel()) {
             let divider_vectors = match s {
@@ -298,13 +299,16 @@ fn the_mixed_loops_give_the_kernel_its_blocks_on_every_backend() {
                     }
                 })
                 .collect();
-            // Kernel lanes: the first `block` of each whole step from step `from` on (what
-            // is left after the whole steps is the divider's).
+            // Kernel lanes: the first `block` of each whole step the kernel takes (what is
+            // left after the whole steps is the divider's).
             let whole = len / step;
-            let kernel_from = |from: usize| -> Vec<bool> {
+            let lanes_of = |taken: Vec<bool>| -> Vec<bool> {
                 (0..len)
-                    .map(|i| i / step >= from && i / step < whole && i % step < block)
+                    .map(|i| i / step < whole && taken[i / step] && i % step < block)
                     .collect()
+            };
+            let steps_taken = |failed: &[usize], state: &mut (u32, u32)| {
+                units_the_fast_path_takes(whole, failed, BACKOFF, state)
             };
             let what = format!("{} {}", backend.name(), s.name());
             // The first lane where the kernel's share differs from the loop's structure.
@@ -320,21 +324,19 @@ fn the_mixed_loops_give_the_kernel_its_blocks_on_every_backend() {
             };
 
             let clean = on_a_fresh_thread(|| kernel_lanes(backend, s, &a, &b));
-            check(clean, kernel_from(0), "a clean slice");
+            check(clean, lanes_of(vec![true; whole]), "a clean slice");
 
             // A zero divisor in the first block: that step, and the back-off's steps after
             // it, on the divider; the kernel from the step after. The pass there resets the
             // back-off: a second failure two steps later skips as many steps again.
-            let mut failing = b.clone();
-            failing[1] = 0.0;
-            let again = after_failure + 2;
-            let mut twice = failing.clone();
-            twice[again * step] = 0.0;
-            let got = on_a_fresh_thread(|| kernel_lanes(backend, s, &a, &twice));
-            let mut want = kernel_from(1 + after_failure);
-            let back = kernel_from(again + 1 + after_failure);
-            want[again * step..].copy_from_slice(&back[again * step..]);
-            check(got, want, "after a failed block, twice");
+            let failed = [0, after_failure + 2];
+            let mut zeros = b.clone();
+            for k in failed {
+                zeros[k * step + 1] = 0.0;
+            }
+            let got = on_a_fresh_thread(|| kernel_lanes(backend, s, &a, &zeros));
+            let want = lanes_of(steps_taken(&failed, &mut { clear }));
+            check(got, want, "failed blocks, twice");
 
             // A near-all-ones divisor in a block of finite dividends (every lane inside the
             // window): the block is redone by the divider, and no back-off follows.
@@ -343,18 +345,24 @@ fn the_mixed_loops_give_the_kernel_its_blocks_on_every_backend() {
             let mut finite_first = a.clone();
             finite_first[..block].fill(1.5);
             let got = on_a_fresh_thread(|| kernel_lanes(backend, s, &finite_first, &near_all_ones));
-            let mut want = kernel_from(0);
+            let mut want = lanes_of(vec![true; whole]);
             want[..block].fill(false);
             check(got, want, "a near-all-ones divisor");
 
             // The back-off is kept between calls: a one-step call that fails, then the
             // clean slice, whose first steps then go to the divider.
             let (first, second) = on_a_fresh_thread(|| {
-                let first = kernel_lanes(backend, s, &a[..step], &failing[..step]);
+                let first = kernel_lanes(backend, s, &a[..step], &zeros[..step]);
                 (first, kernel_lanes(backend, s, &a, &b))
             });
             assert!(first.iter().all(|&k| !k), "{what}: the failed step");
-            check(second, kernel_from(after_failure), "the next call");
+            let mut state = clear;
+            units_the_fast_path_takes(1, &[0], BACKOFF, &mut state);
+            check(
+                second,
+                lanes_of(steps_taken(&[], &mut state)),
+                "the next call",
+            );
 
             // Under a directed MXCSR mode the guard sends everything to the divider.
             let run = |x: &[f32], y: &[f32]| {
