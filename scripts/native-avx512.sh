@@ -6,8 +6,10 @@
 # docs/bench/native-<family>-<model>-<commit>/ (commit it, or hand the folder on):
 #   cpu.txt            the CPU (cpuid family/model/stepping, flags)
 #   tests-avx512.txt   the public API's suites with FMADIV_BACKEND=avx512, default and mix-1
-#   backends.txt       tests/backends.rs, the native vrcp14ps over all 2^32 inputs included,
-#                      and what the weakened kernels do under the directed step (its output)
+#   backends.txt       tests/backends.rs, with the native vrcp14ps over all 2^32 inputs held
+#                      to the 2^-14 bound and the special values, and whether it is Intel's
+#                      reference table (required on Intel CPUs, reported on others), and what
+#                      the weakened kernels do under the directed step (its output)
 #   floors-avx512.json fmadiv bench --floors --json with the backend forced
 #   floors-default.json the same by default
 #   plans.json         20 fresh `fmadiv plan --json`, forced
