@@ -70,6 +70,19 @@ MUTATIONS=(
   "Divisor lanes: a block of flagged vectors starts no back-off|src/divisor/lanes.rs|s/^            } else if fix_block(w, consts.b, x, r, out.add(i)) >= 2 {$/            } else if fix_block(w, consts.b, x, r, out.add(i)) >= 99 {/"
   "Divisor lanes: a lone flagged vector backs off too|src/divisor/lanes.rs|s/^            } else if fix_block(w, consts.b, x, r, out.add(i)) >= 2 {$/            } else if fix_block(w, consts.b, x, r, out.add(i)) >= 1 {/"
   "Divisor lanes: the back-off not kept between calls|src/divisor/lanes.rs|s/^    backoff.store(\&LANES_BACKOFF);$/    let _ = backoff;/"
+  "16-lane model: all() true where any lane is set|src/arch/x86_64/avx512_model.rs|s/^        m == u16::MAX$/        m != 0/"
+  "16-lane model: blend takes the first vector in the mask's lanes|src/arch/x86_64/avx512_model.rs|s/lanes(|l| if m >> l \& 1 == 1 { b\[l\] } else { a\[l\] })/lanes(|l| if m >> l \& 1 == 1 { a[l] } else { b[l] })/"
+  "16-lane model: greater() unsigned|src/arch/x86_64/avx512_model.rs|s/mask_where(|l| (a\[l\] as i32) > (b\[l\] as i32))/mask_where(|l| a[l] > b[l])/"
+  "16-lane model: sign_by() keeps x where the sign lane is zero|src/arch/x86_64/avx512_model.rs|s/^            _ => 0,$/            _ => x[l],/"
+  "16-lane model: load_partial() pads with 1.0 whatever the pad|src/arch/x86_64/avx512_model.rs|s/else { pad })$/else { 1.0 })/"
+  "16-lane model: mask_and_not() the other way round|src/arch/x86_64/avx512_model.rs|s/^        !a \& b$/        a \& !b/"
+  "16-lane model: nonzero() true for NaN lanes|src/arch/x86_64/avx512_model.rs|s/mask_where(|l| !x\[l\].is_nan() \&\& x\[l\] != 0.0)/mask_where(|l| x[l] != 0.0)/"
+  "16-lane model: embedded rounding keeps the flags divss raises|src/arch/x86_64/avx512_model.rs|s/^        write_flags(flags);$/        let _ = flags;/"
+  "16-lane model: minimum()/maximum() raise no invalid for a NaN|src/arch/x86_64/avx512_model.rs|s/^        invalid_if(any_nan(a.iter().chain(\&b)));$/        let _ = ();/"
+  "16-lane model: NaN lanes found by a float compare (denormal raised beside a NaN)|src/arch/x86_64/avx512_model.rs|s/\.any(|x| x.to_bits() \& ABS_MASK > INFINITY_BITS)/.any(|x| x.is_nan())/"
+  "16-lane model: rcp() keeps the flags of the edge tables' search|src/arch/x86_64/avx512_model.rs|s/^        write_flags(mxcsr \& ALL_FLAGS);$/        let _ = mxcsr;/"
+  "AVX2: negative_signaling() by a quiet compare (no invalid for a quiet NaN)|src/arch/x86_64/avx2.rs|s/_mm256_cmp_ps::<_CMP_LT_OS>/_mm256_cmp_ps::<_CMP_LT_OQ>/"
+  "AVX2: nonzero() true for NaN lanes (unordered not-equal)|src/arch/x86_64/avx2.rs|s/_mm256_cmp_ps::<_CMP_NEQ_OQ>/_mm256_cmp_ps::<_CMP_NEQ_UQ>/"
 )
 
 if [ "${1:-}" = "--check" ]; then

@@ -637,19 +637,22 @@ pub fn native_rcp14(x: [f32; 8]) -> Option<[f32; 8]> {
     Some(crate::arch::x86_64::avx512::Avx512::new()?.rcp8(x))
 }
 
-/// The software model of the sixteen-lane instructions: its `vrcp14ps` tables (the backend
-/// itself is [`crate::Backend::Avx512Model`]).
+/// The software model of the sixteen-lane instructions: its `vrcp14ps` tables, and its
+/// [`Vector`](x86::Vector) type with each table (the backend that runs it is
+/// [`crate::Backend::Avx512Model`]).
 #[cfg(fmadiv_x86)]
 pub mod avx512_model {
     pub use crate::arch::x86_64::avx512_model::{
-        LANES, RCP14_BOUND, Seeds, rcp14, rcp14_edge, rcp14_reference,
+        Avx512Model, HIGH, INTEL, LANES, LOW, RCP14_BOUND, Seeds, rcp14, rcp14_edge,
+        rcp14_reference,
     };
 }
 
 /// The kernel's steps and the directed step (x86-64), for the sweeps that run them on seeds
 /// of their choosing: every item is the library's own, generic over the vector width
 /// ([`Vector`](x86::Vector)) and the variant; [`Avx2Fma`](x86::Avx2Fma) is the eight-lane
-/// width.
+/// width, [`Avx512`](x86::Avx512) the sixteen-lane one (a value only where AVX-512F is
+/// present; [`avx512_model::Avx512Model`] runs the same operations anywhere).
 #[cfg(fmadiv_x86)]
 pub mod x86 {
     pub use crate::arch::simd::Vector;
@@ -661,6 +664,7 @@ pub mod x86 {
         reciprocal, reciprocal_quotient_from, refine,
     };
     pub use crate::arch::x86_64::avx2::{Avx2Fma, LANES};
+    pub use crate::arch::x86_64::avx512::Avx512;
     pub use crate::arch::x86_64::mode::{
         DOWN, NEAREST, ROUNDING_CONTROL, ROUNDING_CONTROL_SHIFT, TOWARD_ZERO, UP,
     };

@@ -13,6 +13,8 @@
 #![cfg(fmadiv_x86)]
 
 mod common;
+#[path = "backends/contract.rs"]
+mod contract;
 
 use std::hint::black_box;
 
@@ -1111,6 +1113,24 @@ fn weakened_kernels_under_the_directed_step() {
             );
         }
     }
+}
+
+#[test]
+fn every_backend_keeps_the_vector_contract() {
+    use fmadiv::verify::avx512_model::{Avx512Model, HIGH, INTEL, LOW};
+    use fmadiv::verify::x86::{Avx2Fma, Avx512};
+    let seed = common::seed() ^ 0xc0;
+    match Avx2Fma::new() {
+        Some(w) => contract::check(w, "avx2", seed),
+        None => eprintln!("avx2: SKIPPED on this CPU: no AVX2+FMA"),
+    }
+    match Avx512::new() {
+        Some(w) => contract::check(w, "avx512", seed),
+        None => eprintln!("avx512: SKIPPED on this CPU: no AVX-512F (the model is checked)"),
+    }
+    contract::check(Avx512Model::<INTEL>::new(), "avx512-model", seed);
+    contract::check(Avx512Model::<LOW>::new(), "avx512-model-low", seed);
+    contract::check(Avx512Model::<HIGH>::new(), "avx512-model-high", seed);
 }
 
 #[test]
