@@ -177,8 +177,11 @@
 //! implements the same `Vector` trait with one scalar IEEE operation per lane) runs the
 //! same generic code on every machine: TestFloat, in-window pairs, random bits, every tail,
 //! FTZ/DAZ and the four rounding modes on the model with Intel's reference table and with
-//! the two worst tables of the 2^-14 bound. A native run compares the real instructions with
-//! the model (`the_native_16_lane_backend_and_the_model_agree`).
+//! the two worst tables of the 2^-14 bound. The masks, blends, partial loads and stores and
+//! every other operation are held, lane by lane and with their flags, to the trait's
+//! contract on each backend (`every_backend_keeps_the_vector_contract`), so a native run
+//! checks the real instructions against the statements the model was written from, and
+//! compares the two (`the_native_16_lane_backend_and_the_model_agree`).
 //!
 //! # The reciprocal kernel
 //!

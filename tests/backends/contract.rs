@@ -163,13 +163,9 @@ struct Contract<W: Vector> {
     name: &'static str,
 }
 
-/// One method of the contract: its name, a call of the backend's method, and the plain
+/// A row of the contract: a method's name, a call of the backend's method, and the plain
 /// statement of what it does, lane by lane.
-struct Op<Method, Statement> {
-    name: &'static str,
-    method: Method,
-    statement: Statement,
-}
+type Op<Method, Statement> = (&'static str, Method, Statement);
 
 /// An integer operation of two registers.
 type IntOp<W> =
@@ -310,90 +306,55 @@ impl<W: Vector> Contract<W> {
     /// The integer operations and compares against Rust's, lane by lane.
     fn integers(&self, lanes: &mut Lanes) {
         let ops: [IntOp<W>; 9] = [
-            Op {
-                name: "add",
-                method: |w, a, b| w.add(a, b),
-                statement: u32::wrapping_add,
-            },
-            Op {
-                name: "sub",
-                method: |w, a, b| w.sub(a, b),
-                statement: u32::wrapping_sub,
-            },
-            Op {
-                name: "and",
-                method: |w, a, b| w.and(a, b),
-                statement: |a, b| a & b,
-            },
-            Op {
-                name: "xor",
-                method: |w, a, b| w.xor(a, b),
-                statement: |a, b| a ^ b,
-            },
-            Op {
-                name: "or",
-                method: |w, a, b| w.or(a, b),
-                statement: |a, b| a | b,
-            },
-            Op {
-                name: "shift_left_1",
-                method: |w, a, _| w.shift_left_1(a),
-                statement: |a, _| a << 1,
-            },
-            Op {
-                name: "max_u32",
-                method: |w, a, b| w.max_u32(a, b),
-                statement: |a, b| a.max(b),
-            },
-            Op {
-                name: "min_signed",
-                method: |w, a, b| w.min_signed(a, b),
-                statement: |a, b| (a as i32).min(b as i32) as u32,
-            },
-            Op {
-                name: "sign_by",
-                method: |w, x, s| w.sign_by(x, s),
-                statement: |x, s| match (s as i32).signum() {
+            ("add", |w, a, b| w.add(a, b), u32::wrapping_add),
+            ("sub", |w, a, b| w.sub(a, b), u32::wrapping_sub),
+            ("and", |w, a, b| w.and(a, b), |a, b| a & b),
+            ("xor", |w, a, b| w.xor(a, b), |a, b| a ^ b),
+            ("or", |w, a, b| w.or(a, b), |a, b| a | b),
+            ("shift_left_1", |w, a, _| w.shift_left_1(a), |a, _| a << 1),
+            ("max_u32", |w, a, b| w.max_u32(a, b), |a, b| a.max(b)),
+            (
+                "min_signed",
+                |w, a, b| w.min_signed(a, b),
+                |a, b| (a as i32).min(b as i32) as u32,
+            ),
+            (
+                "sign_by",
+                |w, x, s| w.sign_by(x, s),
+                |x, s| match (s as i32).signum() {
                     1 => x,
                     -1 => x.wrapping_neg(),
                     _ => 0,
                 },
-            },
+            ),
         ];
         let compares: [IntCompare<W>; 2] = [
-            Op {
-                name: "equal",
-                method: |w, a, b| w.equal(a, b),
-                statement: |a, b| a == b,
-            },
-            Op {
-                name: "greater",
-                method: |w, a, b| w.greater(a, b),
-                statement: |a, b| (a as i32) > (b as i32),
-            },
+            ("equal", |w, a, b| w.equal(a, b), |a, b| a == b),
+            (
+                "greater",
+                |w, a, b| w.greater(a, b),
+                |a, b| (a as i32) > (b as i32),
+            ),
         ];
         for _ in 0..ROUNDS {
             let a = lanes.vector(W::LANES);
             let b = lanes.vector_near(&a);
             let (x, y) = (self.ints(&a), self.ints(&b));
-            for op in &ops {
-                let got = self.read_ints((op.method)(self.w, x, y));
-                let want: Vec<u32> = (0..W::LANES).map(|l| (op.statement)(a[l], b[l])).collect();
+            for &(name, method, statement) in &ops {
+                let got = self.read_ints(method(self.w, x, y));
+                let want: Vec<u32> = (0..W::LANES).map(|l| statement(a[l], b[l])).collect();
                 if got != want {
                     self.fail(
-                        op.name,
+                        name,
                         format!("{a:08x?}, {b:08x?}: {got:08x?}, not {want:08x?}"),
                     );
                 }
             }
-            for op in &compares {
-                let got = self.read_mask((op.method)(self.w, x, y));
-                let want: Vec<bool> = (0..W::LANES).map(|l| (op.statement)(a[l], b[l])).collect();
+            for &(name, method, statement) in &compares {
+                let got = self.read_mask(method(self.w, x, y));
+                let want: Vec<bool> = (0..W::LANES).map(|l| statement(a[l], b[l])).collect();
                 if got != want {
-                    self.fail(
-                        op.name,
-                        format!("{a:08x?}, {b:08x?}: {got:?}, not {want:?}"),
-                    );
+                    self.fail(name, format!("{a:08x?}, {b:08x?}: {got:?}, not {want:?}"));
                 }
             }
         }
@@ -451,26 +412,14 @@ impl<W: Vector> Contract<W> {
     /// setting: the same bits (a NaN from a multiply or FMA only as a NaN), the same flags.
     fn arithmetic(&self, lanes: &mut Lanes) {
         let ops: [FloatOp<W>; 4] = [
-            Op {
-                name: "div",
-                method: |w, a, b, _| w.div(a, b),
-                statement: |a, b, _| a / b,
-            },
-            Op {
-                name: "mul",
-                method: |w, a, b, _| w.mul(a, b),
-                statement: |a, b, _| a * b,
-            },
-            Op {
-                name: "mul_add",
-                method: |w, a, b, c| w.mul_add(a, b, c),
-                statement: f32::mul_add,
-            },
-            Op {
-                name: "neg_mul_add",
-                method: |w, a, b, c| w.neg_mul_add(a, b, c),
-                statement: |a, b, c| (-a).mul_add(b, c),
-            },
+            ("div", |w, a, b, _| w.div(a, b), |a, b, _| a / b),
+            ("mul", |w, a, b, _| w.mul(a, b), |a, b, _| a * b),
+            ("mul_add", |w, a, b, c| w.mul_add(a, b, c), f32::mul_add),
+            (
+                "neg_mul_add",
+                |w, a, b, c| w.neg_mul_add(a, b, c),
+                |a, b, c| (-a).mul_add(b, c),
+            ),
         ];
         let n = W::LANES;
         let floats = |v: &[u32]| -> Vec<f32> { v.iter().map(|&x| f32::from_bits(x)).collect() };
@@ -479,21 +428,21 @@ impl<W: Vector> Contract<W> {
                 let (a, b, c) = (lanes.vector(n), lanes.vector(n), lanes.vector(n));
                 let (x, y, z) = (self.floats(&a), self.floats(&b), self.floats(&c));
                 let (fa, fb, fc) = (floats(&a), floats(&b), floats(&c));
-                for op in &ops {
-                    let (got, flags) = under(control, || self.read((op.method)(self.w, x, y, z)));
+                for &(name, method, statement) in &ops {
+                    let (got, flags) = under(control, || self.read(method(self.w, x, y, z)));
                     let (want, want_flags) = under(control, || {
-                        let scalar = black_box(op.statement);
+                        let scalar = black_box(statement);
                         (0..n)
                             .map(|l| scalar(fa[l], fb[l], fc[l]).to_bits())
                             .collect::<Vec<u32>>()
                     });
                     // The divider's NaN bits are promised; the others' need only be NaNs.
                     let same = |l: usize| {
-                        got[l] == want[l] || (op.name != "div" && is_nan(got[l]) && is_nan(want[l]))
+                        got[l] == want[l] || (name != "div" && is_nan(got[l]) && is_nan(want[l]))
                     };
                     if !(0..n).all(same) || flags != want_flags {
                         self.fail(
-                            op.name,
+                            name,
                             format!(
                                 "MXCSR control {control:#x}, a {a:08x?}, b {b:08x?}, c {c:08x?}: \
                                  {got:08x?} flags {flags:#x}, not {want:08x?} flags {want_flags:#x}"
@@ -625,37 +574,28 @@ impl<W: Vector> Contract<W> {
     /// MXCSR (DAZ), their flags as the SDM gives them, lane by lane.
     fn compares(&self, lanes: &mut Lanes) {
         let compares: [FloatCompare<W>; 2] = [
-            Op {
-                name: "nonzero",
-                method: |w, x| w.nonzero(x),
-                statement: (|v| !v.is_nan() && v != 0.0, is_signalling),
-            },
-            Op {
-                name: "negative_signaling",
-                method: |w, x| w.negative_signaling(x),
-                statement: (|v| v < 0.0, is_nan),
-            },
+            (
+                "nonzero",
+                |w, x| w.nonzero(x),
+                (|v| !v.is_nan() && v != 0.0, is_signalling),
+            ),
+            (
+                "negative_signaling",
+                |w, x| w.negative_signaling(x),
+                (|v| v < 0.0, is_nan),
+            ),
         ];
         let extremes: [Extreme<W>; 2] = [
-            Op {
-                name: "minimum",
-                method: |w, a, b| w.minimum(a, b),
-                statement: f32::min,
-            },
-            Op {
-                name: "maximum",
-                method: |w, a, b| w.maximum(a, b),
-                statement: f32::max,
-            },
+            ("minimum", |w, a, b| w.minimum(a, b), f32::min),
+            ("maximum", |w, a, b| w.maximum(a, b), f32::max),
         ];
         let n = W::LANES;
         for control in controls() {
             for _ in 0..ROUNDS {
                 let (a, b) = (lanes.vector(n), lanes.vector(n));
                 let (x, y) = (self.floats(&a), self.floats(&b));
-                for op in &compares {
-                    let (holds, raises) = op.statement;
-                    let (m, flags) = under(control, || (op.method)(self.w, x));
+                for &(name, method, (holds, raises)) in &compares {
+                    let (m, flags) = under(control, || method(self.w, x));
                     let got = self.read_mask(m);
                     let want: Vec<bool> = a.iter().map(|&v| holds(as_read(v, control))).collect();
                     let want_flags = a
@@ -663,7 +603,7 @@ impl<W: Vector> Contract<W> {
                         .fold(0, |f, &v| f | compare_flags(&[v], control, raises));
                     if got != want || flags != want_flags {
                         self.fail(
-                            op.name,
+                            name,
                             format!(
                                 "under {control:#x}: {a:08x?} gave {got:?} flags {flags:#x}, \
                                  not {want:?} flags {want_flags:#x}"
@@ -673,8 +613,8 @@ impl<W: Vector> Contract<W> {
                 }
                 let want_flags =
                     (0..n).fold(0, |f, l| f | compare_flags(&[a[l], b[l]], control, is_nan));
-                for op in &extremes {
-                    let (got, flags) = under(control, || self.read((op.method)(self.w, x, y)));
+                for &(name, method, extreme) in &extremes {
+                    let (got, flags) = under(control, || self.read(method(self.w, x, y)));
                     // The contract's domain: no NaN, not both zeros, no subnormal that DAZ
                     // reads as zero.
                     let wrong_lane = (0..n).find(|&l| {
@@ -683,11 +623,11 @@ impl<W: Vector> Contract<W> {
                             || q.is_nan()
                             || (p == 0.0 && q == 0.0)
                             || (p.to_bits(), q.to_bits()) != (a[l], b[l]);
-                        !outside && got[l] != (op.statement)(p, q).to_bits()
+                        !outside && got[l] != extreme(p, q).to_bits()
                     });
                     if wrong_lane.is_some() || flags != want_flags {
                         self.fail(
-                            op.name,
+                            name,
                             format!(
                                 "under {control:#x}: {a:08x?}, {b:08x?} gave {got:08x?} flags \
                                  {flags:#x} (wrong lane {wrong_lane:?}; flags wanted {want_flags:#x})"

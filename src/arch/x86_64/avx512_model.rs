@@ -9,10 +9,12 @@
 //! instruction of the same IEEE operation (`divss`, `mulss`, `vfmadd` or glibc's `fmaf`), so
 //! MXCSR's rounding field, flush-to-zero, denormals-are-zero and the sticky flags act on it as
 //! on the packed forms, and NaN operands propagate by x86's rules; the signaling compares and
-//! `minps`/`maxps` raise invalid on a NaN as those instructions do; directed division runs
-//! `divss` under the mode ([`super::mode::div_in_mode_sse`]). What it does not model:
-//! exceptions unmasked (they trap on the real instructions; the crate never unmasks them),
-//! and the speed.
+//! `minps`/`maxps` raise invalid on a NaN as those instructions do (and the denormal flag
+//! only where no NaN takes precedence in the lane); `vrcp14ps` raises no flag; directed
+//! division runs `divss` under the mode ([`super::mode::div_in_mode_sse`]) and raises none.
+//! `tests/backends/contract.rs` holds every method, lanes and flags, to the same statements
+//! as the native backends. What it does not model: exceptions unmasked (they trap on the
+//! real instructions; the crate never unmasks them), and the speed.
 //!
 //! `vrcp14ps` takes its seed table as the type's parameter ([`Seeds`]): Intel's published
 //! reference algorithm for VRCP14 (Intel's "Reference Implementations for IA Approximation
