@@ -8,7 +8,7 @@
 #   tests-avx512.txt   the public API's suites with FMADIV_BACKEND=avx512, default and mix-1
 #   backends.txt       tests/backends.rs, with the native vrcp14ps over all 2^32 inputs held
 #                      to the 2^-14 bound and the special values, and whether it is Intel's
-#                      reference table (required on Intel CPUs, reported on others), and what
+#                      reference table (required on Emerald Rapids, reported on others), and what
 #                      the weakened kernels do under the directed step (its output)
 #   floors-avx512.json fmadiv bench --floors --json with the backend forced
 #   floors-default.json the same by default
