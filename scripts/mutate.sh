@@ -82,6 +82,7 @@ MUTATIONS=(
   "16-lane model: rcp() keeps the flags of the edge tables' search|src/arch/x86_64/avx512_model.rs|s/^        write_flags(mxcsr \& ALL_FLAGS);$/        let _ = mxcsr;/"
   "AVX2: negative_signaling() by a quiet compare (no invalid for a quiet NaN)|src/arch/x86_64/avx2.rs|s/_mm256_cmp_ps::<_CMP_LT_OS>/_mm256_cmp_ps::<_CMP_LT_OQ>/"
   "AVX2: nonzero() true for NaN lanes (unordered not-equal)|src/arch/x86_64/avx2.rs|s/_mm256_cmp_ps::<_CMP_NEQ_OQ>/_mm256_cmp_ps::<_CMP_NEQ_UQ>/"
+  "Divisor flags: inexact voids a chunk (every chunk to the divider)|src/divisor/flagged.rs|s/^            VOIDING,$/            VOIDING | 1 << 5,/"
 )
 
 if [ "${1:-}" = "--check" ]; then

@@ -572,28 +572,15 @@ fn the_window_checked_blocks_give_the_step_its_blocks_on_every_backend() {
     }
 }
 
-/// The lanes a `Divisor`'s lane-checked loop gives its sequence and its check (at eight
-/// lanes: at sixteen it runs only the reciprocal of a power of two, which needs no check).
-/// Read from a divisor forced to two products where they are wrong (significand 0x216c5f:
-/// `Divisor::new` never chooses them there), on the dividends they get wrong: every lane the
-/// sequence keeps is wrong and every lane of the divider right. A block keeps the
-/// sequence's lanes but those its check flags; after a block with flagged lanes in two or
-/// more vectors the back-off's blocks go to the divider; the tail is checked lane by lane.
-#[test]
-fn the_divisors_lane_checked_loop_gives_the_sequence_its_lanes() {
-    use fmadiv::Strategy;
-    use fmadiv::verify::divisor::{
-        LANE_BLOCK_VECTORS, LANE_BLOCKS_AFTER_FAILURE as BACKOFF, divide_slice_on, with_strategy,
-    };
-    let backend = Backend::Avx2Fma;
-    if !backend.runs_here() {
-        eprintln!("SKIPPED on this CPU: the lane-checked loop's two products (AVX2+FMA)");
-        return;
-    }
+/// A divisor forced to two products where they are wrong (significand 0x216c5f:
+/// `Divisor::new` never chooses them there), and the dividends they get wrong (the
+/// significands in [1, 2) whose quotient is wrong, at exponents -20..20, both signs: the
+/// error does not change with the dividend's exponent inside the window). Every lane such a
+/// divisor's sequence computes is wrong, every lane of the divider right: the output shows
+/// which lanes a loop gave the sequence.
+fn two_products_where_wrong() -> (f32, fmadiv::Divisor, Vec<f32>) {
     let b = f32::from_bits(0x3fa1_6c5f);
-    let weakened = with_strategy(b, Strategy::TwoProducts);
-    // The significands in [1, 2) two products get wrong (the error does not change with the
-    // dividend's exponent inside the window), at exponents -20..20, both signs.
+    let weakened = fmadiv::verify::divisor::with_strategy(b, fmadiv::Strategy::TwoProducts);
     let wrong: Vec<f32> = (0..1u32 << 23)
         .map(|m| f32::from_bits(0x3f80_0000 | m))
         .filter(|&x| weakened.divide(x).to_bits() != (x / b).to_bits())
@@ -603,6 +590,25 @@ fn the_divisors_lane_checked_loop_gives_the_sequence_its_lanes() {
         !wrong.is_empty(),
         "two products are wrong for some dividend over {b:e}"
     );
+    (b, weakened, wrong)
+}
+
+/// The lanes a `Divisor`'s lane-checked loop gives its sequence and its check (at eight
+/// lanes: at sixteen it runs only the reciprocal of a power of two, which needs no check),
+/// read from [`two_products_where_wrong`]. A block keeps the sequence's lanes but those its
+/// check flags; after a block with flagged lanes in two or more vectors the back-off's
+/// blocks go to the divider; the tail is checked lane by lane.
+#[test]
+fn the_divisors_lane_checked_loop_gives_the_sequence_its_lanes() {
+    use fmadiv::verify::divisor::{
+        LANE_BLOCK_VECTORS, LANE_BLOCKS_AFTER_FAILURE as BACKOFF, divide_slice_on,
+    };
+    let backend = Backend::Avx2Fma;
+    if !backend.runs_here() {
+        eprintln!("SKIPPED on this CPU: the lane-checked loop's two products (AVX2+FMA)");
+        return;
+    }
+    let (b, weakened, wrong) = two_products_where_wrong();
 
     let lanes = backend.lanes();
     let block = LANE_BLOCK_VECTORS * lanes;
@@ -674,6 +680,131 @@ fn the_divisors_lane_checked_loop_gives_the_sequence_its_lanes() {
     units_the_fast_path_takes(1, &[0], BACKOFF, &mut state);
     let taken = units_the_fast_path_takes(blocks, &[], BACKOFF, &mut state);
     assert_eq!(next, lanes_of(taken, &[], &[]), "the next call");
+}
+
+/// The `Divisor`'s flag-checked chunks (two products, slices of 512 and more) give the
+/// sequence what the back-off says, on every backend, read from
+/// [`two_products_where_wrong`]: each chunk the sequence's or the divider's as a whole, a
+/// chunk with a signalling NaN (invalid) voided, the leftover lanes the divider's. The
+/// back-off is the `Divisor`'s own (a thread-local apart from the directed functions',
+/// though both run the one engine): a voided chunk of one does not send the other's next
+/// chunk to the divider. Bits alone cannot show this: a loop that sent every chunk to the
+/// divider would pass every other test.
+#[test]
+fn the_divisors_flag_checked_chunks_give_the_sequence_its_chunks_on_every_backend() {
+    use fmadiv::verify::divisor::divide_slice_on;
+    use fmadiv::verify::{FLAG_CHUNK, FLAG_CHUNKS_AFTER_FAILURE as BACKOFF};
+    /// Raises invalid in the first product, so it voids its chunk.
+    const SIGNALLING_NAN: f32 = f32::from_bits(0x7fa0_0000);
+    let (b, weakened, wrong) = two_products_where_wrong();
+    let chunks = 12;
+    // The whole chunks, the last one short, then a few lanes no whole vector holds.
+    let len = (chunks - 1) * FLAG_CHUNK + 512 + 5;
+    let a: Vec<f32> = wrong.iter().copied().cycle().take(len).collect();
+    let with_signalling_nans = |at: &[usize]| -> Vec<f32> {
+        let mut x = a.clone();
+        for &i in at {
+            x[i] = SIGNALLING_NAN;
+        }
+        x
+    };
+    let (da, db) = pairs_the_weakened_step_gets_wrong(2 * FLAG_CHUNK, 19);
+    let clear = (0, BACKOFF.0);
+    for backend in backends() {
+        let what = backend.name();
+        // The chunks the sequence took in a run on `x` (its first lanes), each the
+        // sequence's or the divider's as a whole (NaN lanes are the same either way); the
+        // lanes after the whole vectors are the divider's.
+        let sequence_chunks = |x: &[f32]| -> Vec<bool> {
+            let mut out = vec![0.0f32; x.len()];
+            divide_slice_on(backend, &weakened, true, x, &mut out).expect("runs here");
+            let sequence: Vec<bool> = (0..x.len())
+                .map(|i| {
+                    let (got, right) = (out[i].to_bits(), (x[i] / b).to_bits());
+                    let wrong = weakened.divide(x[i]).to_bits();
+                    assert!(got == right || got == wrong, "{what}: lane {i}");
+                    got != right
+                })
+                .collect();
+            let full = x.len() - x.len() % backend.lanes();
+            assert!(
+                sequence[full..].iter().all(|&s| !s),
+                "{what}: a leftover lane from the sequence"
+            );
+            sequence[..full]
+                .chunks(FLAG_CHUNK)
+                .enumerate()
+                .map(|(c, lanes)| {
+                    let nan = |&(i, _): &(usize, &bool)| x[c * FLAG_CHUNK + i].is_nan();
+                    let of: Vec<bool> = lanes
+                        .iter()
+                        .enumerate()
+                        .filter(|l| !nan(l))
+                        .map(|(_, &s)| s)
+                        .collect();
+                    let n = of.iter().filter(|&&s| s).count();
+                    assert!(
+                        n == 0 || n == of.len(),
+                        "{what}: chunk {c} has {n} of {} lanes from the sequence",
+                        of.len()
+                    );
+                    n > 0
+                })
+                .collect()
+        };
+        let directed_chunks = |x: &[f32], y: &[f32]| -> Vec<bool> {
+            let lanes = lanes_the_step_took(backend, Rounding::Down, x, y);
+            lanes
+                .chunks(FLAG_CHUNK)
+                .map(|c| c.iter().any(|&s| s))
+                .collect()
+        };
+
+        let got = on_a_fresh_thread(|| sequence_chunks(&a));
+        assert_eq!(got, vec![true; chunks], "{what}: a clean slice");
+
+        // Voided chunks 0, 2 (past the first try's probe) and 6 (its last whole lane): 0
+        // and the next chunk to the divider, 2 and the next two, the pass at 5 resets the
+        // back-off, 6 and the next one.
+        let voided = [0, 2, 6];
+        let x = with_signalling_nans(&[5, 2 * FLAG_CHUNK + 300, 7 * FLAG_CHUNK - 1]);
+        let want = units_the_fast_path_takes(chunks, &voided, BACKOFF, &mut { clear });
+        let got = on_a_fresh_thread(|| sequence_chunks(&x));
+        assert_eq!(got, want, "{what}: voided chunks {voided:?}");
+
+        // Kept between calls on the thread: a one-chunk call that fails, then the clean
+        // slice.
+        let (one, next) =
+            on_a_fresh_thread(|| (sequence_chunks(&x[..FLAG_CHUNK]), sequence_chunks(&a)));
+        let mut state = clear;
+        let want = units_the_fast_path_takes(1, &[0], BACKOFF, &mut state);
+        assert_eq!(one, want, "{what}: a failing call");
+        let want = units_the_fast_path_takes(chunks, &[], BACKOFF, &mut state);
+        assert_eq!(next, want, "{what}: the next call");
+
+        // Its own: a voided chunk of the directed functions, then the `Divisor`'s clean
+        // slice (every chunk the sequence's), then the directed functions' (their back-off
+        // kept); and the other way round.
+        let got = on_a_fresh_thread(|| {
+            let failed = directed_chunks(&with_nans(&da[..FLAG_CHUNK], &[5]), &db[..FLAG_CHUNK]);
+            (failed, sequence_chunks(&a), directed_chunks(&da, &db))
+        });
+        let want = (vec![false], vec![true; chunks], vec![false, true]);
+        assert_eq!(got, want, "{what}: a directed failure, then the Divisor");
+        let got = on_a_fresh_thread(|| {
+            let failed = sequence_chunks(&x[..FLAG_CHUNK]);
+            (
+                failed,
+                directed_chunks(&da, &db),
+                sequence_chunks(&a[..2 * FLAG_CHUNK]),
+            )
+        });
+        let want = (vec![false], vec![true, true], vec![false, true]);
+        assert_eq!(
+            got, want,
+            "{what}: a Divisor failure, then the directed functions"
+        );
+    }
 }
 
 #[test]
