@@ -468,10 +468,8 @@ fn with_nans(a: &[f32], at: &[usize]) -> Vec<f32> {
 /// alone cannot show this: a loop that sent every chunk to the divider would pass.
 #[test]
 fn the_flag_checked_chunks_give_the_step_its_chunks_on_every_backend() {
-    use fmadiv::verify::{FLAG_CHUNK, FLAG_CHUNKS_AFTER_FAILURE as BACKOFF};
-    let chunks = 12;
-    let (a, b) = pairs_the_weakened_step_gets_wrong((chunks - 1) * FLAG_CHUNK + 512, 13);
-    let clear = (0, BACKOFF.0);
+    use fmadiv::verify::FLAG_CHUNK;
+    let (a, b) = pairs_the_weakened_step_gets_wrong(11 * FLAG_CHUNK + 512, 13);
     for backend in backends() {
         for mode in [Rounding::Down, Rounding::Up, Rounding::TowardZero] {
             let what = format!("{} {mode:?}", backend.name());
@@ -493,29 +491,44 @@ fn the_flag_checked_chunks_give_the_step_its_chunks_on_every_backend() {
                     .collect()
             };
 
-            let got = on_a_fresh_thread(|| step_chunks(&a));
-            assert_eq!(got, vec![true; chunks], "{what}: a clean slice");
-
-            // Failures in chunks 0, 2 (past the first try's probe) and 6 (its last lane): 0
-            // and the next chunk to the divider, 2 and the next two, the pass at 5 resets
-            // the back-off, 6 and the next one.
-            let voided = [0, 2, 6];
-            let x = with_nans(&a, &[5, 2 * FLAG_CHUNK + 300, 7 * FLAG_CHUNK - 1]);
-            let want = units_the_fast_path_takes(chunks, &voided, BACKOFF, &mut { clear });
-            let got = on_a_fresh_thread(|| step_chunks(&x));
-            assert_eq!(got, want, "{what}: voided chunks {voided:?}");
-
-            // The back-off is kept between calls on the thread: a one-chunk call that
-            // fails, then the clean slice.
-            let (one, next) =
-                on_a_fresh_thread(|| (step_chunks(&x[..FLAG_CHUNK]), step_chunks(&a)));
-            let mut state = clear;
-            let want = units_the_fast_path_takes(1, &[0], BACKOFF, &mut state);
-            assert_eq!(one, want, "{what}: a failing call");
-            let want = units_the_fast_path_takes(chunks, &[], BACKOFF, &mut state);
-            assert_eq!(next, want, "{what}: the next call");
+            chunks_back_off_by_the_rule(&what, &a, |at| with_nans(&a, at), step_chunks);
         }
     }
+}
+
+/// Holds a flag-checked loop to the back-off's rule, read by `taken` (which chunks of a run
+/// on its argument the fast path kept, each the fast path's or the divider's as a whole):
+/// every chunk of `clean`; after chunks voided in a copy of it (`voiding(at)`: a lane that
+/// voids its chunk at each of `at`), those the back-off leaves; the state kept between calls
+/// on a thread.
+fn chunks_back_off_by_the_rule(
+    what: &str,
+    clean: &[f32],
+    voiding: impl Fn(&[usize]) -> Vec<f32>,
+    taken: impl Fn(&[f32]) -> Vec<bool> + Sync,
+) {
+    use fmadiv::verify::{FLAG_CHUNK, FLAG_CHUNKS_AFTER_FAILURE as BACKOFF};
+    let chunks = clean.len().div_ceil(FLAG_CHUNK);
+    let clear = (0, BACKOFF.0);
+    let got = on_a_fresh_thread(|| taken(clean));
+    assert_eq!(got, vec![true; chunks], "{what}: a clean slice");
+
+    // Voided chunks 0, 2 (past the first try's probe) and 6 (its last lane): 0 and the next
+    // chunk to the divider, 2 and the next two, the pass at 5 resets the back-off, 6 and the
+    // next one.
+    let voided = [0, 2, 6];
+    let x = voiding(&[5, 2 * FLAG_CHUNK + 300, 7 * FLAG_CHUNK - 1]);
+    let want = units_the_fast_path_takes(chunks, &voided, BACKOFF, &mut { clear });
+    let got = on_a_fresh_thread(|| taken(&x));
+    assert_eq!(got, want, "{what}: voided chunks {voided:?}");
+
+    // Kept between calls on the thread: a one-chunk call that fails, then the clean slice.
+    let (one, next) = on_a_fresh_thread(|| (taken(&x[..FLAG_CHUNK]), taken(clean)));
+    let mut state = clear;
+    let want = units_the_fast_path_takes(1, &[0], BACKOFF, &mut state);
+    assert_eq!(one, want, "{what}: a failing call");
+    let want = units_the_fast_path_takes(chunks, &[], BACKOFF, &mut state);
+    assert_eq!(next, want, "{what}: the next call");
 }
 
 /// The directed loops' window-checked blocks (slices shorter than the flag-checked ones)
@@ -692,8 +705,8 @@ fn the_divisors_lane_checked_loop_gives_the_sequence_its_lanes() {
 /// divider would pass every other test.
 #[test]
 fn the_divisors_flag_checked_chunks_give_the_sequence_its_chunks_on_every_backend() {
+    use fmadiv::verify::FLAG_CHUNK;
     use fmadiv::verify::divisor::divide_slice_on;
-    use fmadiv::verify::{FLAG_CHUNK, FLAG_CHUNKS_AFTER_FAILURE as BACKOFF};
     /// Raises invalid in the first product, so it voids its chunk.
     const SIGNALLING_NAN: f32 = f32::from_bits(0x7fa0_0000);
     let (b, weakened, wrong) = two_products_where_wrong();
@@ -709,7 +722,6 @@ fn the_divisors_flag_checked_chunks_give_the_sequence_its_chunks_on_every_backen
         x
     };
     let (da, db) = pairs_the_weakened_step_gets_wrong(2 * FLAG_CHUNK, 19);
-    let clear = (0, BACKOFF.0);
     for backend in backends() {
         let what = backend.name();
         // The chunks the sequence took in a run on `x` (its first lanes), each the
@@ -760,27 +772,7 @@ fn the_divisors_flag_checked_chunks_give_the_sequence_its_chunks_on_every_backen
                 .collect()
         };
 
-        let got = on_a_fresh_thread(|| sequence_chunks(&a));
-        assert_eq!(got, vec![true; chunks], "{what}: a clean slice");
-
-        // Voided chunks 0, 2 (past the first try's probe) and 6 (its last whole lane): 0
-        // and the next chunk to the divider, 2 and the next two, the pass at 5 resets the
-        // back-off, 6 and the next one.
-        let voided = [0, 2, 6];
-        let x = with_signalling_nans(&[5, 2 * FLAG_CHUNK + 300, 7 * FLAG_CHUNK - 1]);
-        let want = units_the_fast_path_takes(chunks, &voided, BACKOFF, &mut { clear });
-        let got = on_a_fresh_thread(|| sequence_chunks(&x));
-        assert_eq!(got, want, "{what}: voided chunks {voided:?}");
-
-        // Kept between calls on the thread: a one-chunk call that fails, then the clean
-        // slice.
-        let (one, next) =
-            on_a_fresh_thread(|| (sequence_chunks(&x[..FLAG_CHUNK]), sequence_chunks(&a)));
-        let mut state = clear;
-        let want = units_the_fast_path_takes(1, &[0], BACKOFF, &mut state);
-        assert_eq!(one, want, "{what}: a failing call");
-        let want = units_the_fast_path_takes(chunks, &[], BACKOFF, &mut state);
-        assert_eq!(next, want, "{what}: the next call");
+        chunks_back_off_by_the_rule(what, &a, with_signalling_nans, sequence_chunks);
 
         // Its own: a voided chunk of the directed functions, then the `Divisor`'s clean
         // slice (every chunk the sequence's), then the directed functions' (their back-off
@@ -792,7 +784,7 @@ fn the_divisors_flag_checked_chunks_give_the_sequence_its_chunks_on_every_backen
         let want = (vec![false], vec![true; chunks], vec![false, true]);
         assert_eq!(got, want, "{what}: a directed failure, then the Divisor");
         let got = on_a_fresh_thread(|| {
-            let failed = sequence_chunks(&x[..FLAG_CHUNK]);
+            let failed = sequence_chunks(&with_signalling_nans(&[5])[..FLAG_CHUNK]);
             (
                 failed,
                 directed_chunks(&da, &db),
