@@ -21,6 +21,12 @@ SEEDS = Path(__file__).resolve().parent.parent / "fuzz" / "seeds" / "divide"
 # Pairs per seed: whole blocks at sixteen lanes with the widest mix (4 kernel vectors and 8
 # divider vectors: 192 lanes), twice, and a tail.
 PAIRS = 2 * 192 + 13
+# Pairs of the long seeds: past 512, where `div_bounds` and the `Divisor`'s two products run
+# their flag-checked chunks (and beyond the 4096 bytes libFuzzer writes without -max_len).
+LONG_PAIRS = 2 * 512 + 77
+# A divisor proven for two products (`Divisor::new(3.0).strategy()`), at the pick of the
+# header: the `Divisor`'s flag-checked chunks run for it.
+TWO_PRODUCTS_DIVISOR = 0x40400000
 # Biased exponents of the kernel's input window (src/bits.rs: unbiased -63 ..= 62).
 WINDOW = range(127 - 63, 127 - 63 + 126)
 # Significands of the near-all-ones divisors the kernel sends to the divider (src/bits.rs).
@@ -52,7 +58,12 @@ def main() -> None:
         in_window(rng, NEAR_ALL_ONES_MIN + rng.getrandbits(15)) if i % 37 == 0 else b[i]
         for i in range(PAIRS)
     ]
+    long_a = [in_window(rng) for _ in range(LONG_PAIRS)]
+    long_b = [in_window(rng) for _ in range(LONG_PAIRS)]
+    long_b[7] = TWO_PRODUCTS_DIVISOR
     seeds = {
+        "in_window_long": seed(NEAREST, long_a, long_b),
+        "in_window_long_down": seed(DOWN, long_a, long_b),
         "in_window": seed(NEAREST, a, b),
         "in_window_down": seed(DOWN, a, b),
         "in_window_near_all_ones": seed(NEAREST, a, near),
