@@ -7,7 +7,8 @@ with probability about 1/2, and a sixteen-lane block of four vectors checks 128 
 without these seeds the fuzzer would fuzz the divider paths and the one-vector token only.
 From them, mutations move single lanes in and out of the window and change significands.
 
-    python3 scripts/fuzz_seeds.py      # (re)writes fuzz/seeds/divide/in_window*
+    python3 scripts/fuzz_seeds.py           # (re)writes fuzz/seeds/divide/in_window*
+    python3 scripts/fuzz_seeds.py --check   # only that the committed ones are these (CI)
 
 Layout (fuzz/fuzz_targets/divide.rs): offsets of the dividends and divisors, the divisor
 pick, the caller's MXCSR byte, then the dividends and the divisors as little-endian f32s.
@@ -15,6 +16,7 @@ pick, the caller's MXCSR byte, then the dividends and the divisors as little-end
 
 import random
 import struct
+import sys
 from pathlib import Path
 
 SEEDS = Path(__file__).resolve().parent.parent / "fuzz" / "seeds" / "divide"
@@ -71,6 +73,14 @@ def main() -> None:
             NEAREST, [NEWTON_PAIR[0]] * PAIRS, [NEWTON_PAIR[1]] * PAIRS
         ),
     }
+    if "--check" in sys.argv[1:]:
+        stale = [
+            n for n, d in seeds.items() if not (SEEDS / n).is_file() or (SEEDS / n).read_bytes() != d
+        ]
+        if stale:
+            sys.exit(f"fuzz seeds not what scripts/fuzz_seeds.py writes: {', '.join(stale)}")
+        print(f"{len(seeds)} in-window fuzz seeds as scripts/fuzz_seeds.py writes them")
+        return
     for name, data in seeds.items():
         (SEEDS / name).write_bytes(data)
         print(f"{SEEDS / name}: {len(data)} bytes")
