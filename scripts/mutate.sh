@@ -83,6 +83,7 @@ MUTATIONS=(
   "AVX2: negative_signaling() by a quiet compare (no invalid for a quiet NaN)|src/arch/x86_64/avx2.rs|s/_mm256_cmp_ps::<_CMP_LT_OS>/_mm256_cmp_ps::<_CMP_LT_OQ>/"
   "AVX2: nonzero() true for NaN lanes (unordered not-equal)|src/arch/x86_64/avx2.rs|s/_mm256_cmp_ps::<_CMP_NEQ_OQ>/_mm256_cmp_ps::<_CMP_NEQ_UQ>/"
   "Divisor flags: inexact voids a chunk (every chunk to the divider)|src/divisor/flagged.rs|s/^            VOIDING,$/            VOIDING | 1 << 5,/"
+  "16-lane Divisor: two products flag-checked in place (a voided chunk redone from quotients)|src/divisor/x16.rs|s/^                                \&\& !core::ptr::eq(a, out) =>$/                                \&\& true =>/"
 )
 
 if [ "${1:-}" = "--check" ]; then

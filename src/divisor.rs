@@ -382,6 +382,34 @@ impl Divisor {
         }
     }
 
+    /// [`Divisor::divide_in_place_by`] on a given SIMD backend (`None`, nothing written, for
+    /// the portable path or one this CPU cannot run): the sixteen-lane backends run their
+    /// entry points (`divisor::x16`) with the output the input.
+    #[cfg(all(fmadiv_x86, feature = "verify"))]
+    pub(crate) fn divide_in_place_on(
+        &self,
+        backend: crate::Backend,
+        sequence: bool,
+        a: &mut [f32],
+    ) -> Option<()> {
+        match backend {
+            _ if !backend.runs_here() => None,
+            crate::Backend::Portable => None,
+            crate::Backend::Avx2Fma => {
+                self.divide_in_place_by(sequence, a);
+                Some(())
+            }
+            _ => {
+                let p = sequence.then(|| self.proven());
+                let (x, n) = (a.as_mut_ptr(), a.len());
+                // SAFETY: the backend runs here; a is readable and writable for n elements,
+                // and `x16::divide` allows the output to be the input.
+                unsafe { x16::divide(backend, self.b, p, x, x, n) };
+                Some(())
+            }
+        }
+    }
+
     /// What a slice of `len` dividends runs: the proven sequence where the plan runs it at
     /// that length ([`crate::DivisorChoices`]) and the proof is made or pays (then it is
     /// made); `None`: the divider.

@@ -579,6 +579,18 @@ pub mod divisor {
         d.divide_in_place_by(sequence, a)
     }
 
+    /// [`divide_in_place_by`] on a given backend: `None` (nothing written) for the portable
+    /// path or a backend this CPU cannot run.
+    #[cfg(fmadiv_x86)]
+    pub fn divide_in_place_on(
+        backend: crate::Backend,
+        d: &Divisor,
+        sequence: bool,
+        a: &mut [f32],
+    ) -> Option<()> {
+        d.divide_in_place_on(backend, sequence, a)
+    }
+
     /// `out[i] = a[i] / b` by the proven sequence with the given check of the two-products
     /// loop. Panics if the lengths differ.
     pub fn divide_slice_checked_by(d: &Divisor, check: Check, a: &[f32], out: &mut [f32]) {

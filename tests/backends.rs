@@ -845,6 +845,49 @@ fn the_divisors_loops_on_every_backend() {
     }
 }
 
+/// The `Divisor`'s proven sequence in place, whatever the plan, on every backend, for every
+/// strategy, at lengths around the flag-checked chunk (4096), over normal dividends with
+/// specials in every chunk: a flag-checked loop run in place would redo a voided chunk from
+/// quotients instead of dividends (so both widths run two products in place by the lane
+/// check or the divider), which this catches.
+#[test]
+fn the_divisors_sequence_in_place_on_every_backend() {
+    use fmadiv::Strategy;
+    use fmadiv::verify::FLAG_CHUNK;
+    use fmadiv::verify::divisor::divide_in_place_on;
+    let len = 3 * FLAG_CHUNK + 77;
+    let a: Vec<f32> = (0..len)
+        .map(|i| match i % FLAG_CHUNK {
+            1000 => f32::INFINITY,
+            2000 => 0.0,
+            3000 => f32::from_bits(0x7fa0_0000), // signalling: invalid in every product
+            j => 1.0 + (i as f32) * 0.37 + (j as f32) * 1e-3,
+        })
+        .collect();
+    let divisors = [3.0f32, 1.1, 0.1, 3.7, 1.0 / 3.0, 4.0, 1e-30];
+    let strategies: Vec<Strategy> = divisors
+        .iter()
+        .map(|&b| fmadiv::Divisor::new(b).strategy())
+        .collect();
+    assert!(
+        strategies.contains(&Strategy::TwoProducts) && strategies.contains(&Strategy::Reciprocal),
+        "{strategies:?}"
+    );
+    for backend in backends() {
+        for &b in &divisors {
+            let d = fmadiv::Divisor::new(b);
+            for n in [8, 511, 512, FLAG_CHUNK, FLAG_CHUNK + 1, len] {
+                let mut x = a[..n].to_vec();
+                divide_in_place_on(backend, &d, true, &mut x).expect("runs here");
+                let bs = vec![b; n];
+                if let Some(e) = first_difference(&a[..n], &bs, &x, &hardware(&a[..n], &bs)) {
+                    panic!("{} Divisor({b:e}) in place, {n}: {e}", backend.name());
+                }
+            }
+        }
+    }
+}
+
 /// `|1 − m·r|` for the significand `m` of `x` and its seed `r`, both at exponent 0.
 fn seed_error(m: u32, r: f32) -> f64 {
     (1.0 - f64::from(f32::from_bits(0x3f80_0000 | m)) * f64::from(r)).abs()

@@ -14,7 +14,9 @@ const LANES: usize = 4;
 /// does not give x86's NaN bits (a signalling NaN dividend stays signalling). With the
 /// divisor opaque, `divps` and `divss` run, and their bits are the hardware's. (The unit
 /// test `public_functions_agree_with_the_portable_path` caught `Divisor::divide_slice`
-/// returning a signalling NaN unquieted this way.)
+/// returning a signalling NaN unquieted this way, when it was inlined whole; with rustc
+/// 1.95 a constant `sNaN / 3.0` folds to the payload-less quiet NaN, where `divss` keeps
+/// the payload.)
 #[inline(always)]
 fn opaque(mut v: __m128) -> __m128 {
     // SAFETY: the asm is empty; it only claims to read and write `v`'s register.
