@@ -477,23 +477,35 @@ fn the_flag_checked_chunks_give_the_step_its_chunks_on_every_backend() {
             // as a whole.
             let step_chunks = |x: &[f32]| -> Vec<bool> {
                 let lanes = lanes_the_step_took(backend, mode, x, &b[..x.len()]);
-                let chunks = lanes.chunks(FLAG_CHUNK).enumerate();
-                chunks
-                    .map(|(c, lanes)| {
-                        let n = lanes.iter().filter(|&&s| s).count();
-                        assert!(
-                            n == 0 || n == lanes.len(),
-                            "{what}: chunk {c} has {n} of {} lanes from the step",
-                            lanes.len()
-                        );
-                        n > 0
-                    })
-                    .collect()
+                whole_chunks(&what, &lanes, |_| false)
             };
 
             chunks_back_off_by_the_rule(&what, &a, |at| with_nans(&a, at), step_chunks);
         }
     }
+}
+
+/// Which chunks of a flag-checked loop's run the fast path took, from the lanes it took
+/// (`taken`): each chunk the fast path's or the divider's as a whole, but for the lanes
+/// `ignored` says both give the same bits of.
+fn whole_chunks(what: &str, taken: &[bool], ignored: impl Fn(usize) -> bool) -> Vec<bool> {
+    use fmadiv::verify::FLAG_CHUNK;
+    let chunks = taken.chunks(FLAG_CHUNK).enumerate();
+    chunks
+        .map(|(c, lanes)| {
+            let counted: Vec<bool> = (0..lanes.len())
+                .filter(|&i| !ignored(c * FLAG_CHUNK + i))
+                .map(|i| lanes[i])
+                .collect();
+            let n = counted.iter().filter(|&&t| t).count();
+            assert!(
+                n == 0 || n == counted.len(),
+                "{what}: chunk {c} has {n} of {} lanes from the fast path",
+                counted.len()
+            );
+            n > 0
+        })
+        .collect()
 }
 
 /// Holds a flag-checked loop to the back-off's rule, read by `taken` (which chunks of a run
@@ -743,33 +755,11 @@ fn the_divisors_flag_checked_chunks_give_the_sequence_its_chunks_on_every_backen
                 sequence[full..].iter().all(|&s| !s),
                 "{what}: a leftover lane from the sequence"
             );
-            sequence[..full]
-                .chunks(FLAG_CHUNK)
-                .enumerate()
-                .map(|(c, lanes)| {
-                    let nan = |&(i, _): &(usize, &bool)| x[c * FLAG_CHUNK + i].is_nan();
-                    let of: Vec<bool> = lanes
-                        .iter()
-                        .enumerate()
-                        .filter(|l| !nan(l))
-                        .map(|(_, &s)| s)
-                        .collect();
-                    let n = of.iter().filter(|&&s| s).count();
-                    assert!(
-                        n == 0 || n == of.len(),
-                        "{what}: chunk {c} has {n} of {} lanes from the sequence",
-                        of.len()
-                    );
-                    n > 0
-                })
-                .collect()
+            whole_chunks(what, &sequence[..full], |i| x[i].is_nan())
         };
         let directed_chunks = |x: &[f32], y: &[f32]| -> Vec<bool> {
             let lanes = lanes_the_step_took(backend, Rounding::Down, x, y);
-            lanes
-                .chunks(FLAG_CHUNK)
-                .map(|c| c.iter().any(|&s| s))
-                .collect()
+            whole_chunks(what, &lanes, |_| false)
         };
 
         chunks_back_off_by_the_rule(what, &a, with_signalling_nans, sequence_chunks);
