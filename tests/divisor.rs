@@ -561,18 +561,7 @@ fn recip_without_the_all_ones_fix_is_caught() {
         .count();
     // Only where the seed of 0x1.fffffep+0 is exactly 0.5 (AMD's `rcpps`, Intel's reference
     // `vrcp14ps`) does the tie appear: the seed of the backend in use.
-    let all_ones = f32::from_bits(0x3fff_ffff);
-    let rcp_of_all_ones = match fmadiv::backend() {
-        fmadiv::Backend::Avx512 => fmadiv::verify::native_rcp14([all_ones; 8]).unwrap()[0],
-        fmadiv::Backend::Avx512Model(seeds) => {
-            fmadiv::verify::avx512_model::rcp14(seeds, all_ones, 0)
-        }
-        _ => {
-            use core::arch::x86_64::{_mm_cvtss_f32, _mm_rcp_ss, _mm_set_ss};
-            // SAFETY: SSE is baseline on x86-64.
-            unsafe { _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(all_ones))) }
-        }
-    };
+    let rcp_of_all_ones = common::seed_in_use(f32::from_bits(0x3fff_ffff));
     if rcp_of_all_ones == 0.5 {
         assert_eq!(wrong, 252, "126 window exponents x 2 signs");
     }

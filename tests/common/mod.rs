@@ -160,3 +160,18 @@ pub fn flag_chunk_pairs() -> (Vec<f32>, Vec<f32>) {
     }
     (a, b)
 }
+
+/// The seed of `x` the kernels of the backend in use start from: `vrcp14ps` (this CPU's, or
+/// the model's table) on the sixteen-lane backends, this CPU's `rcpps` elsewhere.
+#[cfg(fmadiv_x86)]
+pub fn seed_in_use(x: f32) -> f32 {
+    match fmadiv::backend() {
+        fmadiv::Backend::Avx512 => fmadiv::verify::native_rcp14([x; 8]).expect("AVX-512F")[0],
+        fmadiv::Backend::Avx512Model(seeds) => fmadiv::verify::avx512_model::rcp14(seeds, x, 0),
+        _ => {
+            use core::arch::x86_64::{_mm_cvtss_f32, _mm_rcp_ss, _mm_set_ss};
+            // SAFETY: SSE is baseline on x86-64.
+            unsafe { _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(x))) }
+        }
+    }
+}
