@@ -84,6 +84,8 @@ MUTATIONS=(
   "AVX2: nonzero() true for NaN lanes (unordered not-equal)|src/arch/x86_64/avx2.rs|s/_mm256_cmp_ps::<_CMP_NEQ_OQ>/_mm256_cmp_ps::<_CMP_NEQ_UQ>/"
   "Divisor flags: inexact voids a chunk (every chunk to the divider)|src/divisor/flagged.rs|s/^            VOIDING,$/            VOIDING | 1 << 5,/"
   "16-lane Divisor: two products flag-checked in place (a voided chunk redone from quotients)|src/divisor/x16.rs|s/^                                \&\& !core::ptr::eq(a, out) =>$/                                \&\& true =>/"
+  "schedules: mix-8 mapped to the divider's loop (the plan's choice never runs)|src/schedule.rs|s/Schedule::Mixed(Mix(8)) => entry::mixed::<V, 8, RECIP, GUARDED>,/Schedule::Mixed(Mix(8)) => entry::divider::<RECIP>,/"
+  "mixed loop: recip's kernel blocks never stored (every one redone by the divider)|src/arch/simd/loops.rs|s/^                if check.all_accepted(w) {$/                if !RECIP \&\& check.all_accepted(w) {/"
 )
 
 if [ "${1:-}" = "--check" ]; then

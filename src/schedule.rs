@@ -224,21 +224,30 @@ pub(crate) fn kernel_fn_on<const RECIP: bool, const GUARDED: bool>(
     backend: crate::Backend,
     s: Schedule,
 ) -> RawFn {
+    variant_fn_on::<{ crate::variant::Variant::SHIPPED }, RECIP, GUARDED>(backend, s)
+}
+
+/// [`kernel_fn_on`] with kernel variant `V` in the kernel's blocks: the weakened variants
+/// let the tests read which lanes a schedule's loop gives the kernel through this very
+/// table (`fmadiv::verify::run_schedule_divisor_window_only_on`).
+pub(crate) fn variant_fn_on<const V: u8, const RECIP: bool, const GUARDED: bool>(
+    backend: crate::Backend,
+    s: Schedule,
+) -> RawFn {
     /// Schedule `s`'s loop among one backend's entry points.
     #[cfg(fmadiv_x86)]
     macro_rules! loop_of {
         ($entry:path) => {{
             use $entry as entry;
-            const SHIPPED: u8 = crate::variant::Variant::SHIPPED;
             match s {
                 Schedule::Portable => portable::div_raw::<RECIP>,
                 Schedule::Divider => entry::divider::<RECIP>,
-                Schedule::Kernel => entry::mixed::<SHIPPED, 0, RECIP, GUARDED>,
-                Schedule::Mixed(Mix(1)) => entry::mixed::<SHIPPED, 1, RECIP, GUARDED>,
-                Schedule::Mixed(Mix(2)) => entry::mixed::<SHIPPED, 2, RECIP, GUARDED>,
-                Schedule::Mixed(Mix(4)) => entry::mixed::<SHIPPED, 4, RECIP, GUARDED>,
-                Schedule::Mixed(Mix(8)) => entry::mixed::<SHIPPED, 8, RECIP, GUARDED>,
-                Schedule::Mixed(Mix(16)) => entry::mixed::<SHIPPED, 16, RECIP, GUARDED>,
+                Schedule::Kernel => entry::mixed::<V, 0, RECIP, GUARDED>,
+                Schedule::Mixed(Mix(1)) => entry::mixed::<V, 1, RECIP, GUARDED>,
+                Schedule::Mixed(Mix(2)) => entry::mixed::<V, 2, RECIP, GUARDED>,
+                Schedule::Mixed(Mix(4)) => entry::mixed::<V, 4, RECIP, GUARDED>,
+                Schedule::Mixed(Mix(8)) => entry::mixed::<V, 8, RECIP, GUARDED>,
+                Schedule::Mixed(Mix(16)) => entry::mixed::<V, 16, RECIP, GUARDED>,
                 Schedule::Mixed(Mix(other)) => {
                     unreachable!("Mix::new makes only the mixes of Mix::ALL, not {other}")
                 }

@@ -11,8 +11,9 @@
 //! - the variants and the loops that run one on every lane ([`div_with`], [`recip_with`]);
 //! - every schedule whatever the plan says ([`run_schedule`], [`run_schedule_in_place`];
 //!   [`run_entry`]: an entry point with its rounding-mode guard or without;
-//!   [`run_schedule_divisor_window_only_on`]: a schedule's loop with a weakened kernel whose
-//!   lanes show, to test which lanes the loop gives the kernel) and the directed loop with
+//!   [`run_schedule_divisor_window_only_on`], [`run_recip_schedule_published_on`]: a
+//!   schedule's loop, from the plan's own table of them, with a weakened kernel whose lanes
+//!   show, to test which lanes the loop gives the kernel) and the directed loop with
 //!   either step ([`div_rounded_with`]); the checked loops' blocks, chunks and back-offs
 //!   ([`MIXED_BLOCK_VECTORS`], [`FLAG_CHUNK`], [`DIRECTED_BLOCK_VECTORS`] and the like), which
 //!   those tests hold the loops to;
@@ -187,37 +188,51 @@ pub fn run_schedule_divisor_window_only_on(
     out: &mut [f32],
 ) -> Option<()> {
     #[cfg(fmadiv_x86)]
-    {
-        use crate::Schedule;
-        /// Schedule `s`'s loop among one backend's entry points, the weakened kernel in it.
-        macro_rules! loop_of {
-            ($entry:path) => {{
-                use $entry as entry;
-                const V: u8 = Variant::DIVISOR_WINDOW_ONLY;
-                let f: crate::schedule::RawFn = match s {
-                    Schedule::Portable | Schedule::Divider => return None,
-                    Schedule::Kernel => entry::mixed::<V, 0, false, true>,
-                    Schedule::Mixed(m) => match m.divider_vectors() {
-                        1 => entry::mixed::<V, 1, false, true>,
-                        2 => entry::mixed::<V, 2, false, true>,
-                        4 => entry::mixed::<V, 4, false, true>,
-                        8 => entry::mixed::<V, 8, false, true>,
-                        16 => entry::mixed::<V, 16, false, true>,
-                        other => {
-                            unreachable!("Mix::new makes only the mixes of Mix::ALL, not {other}")
-                        }
-                    },
-                };
-                Some(f)
-            }};
-        }
-        run_pairwise(backend, a, b, out, || {
-            crate::dispatch::with_entry!(backend, loop_of, None)
+    return run_pairwise(backend, a, b, out, || {
+        // The plan's own table of loops, the weakened kernel in them.
+        let with_kernel = s.uses_kernel() && backend != crate::Backend::Portable;
+        with_kernel.then(|| {
+            crate::schedule::variant_fn_on::<{ Variant::DIVISOR_WINDOW_ONLY }, false, true>(
+                backend, s,
+            )
         })
-    }
+    });
     #[cfg(not(fmadiv_x86))]
     {
         let _ = (backend, s, a, b, out);
+        None
+    }
+}
+
+/// `out[i] = 1 / b[i]` by schedule `s`'s loop of `backend` as the plan runs `recip`, with
+/// the published kernel ([`Kernel::Published`]: no near-all-ones rule) in its blocks: where
+/// the backend's seed of `2 - 2^-23` is exactly 0.5, as on AMD's `rcpps` and Intel's
+/// reference `vrcp14ps`, a divisor `±0x1.fffffep+e` inside the window passes that kernel's
+/// check and comes out one ulp low (the tie of `kernel_notes`), so the output shows which
+/// lanes the loop gave the kernel. `None` as [`run_schedule_divisor_window_only_on`].
+/// Panics if the lengths differ.
+pub fn run_recip_schedule_published_on(
+    backend: crate::Backend,
+    s: crate::Schedule,
+    b: &[f32],
+    out: &mut [f32],
+) -> Option<()> {
+    #[cfg(fmadiv_x86)]
+    {
+        assert!(b.len() == out.len());
+        if !(s.uses_kernel() && backend != crate::Backend::Portable && backend.runs_here()) {
+            return None;
+        }
+        // The plan's own table of loops, the weakened kernel in them.
+        let f = crate::schedule::variant_fn_on::<{ Variant::PUBLISHED }, true, true>(backend, s);
+        // SAFETY: the backend runs here; b readable and out writable for its length, out a
+        // unique borrow; `a` is not read for reciprocals.
+        unsafe { f(core::ptr::null(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
+        Some(())
+    }
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (backend, s, b, out);
         None
     }
 }

@@ -265,26 +265,109 @@ fn on_a_fresh_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|t| t.spawn(f).join().expect("the thread finished"))
 }
 
+/// A mixed loop's shape over a slice: kernel blocks of `block` lanes, steps of `step`.
+struct MixedShape {
+    what: String,
+    block: usize,
+    step: usize,
+    /// The whole steps of a slice of `len` (what is left after them is the divider's).
+    whole: usize,
+    len: usize,
+}
+
+impl MixedShape {
+    /// Schedule `s` on `backend`, over a slice long enough for the back-off to run out twice.
+    fn of(backend: Backend, s: Schedule) -> MixedShape {
+        let divider_vectors = match s {
+            Schedule::Mixed(m) => m.divider_vectors() as usize,
+            _ => 0,
+        };
+        let block = fmadiv::verify::MIXED_BLOCK_VECTORS * backend.lanes();
+        let step = block + divider_vectors * backend.lanes();
+        let steps = 2 * fmadiv::verify::MIXED_STEPS_AFTER_FAILURE.0 as usize + 5;
+        let len = steps * step + 37;
+        MixedShape {
+            what: format!("{} {}", backend.name(), s.name()),
+            block,
+            step,
+            whole: len / step,
+            len,
+        }
+    }
+
+    /// Kernel lanes: the first `block` of each whole step the kernel takes.
+    fn lanes_of(&self, taken: &[bool]) -> Vec<bool> {
+        (0..self.len)
+            .map(|i| {
+                i / self.step < self.whole && taken[i / self.step] && i % self.step < self.block
+            })
+            .collect()
+    }
+
+    /// Panics at the first lane where the kernel's share differs from the loop's structure.
+    fn check(&self, got: &[bool], want: &[bool], case: &str) {
+        if let Some(i) = (0..self.len.min(got.len())).find(|&i| got[i] != want[i]) {
+            let whose = if got[i] {
+                "the kernel's"
+            } else {
+                "the divider's"
+            };
+            panic!(
+                "{}, {case}: lane {i} (step {}) is {whose}",
+                self.what,
+                i / self.step
+            );
+        }
+    }
+
+    /// What every mixed loop promises, read through `read` (its kernel lanes over the
+    /// divisors given, `true` for a kernel lane, the dividends the caller's): whole steps'
+    /// kernel blocks of a clean slice `b`; after a block failed by a zero divisor, that step
+    /// and the back-off's steps on the divider, the kernel from the step after, and a second
+    /// failure after a pass skipping as many again; the back-off kept between calls.
+    fn holds_through(&self, b: &[f32], read: &(dyn Fn(&[f32]) -> Vec<bool> + Sync)) {
+        use fmadiv::verify::MIXED_STEPS_AFTER_FAILURE as BACKOFF;
+        let after_failure = BACKOFF.0 as usize;
+        let clean = on_a_fresh_thread(|| read(b));
+        self.check(
+            &clean,
+            &self.lanes_of(&vec![true; self.whole]),
+            "a clean slice",
+        );
+
+        let failed = [0, after_failure + 2];
+        let mut zeros = b.to_vec();
+        for k in failed {
+            zeros[k * self.step + 1] = 0.0;
+        }
+        let got = on_a_fresh_thread(|| read(&zeros));
+        let taken = units_the_fast_path_takes(self.whole, &failed, BACKOFF, &mut (0, BACKOFF.0));
+        self.check(&got, &self.lanes_of(&taken), "failed blocks, twice");
+
+        // A one-step call that fails, then the clean slice, whose first steps then go to
+        // the divider.
+        let (first, second) = on_a_fresh_thread(|| (read(&zeros[..self.step]), read(b)));
+        assert!(first.iter().all(|&k| !k), "{}: the failed step", self.what);
+        let mut state = (0, BACKOFF.0);
+        units_the_fast_path_takes(1, &[0], BACKOFF, &mut state);
+        let taken = units_the_fast_path_takes(self.whole, &[], BACKOFF, &mut state);
+        self.check(&second, &self.lanes_of(&taken), "the next call");
+    }
+}
+
 /// The plan's loops give the kernel what their structure says, on every backend: whole
 /// steps' kernel blocks of a clean slice, nothing from a failed block until the back-off
-/// has run out (also across calls on one thread), nothing under a directed MXCSR mode.
-/// Bits alone cannot show this (the divider gives the same ones): a loop that quietly sent
-/// everything to the divider would pass every other test.
+/// has run out (also across calls on one thread), a block failed by a near-all-ones divisor
+/// alone redone without a back-off, nothing under a directed MXCSR mode. Bits alone cannot
+/// show this (the divider gives the same ones): a loop that quietly sent everything to the
+/// divider would pass every other test. The loops are the plan's own table of them
+/// (`schedule::variant_fn_on`), so a schedule mapped to the wrong loop is caught too.
 #[test]
 fn the_mixed_loops_give_the_kernel_its_blocks_on_every_backend() {
-    use fmadiv::verify::{MIXED_BLOCK_VECTORS, MIXED_STEPS_AFTER_FAILURE as BACKOFF};
-    let after_failure = BACKOFF.0 as usize;
-    let clear = (0, BACKOFF.0);
     for backend in backends() {
         for s in Schedule::ALL.into_iter().filter(|s| s.uses_kernel()) {
-            let divider_vectors = match s {
-                Schedule::Mixed(m) => m.divider_vectors() as usize,
-                _ => 0,
-            };
-            let block = MIXED_BLOCK_VECTORS * backend.lanes();
-            let step = block + divider_vectors * backend.lanes();
-            let steps = 2 * after_failure + 5;
-            let len = steps * step + 37;
+            let shape = MixedShape::of(backend, s);
+            let len = shape.len;
             // Infinite dividends of both signs over divisors inside the window, none with a
             // near-all-ones mantissa (the kernel's blocks refuse those).
             let (_, b) = in_window_pairs(len, 11);
@@ -301,70 +384,18 @@ fn the_mixed_loops_give_the_kernel_its_blocks_on_every_backend() {
                     }
                 })
                 .collect();
-            // Kernel lanes: the first `block` of each whole step the kernel takes (what is
-            // left after the whole steps is the divider's).
-            let whole = len / step;
-            let lanes_of = |taken: Vec<bool>| -> Vec<bool> {
-                (0..len)
-                    .map(|i| i / step < whole && taken[i / step] && i % step < block)
-                    .collect()
-            };
-            let steps_taken = |failed: &[usize], state: &mut (u32, u32)| {
-                units_the_fast_path_takes(whole, failed, BACKOFF, state)
-            };
-            let what = format!("{} {}", backend.name(), s.name());
-            // The first lane where the kernel's share differs from the loop's structure.
-            let check = |got: Vec<bool>, want: Vec<bool>, case: &str| {
-                if let Some(i) = (0..len.min(got.len())).find(|&i| got[i] != want[i]) {
-                    let whose = if got[i] {
-                        "the kernel's"
-                    } else {
-                        "the divider's"
-                    };
-                    panic!("{what}, {case}: lane {i} (step {}) is {whose}", i / step);
-                }
-            };
-
-            let clean = on_a_fresh_thread(|| kernel_lanes(backend, s, &a, &b));
-            check(clean, lanes_of(vec![true; whole]), "a clean slice");
-
-            // A zero divisor in the first block: that step, and the back-off's steps after
-            // it, on the divider; the kernel from the step after. The pass there resets the
-            // back-off: a second failure two steps later skips as many steps again.
-            let failed = [0, after_failure + 2];
-            let mut zeros = b.clone();
-            for k in failed {
-                zeros[k * step + 1] = 0.0;
-            }
-            let got = on_a_fresh_thread(|| kernel_lanes(backend, s, &a, &zeros));
-            let want = lanes_of(steps_taken(&failed, &mut { clear }));
-            check(got, want, "failed blocks, twice");
+            shape.holds_through(&b, &|y| kernel_lanes(backend, s, &a[..y.len()], y));
 
             // A near-all-ones divisor in a block of finite dividends (every lane inside the
             // window): the block is redone by the divider, and no back-off follows.
             let mut near_all_ones = b.clone();
             near_all_ones[1] = f32::from_bits(0x3fff_ffff);
             let mut finite_first = a.clone();
-            finite_first[..block].fill(1.5);
+            finite_first[..shape.block].fill(1.5);
             let got = on_a_fresh_thread(|| kernel_lanes(backend, s, &finite_first, &near_all_ones));
-            let mut want = lanes_of(vec![true; whole]);
-            want[..block].fill(false);
-            check(got, want, "a near-all-ones divisor");
-
-            // The back-off is kept between calls: a one-step call that fails, then the
-            // clean slice, whose first steps then go to the divider.
-            let (first, second) = on_a_fresh_thread(|| {
-                let first = kernel_lanes(backend, s, &a[..step], &zeros[..step]);
-                (first, kernel_lanes(backend, s, &a, &b))
-            });
-            assert!(first.iter().all(|&k| !k), "{what}: the failed step");
-            let mut state = clear;
-            units_the_fast_path_takes(1, &[0], BACKOFF, &mut state);
-            check(
-                second,
-                lanes_of(steps_taken(&[], &mut state)),
-                "the next call",
-            );
+            let mut want = shape.lanes_of(&vec![true; shape.whole]);
+            want[..shape.block].fill(false);
+            shape.check(&got, &want, "a near-all-ones divisor");
 
             // Under a directed MXCSR mode the guard sends everything to the divider.
             let run = |x: &[f32], y: &[f32]| {
@@ -375,7 +406,80 @@ fn the_mixed_loops_give_the_kernel_its_blocks_on_every_backend() {
             };
             let (got, want) = under_mxcsr(1 << RC_SHIFT, &a, &b, &run);
             if let Some(d) = first_difference(&a, &b, &got, &want) {
-                panic!("{what} under round-down: {d}");
+                panic!("{} under round-down: {d}", shape.what);
+            }
+        }
+    }
+}
+
+/// The lanes `recip`'s loop of schedule `s` gave its kernel, read from a run with the
+/// published kernel (no near-all-ones rule) over near-all-ones divisors, which it gets one
+/// ulp wrong where the seed of `2 - 2^-23` is 0.5: `true` for a kernel lane. Every other
+/// lane must be the divider's `1 / b`.
+fn recip_kernel_lanes(backend: Backend, s: Schedule, b: &[f32]) -> Vec<bool> {
+    let mut out = vec![0.0f32; b.len()];
+    fmadiv::verify::run_recip_schedule_published_on(backend, s, b, &mut out)
+        .expect("a schedule with the kernel on a backend this CPU runs");
+    (0..b.len())
+        .map(|i| {
+            let want = black_box(1.0f32) / b[i];
+            let divider = out[i].to_bits() == want.to_bits();
+            let kernel = out[i].to_bits() == want.to_bits() - 1;
+            assert!(
+                kernel || divider,
+                "{} {} recip: lane {i} is neither the kernel's nor the divider's: {}",
+                backend.name(),
+                s.name(),
+                describe(1.0, b[i], out[i], want),
+            );
+            kernel
+        })
+        .collect()
+}
+
+/// `recip`'s loops keep the same structure (its own loads and check: the dividend is the
+/// constant 1.0, the divisor alone is checked), read through the published kernel's one-ulp
+/// error on near-all-ones divisors. Readable where a backend's seed of `2 - 2^-23` is 0.5
+/// (AMD's `rcpps`, Intel's reference `vrcp14ps`, the model's low table); on a table where
+/// no weakened reciprocal kernel is wrong for any divisor (the model's high one, all 2^23
+/// mantissas compared), the test says so and reads nothing there.
+#[test]
+fn the_mixed_loops_of_recip_give_the_kernel_its_blocks_on_every_backend() {
+    let marker = f32::from_bits(0x3fff_ffff);
+    for backend in backends() {
+        let mut probe = [0.0f32; 1];
+        fmadiv::verify::recip_with_on(backend, Kernel::Published, &[marker], &mut probe).unwrap();
+        if probe[0] == black_box(1.0f32) / marker {
+            eprintln!(
+                "{}: SKIPPED, the published reciprocal kernel is right for 1 / (2 - 2^-23) \
+                 on this table, so no lane can be read",
+                backend.name()
+            );
+            continue;
+        }
+        for s in Schedule::ALL.into_iter().filter(|s| s.uses_kernel()) {
+            let shape = MixedShape::of(backend, s);
+            // `±0x1.fffffep+e` for exponents across the window.
+            let mut rng = SplitMix64(12);
+            let b: Vec<f32> = (0..shape.len)
+                .map(|_| {
+                    let r = rng.next_u64();
+                    let exponent = 127 - 60 + (r >> 32) as u32 % 120;
+                    f32::from_bits((r as u32 & 0x8000_0000) | exponent << 23 | 0x7f_ffff)
+                })
+                .collect();
+            shape.holds_through(&b, &|y| recip_kernel_lanes(backend, s, y));
+
+            // Under a directed MXCSR mode the guard sends everything to the divider.
+            let ones = vec![1.0f32; b.len()];
+            let run = |_: &[f32], y: &[f32]| {
+                let mut out = vec![0.0f32; y.len()];
+                fmadiv::verify::run_recip_schedule_published_on(backend, s, y, &mut out).unwrap();
+                out
+            };
+            let (got, want) = under_mxcsr(1 << RC_SHIFT, &ones, &b, &run);
+            if let Some(d) = first_difference(&ones, &b, &got, &want) {
+                panic!("{} recip under round-down: {d}", shape.what);
             }
         }
     }
