@@ -86,6 +86,10 @@ MUTATIONS=(
   "16-lane Divisor: two products flag-checked in place (a voided chunk redone from quotients)|src/divisor/x16.rs|s/^                                \&\& !core::ptr::eq(a, out) =>$/                                \&\& true =>/"
   "schedules: mix-8 mapped to the divider's loop (the plan's choice never runs)|src/schedule.rs|s/Schedule::Mixed(Mix(8)) => entry::mixed::<V, 8, RECIP, GUARDED>,/Schedule::Mixed(Mix(8)) => entry::divider::<RECIP>,/"
   "mixed loop: recip's kernel blocks never stored (every one redone by the divider)|src/arch/simd/loops.rs|s/^                if check.all_accepted(w) {$/                if !RECIP \&\& check.all_accepted(w) {/"
+  "div_bounds: two divider passes at every length (the step never runs)|src/arch/simd/directed.rs|s/if W::EMBEDDED_ROUNDING \&\& len >= TWO_PASSES_FROM {/if true {/"
+  "div_bounds: two passes at every length with embedded rounding|src/arch/simd/directed.rs|s/if W::EMBEDDED_ROUNDING \&\& len >= TWO_PASSES_FROM {/if W::EMBEDDED_ROUNDING {/"
+  "div_rounded: short slices rounded down by one pass (the step never runs)|src/rounding.rs|s/entry::div_rounded::<{ mxcsr::DOWN }, STEP>(x, y, o, n)/entry::div_in_mode::<{ mxcsr::DOWN }>(x, y, o, n)/"
+  "div_rounded: the step below 256 elements with embedded rounding too|src/arch/simd/directed.rs|s/^    W::EMBEDDED_ROUNDING || len >= ONE_PASS_FROM$/    len >= ONE_PASS_FROM/"
 )
 
 if [ "${1:-}" = "--check" ]; then

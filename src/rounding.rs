@@ -77,6 +77,7 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
     }
     #[cfg(fmadiv_x86)]
     {
+        use crate::arch::simd::directed::SHIPPED;
         use crate::arch::x86_64::mode as mxcsr;
         if cfg!(fmadiv_unoptimized) {
             // Without optimisation, the `asm!` loop under the mode (the generic loops would
@@ -84,42 +85,11 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
             return mxcsr::div_in_mode_sse(a, b, out, mode.control());
         }
         let (x, y, o, n) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len());
-        /// The directed loop of the backend whose entry points `$entry` names.
-        macro_rules! rounded_with {
-            ($entry:path) => {{
-                use crate::arch::simd::directed::SHIPPED;
-                use $entry as entry;
-                // SAFETY: the backend is in use (its features present); a and b are
-                // readable and out writable for n floats, and out (a unique borrow)
-                // overlaps neither.
-                unsafe {
-                    match (mode, entry::one_pass(n)) {
-                        (Rounding::Nearest, _) => {
-                            entry::div_in_mode::<{ mxcsr::NEAREST }>(x, y, o, n)
-                        }
-                        (Rounding::Down, true) => entry::div_in_mode::<{ mxcsr::DOWN }>(x, y, o, n),
-                        (Rounding::Up, true) => entry::div_in_mode::<{ mxcsr::UP }>(x, y, o, n),
-                        (Rounding::TowardZero, true) => {
-                            entry::div_in_mode::<{ mxcsr::TOWARD_ZERO }>(x, y, o, n)
-                        }
-                        (Rounding::Down, false) => {
-                            entry::div_rounded::<{ mxcsr::DOWN }, SHIPPED>(x, y, o, n)
-                        }
-                        (Rounding::Up, false) => {
-                            entry::div_rounded::<{ mxcsr::UP }, SHIPPED>(x, y, o, n)
-                        }
-                        (Rounding::TowardZero, false) => {
-                            entry::div_rounded::<{ mxcsr::TOWARD_ZERO }, SHIPPED>(x, y, o, n)
-                        }
-                    }
-                }
-            }};
+        // SAFETY: the directed backend is in use (its features present); a and b are
+        // readable and out writable for n floats, and out (a unique borrow) overlaps neither.
+        if !unsafe { div_rounded_by::<SHIPPED>(crate::directed_backend(), x, y, o, n, mode) } {
+            mxcsr::div_in_mode_sse(a, b, out, mode.control());
         }
-        crate::dispatch::with_entry!(
-            crate::directed_backend(),
-            rounded_with,
-            mxcsr::div_in_mode_sse(a, b, out, mode.control())
-        );
     }
     #[cfg(not(fmadiv_x86))]
     for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
@@ -155,6 +125,7 @@ pub fn div_bounds(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
     check("div_bounds", &[a.len(), b.len(), lo.len(), hi.len()]);
     #[cfg(fmadiv_x86)]
     {
+        use crate::arch::simd::directed::SHIPPED;
         use crate::arch::x86_64::mode as mxcsr;
         if cfg!(fmadiv_unoptimized) {
             // Without optimisation, two `asm!` loops under the modes (see `div_rounded`).
@@ -163,27 +134,95 @@ pub fn div_bounds(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
         }
         let (x, y, n) = (a.as_ptr(), b.as_ptr(), a.len());
         let (l, h) = (lo.as_mut_ptr(), hi.as_mut_ptr());
-        /// Both bounds by the backend whose entry points `$entry` names.
-        macro_rules! bounds_with {
-            ($entry:path) => {{
-                use crate::arch::simd::directed::SHIPPED;
-                use $entry as entry;
-                // SAFETY: the backend is in use (its features present); a and b are
-                // readable and lo, hi writable for n floats; lo and hi are unique borrows,
-                // overlapping nothing.
-                unsafe { entry::div_bounds::<SHIPPED>(x, y, l, h, n) }
-            }};
-        }
-        crate::dispatch::with_entry!(crate::directed_backend(), bounds_with, {
+        // SAFETY: the directed backend is in use (its features present); a and b are
+        // readable and lo, hi writable for n floats; lo and hi are unique borrows,
+        // overlapping nothing.
+        if !unsafe { div_bounds_by::<SHIPPED>(crate::directed_backend(), x, y, l, h, n) } {
             mxcsr::div_in_mode_sse(a, b, lo, Rounding::Down.control());
             mxcsr::div_in_mode_sse(a, b, hi, Rounding::Up.control());
-        });
+        }
     }
     #[cfg(not(fmadiv_x86))]
     for (((l, h), &x), &y) in lo.iter_mut().zip(hi.iter_mut()).zip(a).zip(b) {
         *l = crate::arch::portable::div_rounded_one(x, y, Rounding::Down);
         *h = crate::arch::portable::div_rounded_one(x, y, Rounding::Up);
     }
+}
+
+/// [`div_rounded`]'s loops on `backend`, with directed step variant `STEP` (the shipped
+/// one; a weakened one from the `verify` door, whose lanes show which ones the step took):
+/// one divider pass under the mode where the backend's `one_pass` says so, the directed
+/// loop below that. `false` (nothing written) for a backend without entry points.
+///
+/// # Safety
+/// `backend` runs here; `a` and `b` readable and `out` writable for `len` floats, `out`
+/// overlapping neither.
+#[cfg(fmadiv_x86)]
+#[inline]
+pub(crate) unsafe fn div_rounded_by<const STEP: u8>(
+    backend: crate::Backend,
+    a: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    len: usize,
+    mode: Rounding,
+) -> bool {
+    use crate::arch::x86_64::mode as mxcsr;
+    let (x, y, o, n) = (a, b, out, len); // short names: the match below fits its lines
+    /// The directed loop of the backend whose entry points `$entry` names.
+    macro_rules! rounded_with {
+        ($entry:path) => {{
+            use $entry as entry;
+            // SAFETY: the caller's guarantees.
+            unsafe {
+                match (mode, entry::one_pass(n)) {
+                    (Rounding::Nearest, _) => entry::div_in_mode::<{ mxcsr::NEAREST }>(x, y, o, n),
+                    (Rounding::Down, true) => entry::div_in_mode::<{ mxcsr::DOWN }>(x, y, o, n),
+                    (Rounding::Up, true) => entry::div_in_mode::<{ mxcsr::UP }>(x, y, o, n),
+                    (Rounding::TowardZero, true) => {
+                        entry::div_in_mode::<{ mxcsr::TOWARD_ZERO }>(x, y, o, n)
+                    }
+                    (Rounding::Down, false) => {
+                        entry::div_rounded::<{ mxcsr::DOWN }, STEP>(x, y, o, n)
+                    }
+                    (Rounding::Up, false) => entry::div_rounded::<{ mxcsr::UP }, STEP>(x, y, o, n),
+                    (Rounding::TowardZero, false) => {
+                        entry::div_rounded::<{ mxcsr::TOWARD_ZERO }, STEP>(x, y, o, n)
+                    }
+                }
+            }
+        }};
+    }
+    crate::dispatch::with_entry!(backend, rounded_with, return false);
+    true
+}
+
+/// [`div_bounds`]' loop on `backend`, with directed step variant `STEP` (as
+/// [`div_rounded_by`]). `false` (nothing written) for a backend without entry points.
+///
+/// # Safety
+/// `backend` runs here; `a` and `b` readable and `lo`, `hi` writable for `len` floats; no
+/// output overlaps an input or the other output.
+#[cfg(fmadiv_x86)]
+#[inline]
+pub(crate) unsafe fn div_bounds_by<const STEP: u8>(
+    backend: crate::Backend,
+    a: *const f32,
+    b: *const f32,
+    lo: *mut f32,
+    hi: *mut f32,
+    len: usize,
+) -> bool {
+    /// Both bounds by the backend whose entry points `$entry` names.
+    macro_rules! bounds_with {
+        ($entry:path) => {{
+            use $entry as entry;
+            // SAFETY: the caller's guarantees.
+            unsafe { entry::div_bounds::<STEP>(a, b, lo, hi, len) }
+        }};
+    }
+    crate::dispatch::with_entry!(backend, bounds_with, return false);
+    true
 }
 
 /// `a / b` rounded in direction `mode` for one pair (as [`div_rounded`]).

@@ -173,6 +173,16 @@ pub const DIRECTED_BLOCKS_AFTER_FAILURE: (u32, u32) =
 #[cfg(fmadiv_x86)]
 pub const DIRECTED_FLAGGED_FROM: usize = crate::arch::simd::directed::FLAGGED_FROM;
 
+/// `div_rounded` takes one divider pass under the mode from this many elements (with
+/// embedded rounding at every length), the directed loop below.
+#[cfg(fmadiv_x86)]
+pub const DIRECTED_ONE_PASS_FROM: usize = crate::arch::simd::directed::ONE_PASS_FROM;
+
+/// With embedded rounding, `div_bounds` takes two divider passes (one per bound) from this
+/// many elements, the directed loop below.
+#[cfg(fmadiv_x86)]
+pub const DIRECTED_TWO_PASSES_FROM: usize = crate::arch::simd::directed::TWO_PASSES_FROM;
+
 /// `out[i] = a[i] / b[i]` by schedule `s`'s loop of `backend` as the plan runs it (the
 /// rounding-mode guard, the block check, the back-off, the divider vectors), with the
 /// weakened kernel of [`div_divisor_window_only_on`] in its blocks: an infinite dividend
@@ -387,6 +397,29 @@ macro_rules! with_mode {
     }};
 }
 
+/// `$body` with `$s` the directed step variant `$step` names as a constant (for the loops'
+/// const parameter).
+#[cfg(fmadiv_x86)]
+macro_rules! with_step {
+    ($step:expr, $s:ident => $body:expr) => {{
+        use crate::arch::simd::directed::{DIVISOR_SIGN_IGNORED, SHIPPED, UNDERFLOW_IGNORED};
+        match $step {
+            DirectedStep::Shipped => {
+                const $s: u8 = SHIPPED;
+                $body
+            }
+            DirectedStep::DivisorSignIgnored => {
+                const $s: u8 = DIVISOR_SIGN_IGNORED;
+                $body
+            }
+            DirectedStep::UnderflowIgnored => {
+                const $s: u8 = UNDERFLOW_IGNORED;
+                $body
+            }
+        }
+    }};
+}
+
 /// `out[i] = a[i] / b[i]` rounded in direction `mode` by the directed loop of the directed
 /// functions' backend ([`crate::directed_backend`]), with the given step. `None` (nothing
 /// written) without one or for `Nearest`. Panics if the lengths differ.
@@ -413,7 +446,6 @@ pub fn div_rounded_on(
     assert!(a.len() == b.len() && b.len() == out.len());
     #[cfg(fmadiv_x86)]
     {
-        use crate::arch::simd::directed::{DIVISOR_SIGN_IGNORED, SHIPPED, UNDERFLOW_IGNORED};
         if !backend.runs_here() {
             return None;
         }
@@ -423,17 +455,9 @@ pub fn div_rounded_on(
                 use $entry as entry;
                 // SAFETY: the backend is in use; a and b readable and out writable for n
                 // floats, out a unique borrow.
-                with_mode!(mode, M => unsafe {
-                    match step {
-                        DirectedStep::Shipped => entry::div_rounded::<M, SHIPPED>(x, y, o, n),
-                        DirectedStep::DivisorSignIgnored => {
-                            entry::div_rounded::<M, DIVISOR_SIGN_IGNORED>(x, y, o, n)
-                        }
-                        DirectedStep::UnderflowIgnored => {
-                            entry::div_rounded::<M, UNDERFLOW_IGNORED>(x, y, o, n)
-                        }
-                    }
-                })
+                with_mode!(mode, M => with_step!(step, S => unsafe {
+                    entry::div_rounded::<M, S>(x, y, o, n)
+                }))
             }};
         }
         crate::dispatch::with_entry!(backend, with, return None);
@@ -442,6 +466,71 @@ pub fn div_rounded_on(
     #[cfg(not(fmadiv_x86))]
     {
         let _ = (backend, step, a, b, out, mode);
+        None
+    }
+}
+
+/// `out[i] = a[i] / b[i]` rounded in direction `mode` as [`crate::div_rounded`] runs it on
+/// `backend` (one divider pass under the mode where that backend takes one, the directed
+/// loop below that), with the given step: a weakened step shows which lanes the public
+/// function gave the step. `None` (nothing written) for the portable path, a backend this
+/// CPU cannot run, or `Nearest`. Panics if the lengths differ.
+pub fn run_div_rounded_on(
+    backend: crate::Backend,
+    step: DirectedStep,
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+    mode: crate::Rounding,
+) -> Option<()> {
+    assert!(a.len() == b.len() && b.len() == out.len());
+    #[cfg(fmadiv_x86)]
+    {
+        if mode == crate::Rounding::Nearest || !backend.runs_here() {
+            return None;
+        }
+        let (x, y, o, n) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len());
+        // SAFETY: the backend runs here; a and b readable and out writable for n floats,
+        // out a unique borrow.
+        with_step!(step, S => unsafe {
+            crate::rounding::div_rounded_by::<S>(backend, x, y, o, n, mode)
+        })
+        .then_some(())
+    }
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (backend, step, a, b, out, mode);
+        None
+    }
+}
+
+/// `lo[i] = RD(a[i] / b[i])`, `hi[i] = RU(a[i] / b[i])` as [`crate::div_bounds`] runs them on
+/// `backend`, with the given step (as [`run_div_rounded_on`]). `None` (nothing written) for
+/// the portable path or a backend this CPU cannot run. Panics if the lengths differ.
+pub fn run_div_bounds_on(
+    backend: crate::Backend,
+    step: DirectedStep,
+    a: &[f32],
+    b: &[f32],
+    lo: &mut [f32],
+    hi: &mut [f32],
+) -> Option<()> {
+    assert!(a.len() == b.len() && b.len() == lo.len() && lo.len() == hi.len());
+    #[cfg(fmadiv_x86)]
+    {
+        if !backend.runs_here() {
+            return None;
+        }
+        let (x, y, n) = (a.as_ptr(), b.as_ptr(), a.len());
+        let (l, h) = (lo.as_mut_ptr(), hi.as_mut_ptr());
+        // SAFETY: the backend runs here; a and b readable and lo, hi writable for n floats,
+        // each a unique borrow.
+        with_step!(step, S => unsafe { crate::rounding::div_bounds_by::<S>(backend, x, y, l, h, n) })
+            .then_some(())
+    }
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (backend, step, a, b, lo, hi);
         None
     }
 }

@@ -526,35 +526,82 @@ fn pairs_the_weakened_step_gets_wrong(len: usize, seed: u64) -> (Vec<f32>, Vec<f
     (a, b)
 }
 
-/// The lanes the directed step took in `backend`'s directed loop for `mode`, read from a
-/// run with the step that ignores the divisor's sign on [`pairs_the_weakened_step_gets_wrong`]
-/// (NaN dividends allowed): `true` where the result is one ulp on the wrong side; every
-/// other lane must be the divider's under the mode.
-fn lanes_the_step_took(backend: Backend, mode: Rounding, a: &[f32], b: &[f32]) -> Vec<bool> {
-    let mut out = vec![0.0f32; a.len()];
-    fmadiv::verify::div_rounded_on(
-        backend,
-        DirectedStep::DivisorSignIgnored,
-        a,
-        b,
-        &mut out,
-        mode,
-    )
-    .expect("a backend this CPU runs");
-    let right = hardware_in(mode, 0, a, b);
-    (0..a.len())
+/// What a directed-rounding test reads the lanes of.
+#[derive(Clone, Copy, Debug)]
+enum Directed {
+    /// `div_rounded`'s directed loop in one mode, whatever the length
+    /// (`verify::div_rounded_on`).
+    Loop(Rounding),
+    /// `fmadiv::div_rounded` as it runs, its choice by length included
+    /// (`verify::run_div_rounded_on`).
+    Rounded(Rounding),
+    /// `fmadiv::div_bounds` as it runs, both bounds (`verify::run_div_bounds_on`).
+    Bounds,
+}
+
+/// The lanes the directed step took in `backend`'s loops for `target`, read from a run with
+/// the step that ignores the divisor's sign on [`pairs_the_weakened_step_gets_wrong`] (NaN
+/// dividends allowed): `true` where the result is one ulp on the wrong side (both bounds,
+/// for `div_bounds`); every other lane must be the divider's under the mode.
+fn lanes_the_step_took(backend: Backend, target: Directed, a: &[f32], b: &[f32]) -> Vec<bool> {
+    use fmadiv::verify::{div_rounded_on, run_div_bounds_on, run_div_rounded_on};
+    let weakened = DirectedStep::DivisorSignIgnored;
+    let n = a.len();
+    // Each output and the divider's bits of it under its mode.
+    let outputs: Vec<(Vec<f32>, Vec<f32>)> = match target {
+        Directed::Loop(mode) | Directed::Rounded(mode) => {
+            let mut out = vec![0.0f32; n];
+            let run = match target {
+                Directed::Loop(_) => div_rounded_on,
+                _ => run_div_rounded_on,
+            };
+            run(backend, weakened, a, b, &mut out, mode).expect("a backend this CPU runs");
+            vec![(out, hardware_in(mode, 0, a, b))]
+        }
+        Directed::Bounds => {
+            let (mut lo, mut hi) = (vec![0.0f32; n], vec![0.0f32; n]);
+            run_div_bounds_on(backend, weakened, a, b, &mut lo, &mut hi)
+                .expect("a backend this CPU runs");
+            let down = hardware_in(Rounding::Down, 0, a, b);
+            vec![(lo, down), (hi, hardware_in(Rounding::Up, 0, a, b))]
+        }
+    };
+    (0..n)
         .map(|i| {
-            let (got, want) = (out[i].to_bits(), right[i].to_bits());
-            let wrong_side = a[i].is_finite() && got.abs_diff(want) == 1;
+            let wrong_side = outputs.iter().map(|(out, right)| {
+                let (got, want) = (out[i].to_bits(), right[i].to_bits());
+                let wrong_side = a[i].is_finite() && got.abs_diff(want) == 1;
+                assert!(
+                    got == want || wrong_side,
+                    "{} {target:?}: lane {i} is neither the step's nor the divider's: {}",
+                    backend.name(),
+                    describe(a[i], b[i], out[i], right[i])
+                );
+                wrong_side
+            });
+            let sides: Vec<bool> = wrong_side.collect();
             assert!(
-                got == want || wrong_side,
-                "{} {mode:?}: lane {i} is neither the step's nor the divider's: {}",
-                backend.name(),
-                describe(a[i], b[i], out[i], right[i])
+                sides.iter().all(|&s| s == sides[0]),
+                "{} {target:?}: lane {i} has one bound from the step, one from the divider",
+                backend.name()
             );
-            got != want
+            sides[0]
         })
         .collect()
+}
+
+/// The directed targets every backend runs its flag-checked chunks and window-checked
+/// blocks for: `div_rounded`'s forced loop in each mode, and `div_bounds` as it runs, below
+/// `below` elements or where the backend has no embedded rounding (with it, `div_bounds`
+/// takes two divider passes from `DIRECTED_TWO_PASSES_FROM`).
+fn directed_loops(backend: Backend, below: usize) -> Vec<Directed> {
+    let mut loops: Vec<Directed> = [Rounding::Down, Rounding::Up, Rounding::TowardZero]
+        .map(Directed::Loop)
+        .into();
+    if !backend.embedded_rounding() || below <= fmadiv::verify::DIRECTED_TWO_PASSES_FROM {
+        loops.push(Directed::Bounds);
+    }
+    loops
 }
 
 /// A NaN at each of `at` in a copy of `a` (a lane outside the window; in a flag-checked
@@ -575,12 +622,12 @@ fn the_flag_checked_chunks_give_the_step_its_chunks_on_every_backend() {
     use fmadiv::verify::FLAG_CHUNK;
     let (a, b) = pairs_the_weakened_step_gets_wrong(11 * FLAG_CHUNK + 512, 13);
     for backend in backends() {
-        for mode in [Rounding::Down, Rounding::Up, Rounding::TowardZero] {
-            let what = format!("{} {mode:?}", backend.name());
+        for target in directed_loops(backend, a.len()) {
+            let what = format!("{} {target:?}", backend.name());
             // The chunks the step took in a run on `x`: each the step's or the divider's
             // as a whole.
             let step_chunks = |x: &[f32]| -> Vec<bool> {
-                let lanes = lanes_the_step_took(backend, mode, x, &b[..x.len()]);
+                let lanes = lanes_the_step_took(backend, target, x, &b[..x.len()]);
                 whole_chunks(&what, &lanes, |_| false)
             };
 
@@ -669,9 +716,9 @@ fn the_window_checked_blocks_give_the_step_its_blocks_on_every_backend() {
                 .map(|i| i >= blocks * block || taken[i / block])
                 .collect()
         };
-        for mode in [Rounding::Down, Rounding::Up, Rounding::TowardZero] {
-            let what = format!("{} {mode:?}", backend.name());
-            let got = on_a_fresh_thread(|| lanes_the_step_took(backend, mode, &a, &b));
+        for target in directed_loops(backend, len) {
+            let what = format!("{} {target:?}", backend.name());
+            let got = on_a_fresh_thread(|| lanes_the_step_took(backend, target, &a, &b));
             assert_eq!(got, lanes_of(vec![true; blocks]), "{what}: a clean slice");
 
             // Lanes outside the window in blocks 0 and 2: 0 and the next block to the
@@ -681,7 +728,7 @@ fn the_window_checked_blocks_give_the_step_its_blocks_on_every_backend() {
                 let nans = failed.map(|k| k * block + 7);
                 let x = with_nans(&a, &nans);
                 let taken = units_the_fast_path_takes(blocks, &failed, BACKOFF, &mut { clear });
-                let got = on_a_fresh_thread(|| lanes_the_step_took(backend, mode, &x, &b));
+                let got = on_a_fresh_thread(|| lanes_the_step_took(backend, target, &x, &b));
                 assert_eq!(got, lanes_of(taken), "{what}: failed blocks {failed:?}");
             }
 
@@ -689,14 +736,65 @@ fn the_window_checked_blocks_give_the_step_its_blocks_on_every_backend() {
             // clean slice.
             let (one, next) = on_a_fresh_thread(|| {
                 let x = with_nans(&a[..block], &[1]);
-                let one = lanes_the_step_took(backend, mode, &x, &b[..block]);
-                (one, lanes_the_step_took(backend, mode, &a, &b))
+                let one = lanes_the_step_took(backend, target, &x, &b[..block]);
+                (one, lanes_the_step_took(backend, target, &a, &b))
             });
             assert!(one.iter().all(|&s| !s), "{what}: a failing call");
             let mut state = clear;
             units_the_fast_path_takes(1, &[0], BACKOFF, &mut state);
             let want = lanes_of(units_the_fast_path_takes(blocks, &[], BACKOFF, &mut state));
             assert_eq!(next, want, "{what}: the next call");
+        }
+    }
+}
+
+/// The public directed functions take the loops their documentation names, by length, on
+/// every backend (read by [`lanes_the_step_took`] through the functions' own choice, on
+/// clean slices inside the window, where every loop that runs the step gives it every
+/// lane): `div_rounded` the step below `DIRECTED_ONE_PASS_FROM` elements and one divider
+/// pass under the mode from there (at every length with embedded rounding); `div_bounds`
+/// the step at every length (its window-checked blocks, then its flag-checked chunks), but
+/// two divider passes from `DIRECTED_TWO_PASSES_FROM` with embedded rounding. Bits alone
+/// cannot show this: each of those loops gives the same ones.
+#[test]
+fn the_directed_functions_choose_their_loops_by_length_on_every_backend() {
+    use fmadiv::verify::{DIRECTED_FLAGGED_FROM, DIRECTED_ONE_PASS_FROM, DIRECTED_TWO_PASSES_FROM};
+    let longest = DIRECTED_TWO_PASSES_FROM + 100;
+    let (a, b) = pairs_the_weakened_step_gets_wrong(longest, 19);
+    for backend in backends() {
+        let embedded = backend.embedded_rounding();
+        let lengths = [
+            1,
+            DIRECTED_ONE_PASS_FROM - 1,
+            DIRECTED_ONE_PASS_FROM,
+            DIRECTED_FLAGGED_FROM - 1,
+            DIRECTED_FLAGGED_FROM,
+            DIRECTED_TWO_PASSES_FROM - 1,
+            DIRECTED_TWO_PASSES_FROM,
+            longest,
+        ];
+        for n in lengths {
+            let (x, y) = (&a[..n], &b[..n]);
+            let mut targets: Vec<(Directed, bool)> =
+                [Rounding::Down, Rounding::Up, Rounding::TowardZero]
+                    .map(|mode| {
+                        (
+                            Directed::Rounded(mode),
+                            !embedded && n < DIRECTED_ONE_PASS_FROM,
+                        )
+                    })
+                    .into();
+            targets.push((Directed::Bounds, !embedded || n < DIRECTED_TWO_PASSES_FROM));
+            for (target, step) in targets {
+                let got = on_a_fresh_thread(|| lanes_the_step_took(backend, target, x, y));
+                let whose = if step { "the step" } else { "the divider" };
+                assert!(
+                    got.iter().all(|&s| s == step),
+                    "{} {target:?} over {n} elements: lane {} is not {whose}'s",
+                    backend.name(),
+                    got.iter().position(|&s| s != step).unwrap_or(0),
+                );
+            }
         }
     }
 }
@@ -862,7 +960,7 @@ fn the_divisors_flag_checked_chunks_give_the_sequence_its_chunks_on_every_backen
             whole_chunks(what, &sequence[..full], |i| x[i].is_nan())
         };
         let directed_chunks = |x: &[f32], y: &[f32]| -> Vec<bool> {
-            let lanes = lanes_the_step_took(backend, Rounding::Down, x, y);
+            let lanes = lanes_the_step_took(backend, Directed::Loop(Rounding::Down), x, y);
             whole_chunks(what, &lanes, |_| false)
         };
 
