@@ -90,6 +90,7 @@ MUTATIONS=(
   "div_bounds: two passes at every length with embedded rounding|src/arch/simd/directed.rs|s/if W::EMBEDDED_ROUNDING \&\& len >= TWO_PASSES_FROM {/if W::EMBEDDED_ROUNDING {/"
   "div_rounded: short slices rounded down by one pass (the step never runs)|src/rounding.rs|s/entry::div_rounded::<{ mxcsr::DOWN }, STEP>(x, y, o, n)/entry::div_in_mode::<{ mxcsr::DOWN }>(x, y, o, n)/"
   "div_rounded: the step below 256 elements with embedded rounding too|src/arch/simd/directed.rs|s/^    W::EMBEDDED_ROUNDING || len >= ONE_PASS_FROM$/    len >= ONE_PASS_FROM/"
+  "Divisor: public slices never run the sequence (the divider where the plan says the sequence)|src/divisor.rs|s/Some(p) => x86::divide_raw(k, p, Check::Flags, x, o, n),/Some(_) => x86::divide_by_divider(k, self.b, x, o, n),/"
 )
 
 if [ "${1:-}" = "--check" ]; then

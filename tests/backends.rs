@@ -18,7 +18,7 @@ mod contract;
 
 use std::hint::black_box;
 
-use common::{SplitMix64, describe, edge_pairs, read_mxcsr, write_mxcsr};
+use common::{SplitMix64, describe, edge_pairs, read_mxcsr, two_products_where_wrong, write_mxcsr};
 use fmadiv::verify::avx512_model::{RCP14_BOUND, Seeds, rcp14, rcp14_reference};
 use fmadiv::verify::{DirectedStep, Kernel};
 use fmadiv::{Backend, Rounding, Schedule};
@@ -799,30 +799,9 @@ fn the_directed_functions_choose_their_loops_by_length_on_every_backend() {
     }
 }
 
-/// A divisor forced to two products where they are wrong (significand 0x216c5f:
-/// `Divisor::new` never chooses them there), and the dividends they get wrong (the
-/// significands in [1, 2) whose quotient is wrong, at exponents -20..20, both signs: the
-/// error does not change with the dividend's exponent inside the window). Every lane such a
-/// divisor's sequence computes is wrong, every lane of the divider right: the output shows
-/// which lanes a loop gave the sequence.
-fn two_products_where_wrong() -> (f32, fmadiv::Divisor, Vec<f32>) {
-    let b = f32::from_bits(0x3fa1_6c5f);
-    let weakened = fmadiv::verify::divisor::with_strategy(b, fmadiv::Strategy::TwoProducts);
-    let wrong: Vec<f32> = (0..1u32 << 23)
-        .map(|m| f32::from_bits(0x3f80_0000 | m))
-        .filter(|&x| weakened.divide(x).to_bits() != (x / b).to_bits())
-        .flat_map(|x| (-20..20).flat_map(move |e| [x, -x].map(|x| x * 2f32.powi(e))))
-        .collect();
-    assert!(
-        !wrong.is_empty(),
-        "two products are wrong for some dividend over {b:e}"
-    );
-    (b, weakened, wrong)
-}
-
 /// The lanes a `Divisor`'s lane-checked loop gives its sequence and its check (at eight
 /// lanes: at sixteen it runs only the reciprocal of a power of two, which needs no check),
-/// read from [`two_products_where_wrong`]. A block keeps the sequence's lanes but those its
+/// read from [`common::two_products_where_wrong`]. A block keeps the sequence's lanes but those its
 /// check flags; after a block with flagged lanes in two or more vectors the back-off's
 /// blocks go to the divider; the tail is checked lane by lane.
 #[test]
@@ -911,7 +890,7 @@ fn the_divisors_lane_checked_loop_gives_the_sequence_its_lanes() {
 
 /// The `Divisor`'s flag-checked chunks (two products, slices of 512 and more) give the
 /// sequence what the back-off says, on every backend, read from
-/// [`two_products_where_wrong`]: each chunk the sequence's or the divider's as a whole, a
+/// [`common::two_products_where_wrong`]: each chunk the sequence's or the divider's as a whole, a
 /// chunk with a signalling NaN (invalid) voided, the leftover lanes the divider's. The
 /// back-off is the `Divisor`'s own (a thread-local apart from the directed functions',
 /// though both run the one engine): a voided chunk of one does not send the other's next

@@ -414,6 +414,90 @@ fn in_place_and_operators_match_the_divider() {
     assert_eq!(strategies.len(), 4, "{strategies:?}");
 }
 
+/// A `Divisor`'s public slices run what the plan chooses at each length, on the backend in
+/// use, read from a divisor forced to two products where they are wrong
+/// (`common::two_products_where_wrong`, its proof already made): below the plan's length
+/// every lane is the divider's; from it, every lane of the whole vectors is the sequence's
+/// (a clean slice voids no chunk); in place the same from `in_place_from`. Bits alone
+/// cannot show this: the divider gives the same ones.
+#[cfg(fmadiv_x86)]
+#[test]
+fn the_divisors_slices_run_the_plans_choice_by_length() {
+    const LONGEST: usize = 1 << 16;
+    let backend = fmadiv::backend();
+    if backend == fmadiv::Backend::Portable {
+        common::skipped_once("a Divisor's sequence (no SIMD backend: the divider always)");
+        return;
+    }
+    let lens = fmadiv::plan().choices().divisor;
+    let (b, weakened, wrong) = common::two_products_where_wrong();
+    let a: Vec<f32> = wrong.iter().copied().cycle().take(LONGEST).collect();
+    // The lanes a call on the first `n` dividends gave the sequence (on a thread of its
+    // own: the flag-checked chunks' back-off is the thread's); every other lane the
+    // divider's.
+    let sequence_lanes = |n: usize, in_place: bool| -> Vec<bool> {
+        let x = &a[..n];
+        let out = std::thread::scope(|t| {
+            t.spawn(|| {
+                let mut out = x.to_vec();
+                match in_place {
+                    true => weakened.divide_in_place(&mut out),
+                    false => weakened.divide_slice(x, &mut out),
+                }
+                out
+            })
+            .join()
+            .expect("the thread finished")
+        });
+        (0..n)
+            .map(|i| {
+                let (got, right) = (out[i].to_bits(), (x[i] / b).to_bits());
+                assert!(
+                    got == right || got == weakened.divide(x[i]).to_bits(),
+                    "lane {i} of {n} is neither the sequence's nor the divider's"
+                );
+                got != right
+            })
+            .collect()
+    };
+    let paths = [
+        ("divide_slice", lens.sequence_from, false),
+        ("divide_in_place", lens.in_place_from, true),
+    ];
+    for (what, from, in_place) in paths {
+        let below = from.saturating_sub(1).min(LONGEST);
+        let got = sequence_lanes(below, in_place);
+        assert!(
+            got.iter().all(|&s| !s),
+            "{what} over {below} elements (the plan: the sequence from {from}): lane {} is \
+             the sequence's",
+            got.iter().position(|&s| s).unwrap_or(0)
+        );
+        if from > LONGEST {
+            let when = match from {
+                usize::MAX => "never".to_string(),
+                _ => format!("from {from} elements"),
+            };
+            eprintln!("{what}: the plan runs the sequence {when}: not read above {below}");
+            continue;
+        }
+        let got = sequence_lanes(from, in_place);
+        let whole = from - from % backend.lanes();
+        let want: Vec<bool> = (0..from).map(|i| i < whole).collect();
+        if let Some(i) = (0..from).find(|&i| got[i] != want[i]) {
+            panic!(
+                "{what} over {from} elements (the plan's length for the sequence): lane {i} \
+                 is {}",
+                if got[i] {
+                    "the sequence's"
+                } else {
+                    "the divider's"
+                }
+            );
+        }
+    }
+}
+
 /// A `Divisor`'s first slice makes the proof only from the plan's `first_proof_from` (where
 /// the proof is small beside the job itself: a `Divisor` made per row must not pay it); a
 /// divisor used again makes it wherever its sequence runs (`sequence_from`). Every path

@@ -175,3 +175,24 @@ pub fn seed_in_use(x: f32) -> f32 {
         }
     }
 }
+
+/// A divisor forced to two products where they are wrong (significand 0x216c5f:
+/// `Divisor::new` never chooses them there), and the dividends they get wrong (the
+/// significands in [1, 2) whose quotient is wrong, at exponents -20..20, both signs: the
+/// error does not change with the dividend's exponent inside the window). Every lane such a
+/// divisor's sequence computes is wrong, every lane of the divider right: the output shows
+/// which lanes a loop gave the sequence.
+pub fn two_products_where_wrong() -> (f32, fmadiv::Divisor, Vec<f32>) {
+    let b = f32::from_bits(0x3fa1_6c5f);
+    let weakened = fmadiv::verify::divisor::with_strategy(b, fmadiv::Strategy::TwoProducts);
+    let wrong: Vec<f32> = (0..1u32 << 23)
+        .map(|m| f32::from_bits(0x3f80_0000 | m))
+        .filter(|&x| weakened.divide(x).to_bits() != (x / b).to_bits())
+        .flat_map(|x| (-20..20).flat_map(move |e| [x, -x].map(|x| x * 2f32.powi(e))))
+        .collect();
+    assert!(
+        !wrong.is_empty(),
+        "two products are wrong for some dividend over {b:e}"
+    );
+    (b, weakened, wrong)
+}
