@@ -158,7 +158,7 @@ pub fn div_bounds(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
 /// `backend` runs here; `a` and `b` readable and `out` writable for `len` floats, `out`
 /// overlapping neither.
 #[cfg(fmadiv_x86)]
-#[inline]
+#[inline(always)] // no frame between the public function and its entry point
 pub(crate) unsafe fn div_rounded_by<const STEP: u8>(
     backend: crate::Backend,
     a: *const f32,
@@ -204,7 +204,7 @@ pub(crate) unsafe fn div_rounded_by<const STEP: u8>(
 /// `backend` runs here; `a` and `b` readable and `lo`, `hi` writable for `len` floats; no
 /// output overlaps an input or the other output.
 #[cfg(fmadiv_x86)]
-#[inline]
+#[inline(always)] // no frame between the public function and its entry point
 pub(crate) unsafe fn div_bounds_by<const STEP: u8>(
     backend: crate::Backend,
     a: *const f32,
