@@ -91,6 +91,9 @@ MUTATIONS=(
   "div_rounded: short slices rounded down by one pass (the step never runs)|src/rounding.rs|s/entry::div_rounded::<{ mxcsr::DOWN }, STEP>(x, y, o, n)/entry::div_in_mode::<{ mxcsr::DOWN }>(x, y, o, n)/"
   "div_rounded: the step below 256 elements with embedded rounding too|src/arch/simd/directed.rs|s/^    W::EMBEDDED_ROUNDING || len >= ONE_PASS_FROM$/    len >= ONE_PASS_FROM/"
   "Divisor: public slices never run the sequence (the divider where the plan says the sequence)|src/divisor.rs|s/Some(p) => x86::divide_raw(k, p, Check::Flags, x, o, n),/Some(_) => x86::divide_by_divider(k, self.b, x, o, n),/"
+  "plan: every length in the small class (the large class's schedules never run)|src/plan/mod.rs|s/^        usize::from(len >= self.small_below)$/        usize::from(len > usize::MAX)/"
+  "plan: the small class's loop at every length|src/plan/mod.rs|s/self.runs\[LOOP\]\[self.class(len)\]/self.runs[LOOP][0]/"
+  "plan: div's loops made of recip's choices|src/plan/mod.rs|s/d.map(|s| disjoint_variant_fn_on::<V, false>(backend, s)),/r.map(|s| disjoint_variant_fn_on::<V, false>(backend, s)),/"
 )
 
 if [ "${1:-}" = "--check" ]; then

@@ -263,9 +263,12 @@ pub(crate) fn variant_fn_on<const V: u8, const RECIP: bool, const GUARDED: bool>
     }
 }
 
-/// [`raw_fn`] for an output that overlaps neither input (`div`, `try_div`, `recip`):
-/// the divider alone then runs a loop the compiler knows to be alias-free.
-pub(crate) fn raw_fn_disjoint<const RECIP: bool>(s: Schedule) -> RawFn {
+/// [`variant_fn_on`] (guarded) for an output that overlaps neither input (`div`, `try_div`,
+/// `recip`): the divider alone then runs a loop the compiler knows to be alias-free.
+pub(crate) fn disjoint_variant_fn_on<const V: u8, const RECIP: bool>(
+    backend: crate::Backend,
+    s: Schedule,
+) -> RawFn {
     /// The alias-free divider loop of a backend's entry points.
     #[cfg(fmadiv_x86)]
     macro_rules! disjoint_of {
@@ -274,12 +277,11 @@ pub(crate) fn raw_fn_disjoint<const RECIP: bool>(s: Schedule) -> RawFn {
             entry::divider_disjoint::<RECIP> as RawFn
         }};
     }
+    let shared = || variant_fn_on::<V, RECIP, true>(backend, s);
     match s {
         #[cfg(fmadiv_x86)]
-        Schedule::Divider => {
-            crate::dispatch::with_entry!(crate::backend(), disjoint_of, raw_fn::<RECIP>(s))
-        }
-        _ => raw_fn::<RECIP>(s),
+        Schedule::Divider => crate::dispatch::with_entry!(backend, disjoint_of, shared()),
+        _ => shared(),
     }
 }
 

@@ -13,10 +13,11 @@
 //!   [`run_entry`]: an entry point with its rounding-mode guard or without;
 //!   [`run_schedule_divisor_window_only_on`], [`run_recip_schedule_published_on`]: a
 //!   schedule's loop, from the plan's own table of them, with a weakened kernel whose lanes
-//!   show, to test which lanes the loop gives the kernel) and the directed loop with
-//!   either step ([`div_rounded_with`]); the checked loops' blocks, chunks and back-offs
-//!   ([`MIXED_BLOCK_VECTORS`], [`FLAG_CHUNK`], [`DIRECTED_BLOCK_VECTORS`] and the like), which
-//!   those tests hold the loops to;
+//!   show, to test which lanes the loop gives the kernel; [`run_plan_weakened_on`]: the
+//!   loop a plan of given choices runs for a length, its kernel weakened so) and the
+//!   directed loop with either step ([`div_rounded_with`]); the checked loops' blocks,
+//!   chunks and back-offs ([`MIXED_BLOCK_VECTORS`], [`FLAG_CHUNK`],
+//!   [`DIRECTED_BLOCK_VECTORS`] and the like), which those tests hold the loops to;
 //! - a `Divisor`'s paths whatever the plan says ([`divisor`]) and the in-register token's
 //!   kernel switch ([`token_with_kernel`]);
 //! - the kernel's steps for the sweeps, which run them on chosen seeds and compare them pair
@@ -243,6 +244,59 @@ pub fn run_recip_schedule_published_on(
     #[cfg(not(fmadiv_x86))]
     {
         let _ = (backend, s, b, out);
+        None
+    }
+}
+
+/// Which of a plan's loops [`run_plan_weakened_on`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlanLoop {
+    /// `div_in_place`'s (the output may be the dividends).
+    DivInPlace,
+    /// `div`'s, `try_div`'s and `par_div`'s chunks' (an output that overlaps no input).
+    Div,
+    /// `recip`'s.
+    Recip,
+}
+
+/// `out[i] = a[i] / b[i]` (for [`PlanLoop::Recip`], `1 / b[i]`, `a` unread) by the loop a
+/// plan of `choices` runs for `out.len()` elements on `backend` — the plan's own size
+/// classes, table of loops and `Plan::run` — with a weakened kernel in the kernel's
+/// blocks: for division that of [`run_schedule_divisor_window_only_on`], for reciprocals
+/// that of [`run_recip_schedule_published_on`], so the output shows which of the two size
+/// classes' schedules ran. `None` (nothing written) for the portable path or a backend this
+/// CPU cannot run. Panics if the lengths differ.
+pub fn run_plan_weakened_on(
+    backend: crate::Backend,
+    choices: crate::plan::Choices,
+    which: PlanLoop,
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+) -> Option<()> {
+    #[cfg(fmadiv_x86)]
+    return run_pairwise(backend, a, b, out, || {
+        use crate::plan::{DIV, DIV_IN_PLACE, Plan, RECIP};
+        // The lengths are equal (run_pairwise checks them first).
+        let len = b.len();
+        let simd = backend != crate::Backend::Portable;
+        simd.then(|| match which {
+            PlanLoop::DivInPlace => {
+                let plan = Plan::weakened_on::<{ Variant::DIVISOR_WINDOW_ONLY }>(backend, choices);
+                plan.run::<DIV_IN_PLACE>(len)
+            }
+            PlanLoop::Div => {
+                let plan = Plan::weakened_on::<{ Variant::DIVISOR_WINDOW_ONLY }>(backend, choices);
+                plan.run::<DIV>(len)
+            }
+            PlanLoop::Recip => {
+                Plan::weakened_on::<{ Variant::PUBLISHED }>(backend, choices).run::<RECIP>(len)
+            }
+        })
+    });
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (backend, choices, which, a, b, out);
         None
     }
 }

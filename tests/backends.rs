@@ -243,6 +243,12 @@ fn kernel_lanes(backend: Backend, s: Schedule, a: &[f32], b: &[f32]) -> Vec<bool
     let mut out = vec![0.0f32; a.len()];
     fmadiv::verify::run_schedule_divisor_window_only_on(backend, s, a, b, &mut out)
         .expect("a schedule with the kernel on a backend this CPU runs");
+    kernel_lanes_of(&format!("{} {}", backend.name(), s.name()), a, b, &out)
+}
+
+/// [`kernel_lanes`] of a loop's output `out` (the quotients of `a / b` by a loop with that
+/// weakened kernel), `what` naming the loop.
+fn kernel_lanes_of(what: &str, a: &[f32], b: &[f32], out: &[f32]) -> Vec<bool> {
     let want = hardware(a, b);
     (0..a.len())
         .map(|i| {
@@ -250,9 +256,7 @@ fn kernel_lanes(backend: Backend, s: Schedule, a: &[f32], b: &[f32]) -> Vec<bool
             let divider = out[i].to_bits() == want[i].to_bits();
             assert!(
                 kernel || divider,
-                "{} {}: lane {i} is neither the kernel's nor the divider's: {}",
-                backend.name(),
-                s.name(),
+                "{what}: lane {i} is neither the kernel's nor the divider's: {}",
                 describe(a[i], b[i], out[i], want[i]),
             );
             kernel
@@ -420,6 +424,12 @@ fn recip_kernel_lanes(backend: Backend, s: Schedule, b: &[f32]) -> Vec<bool> {
     let mut out = vec![0.0f32; b.len()];
     fmadiv::verify::run_recip_schedule_published_on(backend, s, b, &mut out)
         .expect("a schedule with the kernel on a backend this CPU runs");
+    recip_kernel_lanes_of(&format!("{} {} recip", backend.name(), s.name()), b, &out)
+}
+
+/// [`recip_kernel_lanes`] of a loop's output `out` (the reciprocals of `b` by a loop with
+/// the published kernel), `what` naming the loop.
+fn recip_kernel_lanes_of(what: &str, b: &[f32], out: &[f32]) -> Vec<bool> {
     (0..b.len())
         .map(|i| {
             let want = black_box(1.0f32) / b[i];
@@ -427,12 +437,41 @@ fn recip_kernel_lanes(backend: Backend, s: Schedule, b: &[f32]) -> Vec<bool> {
             let kernel = out[i].to_bits() == want.to_bits() - 1;
             assert!(
                 kernel || divider,
-                "{} {} recip: lane {i} is neither the kernel's nor the divider's: {}",
-                backend.name(),
-                s.name(),
+                "{what}: lane {i} is neither the kernel's nor the divider's: {}",
                 describe(1.0, b[i], out[i], want),
             );
             kernel
+        })
+        .collect()
+}
+
+/// Whether `backend`'s lanes of `recip` can be read (see
+/// `the_mixed_loops_of_recip_give_the_kernel_its_blocks_on_every_backend`): the published
+/// reciprocal kernel is one ulp low for `1 / (2 - 2^-23)`. Says so where it cannot.
+fn recip_lanes_readable(backend: Backend) -> bool {
+    let marker = f32::from_bits(0x3fff_ffff);
+    let mut probe = [0.0f32; 1];
+    fmadiv::verify::recip_with_on(backend, Kernel::Published, &[marker], &mut probe).unwrap();
+    let readable = probe[0] != black_box(1.0f32) / marker;
+    if !readable {
+        eprintln!(
+            "{}: recip SKIPPED, the published reciprocal kernel is right for 1 / (2 - 2^-23) \
+             on this table, so no lane can be read",
+            backend.name()
+        );
+    }
+    readable
+}
+
+/// Divisors `±0x1.fffffep+e` for exponents across the window: the published reciprocal
+/// kernel's one-ulp error where [`recip_lanes_readable`].
+fn near_all_ones_divisors(len: usize, seed: u64) -> Vec<f32> {
+    let mut rng = SplitMix64(seed);
+    (0..len)
+        .map(|_| {
+            let r = rng.next_u64();
+            let exponent = 127 - 60 + (r >> 32) as u32 % 120;
+            f32::from_bits((r as u32 & 0x8000_0000) | exponent << 23 | 0x7f_ffff)
         })
         .collect()
 }
@@ -445,29 +484,13 @@ fn recip_kernel_lanes(backend: Backend, s: Schedule, b: &[f32]) -> Vec<bool> {
 /// mantissas compared), the test says so and reads nothing there.
 #[test]
 fn the_mixed_loops_of_recip_give_the_kernel_its_blocks_on_every_backend() {
-    let marker = f32::from_bits(0x3fff_ffff);
     for backend in backends() {
-        let mut probe = [0.0f32; 1];
-        fmadiv::verify::recip_with_on(backend, Kernel::Published, &[marker], &mut probe).unwrap();
-        if probe[0] == black_box(1.0f32) / marker {
-            eprintln!(
-                "{}: SKIPPED, the published reciprocal kernel is right for 1 / (2 - 2^-23) \
-                 on this table, so no lane can be read",
-                backend.name()
-            );
+        if !recip_lanes_readable(backend) {
             continue;
         }
         for s in Schedule::ALL.into_iter().filter(|s| s.uses_kernel()) {
             let shape = MixedShape::of(backend, s);
-            // `±0x1.fffffep+e` for exponents across the window.
-            let mut rng = SplitMix64(12);
-            let b: Vec<f32> = (0..shape.len)
-                .map(|_| {
-                    let r = rng.next_u64();
-                    let exponent = 127 - 60 + (r >> 32) as u32 % 120;
-                    f32::from_bits((r as u32 & 0x8000_0000) | exponent << 23 | 0x7f_ffff)
-                })
-                .collect();
+            let b = near_all_ones_divisors(shape.len, 12);
             shape.holds_through(&b, &|y| recip_kernel_lanes(backend, s, y));
 
             // Under a directed MXCSR mode the guard sends everything to the divider.
@@ -482,6 +505,103 @@ fn the_mixed_loops_of_recip_give_the_kernel_its_blocks_on_every_backend() {
                 panic!("{} recip under round-down: {d}", shape.what);
             }
         }
+    }
+}
+
+/// The plan runs each size class its own schedule: plans whose two classes differ (the
+/// kernel below the L1 limit and the divider from it, and the other way round), read lane
+/// by lane through their own loops (`Plan::run`: the size classes and the table of loops)
+/// with a weakened kernel, for `div_in_place`'s, `div`'s and `recip`'s loops, just below,
+/// at and beyond the limit. This CPU's own plan may run one schedule in both classes (the
+/// divider, on a CPU in no row), where no other test can see a length given the wrong
+/// class's loop, or a loop of the wrong entry point.
+#[test]
+fn the_plan_runs_each_size_class_its_own_schedule_on_every_backend() {
+    use fmadiv::verify::PlanLoop;
+    let small_below = fmadiv::plan().small_below();
+    let lengths = [small_below - 1, small_below, 3 * small_below + 5];
+    let mut rng = SplitMix64(13);
+    for backend in backends() {
+        let block = fmadiv::verify::MIXED_BLOCK_VECTORS * backend.lanes();
+        let recip_readable = recip_lanes_readable(backend);
+        for classes in [
+            [Schedule::Kernel, Schedule::Divider],
+            [Schedule::Divider, Schedule::Kernel],
+        ] {
+            // `recip` the other way round: a loop taken from the other function's choices
+            // shows too.
+            let mut choices = *fmadiv::plan().choices();
+            choices.div = classes;
+            choices.recip = [classes[1], classes[0]];
+            for len in lengths {
+                let class = usize::from(len >= small_below);
+                let (div, recip) = (choices.div[class], choices.recip[class]);
+                // The kernel alone: every whole block its own, the rest the divider's.
+                let whole = len / block * block;
+                let lanes_of = |s: Schedule| -> Vec<bool> {
+                    (0..len).map(|i| s.uses_kernel() && i < whole).collect()
+                };
+                let (_, b) = in_window_pairs(len, rng.next_u64());
+                let b: Vec<f32> = b
+                    .into_iter()
+                    .map(|y| f32::from_bits(y.to_bits() & !(1 << 22)))
+                    .collect();
+                let a: Vec<f32> = (0..len)
+                    .map(|i| f32::INFINITY.copysign(if i % 3 == 0 { -1.0 } else { 1.0 }))
+                    .collect();
+                let what = |which| {
+                    format!(
+                        "{} div {:?}, recip {:?}: {which:?} at {len} (classes split at \
+                         {small_below})",
+                        backend.name(),
+                        choices.div,
+                        choices.recip
+                    )
+                };
+                let run = |which, a: &[f32], b: &[f32]| {
+                    let mut out = vec![0.0f32; len];
+                    on_a_fresh_thread(|| {
+                        fmadiv::verify::run_plan_weakened_on(
+                            backend, choices, which, a, b, &mut out,
+                        )
+                    })
+                    .expect("a backend this CPU runs");
+                    out
+                };
+                for which in [PlanLoop::DivInPlace, PlanLoop::Div] {
+                    let got = kernel_lanes_of(&what(which), &a, &b, &run(which, &a, &b));
+                    let want = lanes_of(div);
+                    assert!(
+                        got == want,
+                        "{}: {}",
+                        what(which),
+                        lanes_differ(&got, &want)
+                    );
+                }
+                if recip_readable {
+                    let b = near_all_ones_divisors(len, rng.next_u64());
+                    let ones = vec![1.0f32; len];
+                    let which = PlanLoop::Recip;
+                    let got = recip_kernel_lanes_of(&what(which), &b, &run(which, &ones, &b));
+                    let want = lanes_of(recip);
+                    assert!(
+                        got == want,
+                        "{}: {}",
+                        what(which),
+                        lanes_differ(&got, &want)
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The first lane where `got` and `want` (kernel lanes, `true` for the kernel's) differ.
+fn lanes_differ(got: &[bool], want: &[bool]) -> String {
+    match (0..got.len().min(want.len())).find(|&i| got[i] != want[i]) {
+        Some(i) if got[i] => format!("lane {i} is the kernel's, not the divider's"),
+        Some(i) => format!("lane {i} is the divider's, not the kernel's"),
+        None => format!("{} lanes, {} wanted", got.len(), want.len()),
     }
 }
 

@@ -43,8 +43,9 @@ pub use file::PLAN_FILE_ENV;
 pub use table::{GAIN, PREDICTION_DISCOUNT};
 
 use crate::cpu::Cpu;
-use crate::schedule::{RawFn, Schedule, raw_fn, raw_fn_disjoint};
+use crate::schedule::{RawFn, Schedule, disjoint_variant_fn_on, variant_fn_on};
 pub use crate::seeds::OutOfBound;
+use crate::variant::Variant;
 
 /// The environment variable that forces a [`Schedule`] (read once, at the first division).
 pub const SCHEDULE_ENV: &str = "FMADIV_SCHEDULE";
@@ -257,20 +258,39 @@ impl Plan {
     /// The plan for `choices`.
     fn with(cpu: Cpu, choices: Choices, origin: Origin) -> Plan {
         let small_below = small_class_limit(cpu.l1d_bytes().unwrap_or(ASSUMED_L1D));
-        let (d, r) = (choices.div, choices.recip);
         Plan {
             cpu,
             small_below,
-            runs: [
-                d.map(raw_fn::<false>),
-                d.map(raw_fn_disjoint::<false>),
-                r.map(raw_fn_disjoint::<true>),
-            ],
+            runs: loops_of::<{ Variant::SHIPPED }>(crate::backend(), &choices),
             choices,
             origin,
             ignored: None,
             file_unused: None,
             made_in_micros: 0,
+        }
+    }
+}
+
+/// The loops of `choices` on `backend`, as [`Plan::run`] indexes them, with kernel variant
+/// `V` in the kernel's blocks: the shipped one for a plan, a weakened one for the tests that
+/// read which lanes the plan's loops give the kernel ([`Plan::weakened_on`]).
+fn loops_of<const V: u8>(backend: crate::Backend, choices: &Choices) -> [[RawFn; 2]; 3] {
+    let (d, r) = (choices.div, choices.recip);
+    [
+        d.map(|s| variant_fn_on::<V, false, true>(backend, s)),
+        d.map(|s| disjoint_variant_fn_on::<V, false>(backend, s)),
+        r.map(|s| disjoint_variant_fn_on::<V, true>(backend, s)),
+    ]
+}
+
+#[cfg(feature = "verify")]
+impl Plan {
+    /// The plan of `choices` for this CPU, its loops those of `backend` with kernel variant
+    /// `V` (weakened: for the verification door only).
+    pub(crate) fn weakened_on<const V: u8>(backend: crate::Backend, choices: Choices) -> Plan {
+        Plan {
+            runs: loops_of::<V>(backend, &choices),
+            ..Plan::with(Cpu::this(), choices, Origin::Forced)
         }
     }
 }

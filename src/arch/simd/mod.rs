@@ -8,7 +8,7 @@
 //! `#[target_feature]` entry points (memchr's generic `Vector` over its per-ISA files is the
 //! model). A new width is one such file, one variant of `crate::Backend` with its detection
 //! (`crate::dispatch`), and one arm where the backend is chosen: the plan's loops
-//! (`crate::schedule::kernel_fn`, `raw_fn_disjoint`), the directed functions
+//! (`crate::schedule::variant_fn_on`, `disjoint_variant_fn_on`), the directed functions
 //! (`crate::rounding`) and the `Divisor`'s loops (`crate::divisor`: lane-checked, and
 //! flag-checked on the engine of [`flagged`]).
 //!
