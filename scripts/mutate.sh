@@ -94,6 +94,10 @@ MUTATIONS=(
   "plan: every length in the small class (the large class's schedules never run)|src/plan/mod.rs|s/^        usize::from(len >= self.small_below)$/        usize::from(len > usize::MAX)/"
   "plan: the small class's loop at every length|src/plan/mod.rs|s/self.runs\[LOOP\]\[self.class(len)\]/self.runs[LOOP][0]/"
   "plan: div's loops made of recip's choices|src/plan/mod.rs|s/d.map(|s| disjoint_variant_fn_on::<V, false>(backend, s)),/r.map(|s| disjoint_variant_fn_on::<V, false>(backend, s)),/"
+  "in-register token: div_ps on vdivps whatever its choice|src/simd.rs|s/if self.div_kernel \&\& /if false \&\& self.div_kernel \&\& /"
+  "in-register token: recip_ps on vdivps whatever its choice|src/simd.rs|s/if self.recip_kernel \&\& /if false \&\& self.recip_kernel \&\& /"
+  "in-register token: recip's choice taken from div's|src/simd.rs|s/recip_kernel: plan.in_register_recip_kernel(),/recip_kernel: plan.in_register_kernel(),/"
+  "plan: one vector at a time takes the large class's kernel|src/plan/mod.rs|s/self.choices.div\[0\] == Schedule::Kernel/self.choices.div[1] == Schedule::Kernel/"
 )
 
 if [ "${1:-}" = "--check" ]; then

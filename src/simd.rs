@@ -251,7 +251,12 @@ mod x86 {
         /// The token with the plan's in-register choices.
         #[inline]
         pub(crate) fn following_plan(proof: avx2::Avx2Fma) -> Avx2Fma {
-            let plan = crate::plan();
+            Avx2Fma::following(proof, crate::plan())
+        }
+
+        /// The token with `plan`'s in-register choices.
+        #[inline]
+        fn following(proof: avx2::Avx2Fma, plan: &crate::plan::Plan) -> Avx2Fma {
             Avx2Fma {
                 proof,
                 div_kernel: plan.in_register_kernel(),
@@ -330,11 +335,18 @@ mod x86 {
         /// `_mm256_div_ps(a, b)`.
         #[inline(always)]
         pub fn div_ps(self, a: __m256, b: __m256) -> __m256 {
+            self.div_ps_by::<{ Variant::SHIPPED }>(a, b)
+        }
+
+        /// [`Avx2Fma::div_ps`] with kernel variant `V` where it takes the kernel (weakened
+        /// ones for the verification door, whose lanes show which it took).
+        #[inline(always)]
+        pub(crate) fn div_ps_by<const V: u8>(self, a: __m256, b: __m256) -> __m256 {
             // The mode check is free for a divider token; for a kernel token it is one
             // addition the compiler hoists out of the caller's loop.
             if self.div_kernel && crate::arch::x86_64::mode::rounds_to_nearest() {
                 // SAFETY: the token proves AVX2 and FMA.
-                unsafe { avx2::div8::<{ Variant::SHIPPED }, false>(a, b) }
+                unsafe { avx2::div8::<V, false>(a, b) }
             } else {
                 // SAFETY: the token proves AVX2 (hence AVX).
                 unsafe { _mm256_div_ps(a, b) }
@@ -345,9 +357,16 @@ mod x86 {
         /// `_mm256_div_ps(_mm256_set1_ps(1.0), b)`.
         #[inline(always)]
         pub fn recip_ps(self, b: __m256) -> __m256 {
+            self.recip_ps_by::<{ Variant::SHIPPED }>(b)
+        }
+
+        /// [`Avx2Fma::recip_ps`] with kernel variant `V` where it takes the kernel (see
+        /// [`Avx2Fma::div_ps_by`]).
+        #[inline(always)]
+        pub(crate) fn recip_ps_by<const V: u8>(self, b: __m256) -> __m256 {
             if self.recip_kernel && crate::arch::x86_64::mode::rounds_to_nearest() {
                 // SAFETY: the token proves AVX2 and FMA.
-                unsafe { avx2::div8::<{ Variant::SHIPPED }, true>(_mm256_set1_ps(1.0), b) }
+                unsafe { avx2::div8::<V, true>(_mm256_set1_ps(1.0), b) }
             } else {
                 // SAFETY: the token proves AVX2 (hence AVX).
                 unsafe { _mm256_div_ps(_mm256_set1_ps(1.0), b) }
@@ -436,5 +455,33 @@ mod x86 {
     fn from_m256(v: __m256) -> f32x8 {
         // SAFETY: as in `to_m256`.
         unsafe { core::mem::transmute::<__m256, f32x8>(v) }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::Schedule::{Divider, Kernel};
+        use crate::plan::Plan;
+
+        #[test]
+        fn the_token_takes_the_plans_two_choices() {
+            let Some(proof) = avx2::Avx2Fma::new() else {
+                eprintln!("note: no AVX2+FMA here: no token to make");
+                return;
+            };
+            for (div, recip) in [
+                ([Kernel, Divider], [Divider; 2]),
+                ([Divider; 2], [Kernel; 2]),
+            ] {
+                let mut choices = *crate::plan().choices();
+                (choices.div, choices.recip) = (div, recip);
+                let token = Avx2Fma::following(proof, &Plan::of_choices(choices));
+                assert_eq!(
+                    (token.div_kernel, token.recip_kernel),
+                    (div[0] == Kernel, recip[0] == Kernel),
+                    "div {div:?}, recip {recip:?}"
+                );
+            }
+        }
     }
 }

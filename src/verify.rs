@@ -18,8 +18,10 @@
 //!   directed loop with either step ([`div_rounded_with`]); the checked loops' blocks,
 //!   chunks and back-offs ([`MIXED_BLOCK_VECTORS`], [`FLAG_CHUNK`],
 //!   [`DIRECTED_BLOCK_VECTORS`] and the like), which those tests hold the loops to;
-//! - a `Divisor`'s paths whatever the plan says ([`divisor`]) and the in-register token's
-//!   kernel switch ([`token_with_kernel`]);
+//! - a `Divisor`'s paths whatever the plan says ([`divisor`]); the in-register token's
+//!   kernel switch ([`token_with_kernel`]) and both tokens' choice between the kernel and
+//!   `vdivps`, run with a weakened kernel whose lanes show it
+//!   ([`token_div_divisor_window_only`], [`token16_recip_published`] and the like);
 //! - the kernel's steps for the sweeps, which run them on chosen seeds and compare them pair
 //!   by pair (`x86`), the named bit patterns ([`bits`]), the portable path ([`portable`]),
 //!   and the `rcpps` sample check on any table ([`rcp_sample_check`]).
@@ -789,6 +791,102 @@ pub mod divisor {
 #[cfg(fmadiv_x86)]
 pub fn token_with_kernel(token: crate::simd::Avx2Fma, kernel: bool) -> crate::simd::Avx2Fma {
     token.with_kernel(kernel)
+}
+
+/// `out[i] = a[i] / b[i]` eight lanes at a time by `token.div_ps` inside its `vectorize`,
+/// as a caller's loop runs it (the token's choice of the kernel or `vdivps`, both rounding-
+/// mode checks), with the weakened kernel of [`div_divisor_window_only_on`] where it takes
+/// the kernel: an infinite dividend over a divisor inside the window comes out NaN there
+/// (an infinity from `vdivps`), so the output shows which the token took. Panics unless the
+/// three lengths are one multiple of 8.
+#[cfg(fmadiv_x86)]
+pub fn token_div_divisor_window_only(
+    token: crate::simd::Avx2Fma,
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+) {
+    use core::arch::x86_64::{_mm256_loadu_ps, _mm256_storeu_ps};
+    assert!(a.len() == b.len() && b.len() == out.len() && out.len().is_multiple_of(8));
+    token.vectorize(|t| {
+        for ((o, x), y) in out
+            .chunks_exact_mut(8)
+            .zip(a.chunks_exact(8))
+            .zip(b.chunks_exact(8))
+        {
+            // SAFETY: the token proves AVX; each chunk holds eight floats.
+            unsafe {
+                let q = t.div_ps_by::<{ Variant::DIVISOR_WINDOW_ONLY }>(
+                    _mm256_loadu_ps(x.as_ptr()),
+                    _mm256_loadu_ps(y.as_ptr()),
+                );
+                _mm256_storeu_ps(o.as_mut_ptr(), q);
+            }
+        }
+    });
+}
+
+/// `out[i] = 1 / b[i]` eight lanes at a time by `token.recip_ps` inside its `vectorize`,
+/// with the published kernel where it takes the kernel (see
+/// [`run_recip_schedule_published_on`]: one ulp low for `±0x1.fffffep+e` where the seed of
+/// `2 - 2^-23` is 0.5). Panics unless the two lengths are one multiple of 8.
+#[cfg(fmadiv_x86)]
+pub fn token_recip_published(token: crate::simd::Avx2Fma, b: &[f32], out: &mut [f32]) {
+    use core::arch::x86_64::{_mm256_loadu_ps, _mm256_storeu_ps};
+    assert!(b.len() == out.len() && out.len().is_multiple_of(8));
+    token.vectorize(|t| {
+        for (o, y) in out.chunks_exact_mut(8).zip(b.chunks_exact(8)) {
+            // SAFETY: the token proves AVX; each chunk holds eight floats.
+            unsafe {
+                let r = t.recip_ps_by::<{ Variant::PUBLISHED }>(_mm256_loadu_ps(y.as_ptr()));
+                _mm256_storeu_ps(o.as_mut_ptr(), r);
+            }
+        }
+    });
+}
+
+/// [`token_div_divisor_window_only`] by the sixteen-lane token (`token.div_ps` inside its
+/// `vectorize`, sixteen lanes at a time). Panics unless the three lengths are one multiple
+/// of 16.
+#[cfg(fmadiv_x86)]
+pub fn token16_div_divisor_window_only(
+    token: crate::simd::Avx512,
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+) {
+    use core::arch::x86_64::{_mm512_loadu_ps, _mm512_storeu_ps};
+    assert!(a.len() == b.len() && b.len() == out.len() && out.len().is_multiple_of(16));
+    token.vectorize(|t| {
+        let chunks = out.chunks_exact_mut(16).zip(a.chunks_exact(16));
+        for ((o, x), y) in chunks.zip(b.chunks_exact(16)) {
+            // SAFETY: the token proves AVX-512F; each chunk holds sixteen floats.
+            unsafe {
+                let q = t.div_ps_by::<{ Variant::DIVISOR_WINDOW_ONLY }>(
+                    _mm512_loadu_ps(x.as_ptr()),
+                    _mm512_loadu_ps(y.as_ptr()),
+                );
+                _mm512_storeu_ps(o.as_mut_ptr(), q);
+            }
+        }
+    });
+}
+
+/// [`token_recip_published`] by the sixteen-lane token. Panics unless the two lengths are
+/// one multiple of 16.
+#[cfg(fmadiv_x86)]
+pub fn token16_recip_published(token: crate::simd::Avx512, b: &[f32], out: &mut [f32]) {
+    use core::arch::x86_64::{_mm512_loadu_ps, _mm512_storeu_ps};
+    assert!(b.len() == out.len() && out.len().is_multiple_of(16));
+    token.vectorize(|t| {
+        for (o, y) in out.chunks_exact_mut(16).zip(b.chunks_exact(16)) {
+            // SAFETY: the token proves AVX-512F; each chunk holds sixteen floats.
+            unsafe {
+                let r = t.recip_ps_by::<{ Variant::PUBLISHED }>(_mm512_loadu_ps(y.as_ptr()));
+                _mm512_storeu_ps(o.as_mut_ptr(), r);
+            }
+        }
+    });
 }
 
 /// The first input of the `rcpps` sample whose seed from `rcp` breaks `|1 - x·r| <= bound`:

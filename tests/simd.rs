@@ -67,6 +67,90 @@ fn div_f32x8_and_recip_f32x8_match_the_divider() {
     assert_quotients("recip_f32x8", &vec![1.0; b.len()], &b, &lanes(&r));
 }
 
+/// A token's `div` (with `kernel`: a kernel token, else a divider one): `(kernel, a, b, q)`.
+#[cfg(fmadiv_x86)]
+type TokenDiv<'a> = &'a dyn Fn(bool, &[f32], &[f32], &mut [f32]);
+/// A token's `recip`: `(kernel, b, r)`.
+#[cfg(fmadiv_x86)]
+type TokenRecip<'a> = &'a dyn Fn(bool, &[f32], &mut [f32]);
+
+/// A token's choice between the kernel and `vdivps`, read lane by lane (bits alone cannot
+/// show it: both give the same ones) through a caller's loop in `vectorize` with a weakened
+/// kernel where the token takes the kernel (`div`: the kernel with the divisor's window
+/// alone, NaN for an infinite dividend; `recip`: the published kernel, one ulp low for
+/// `±0x1.fffffep+e` where `backend`'s seed of `2 - 2^-23` is 0.5): a kernel token's lanes
+/// are all the kernel's and a divider token's all `vdivps`'s; under round-down a kernel
+/// token divides with `vdivps`.
+#[cfg(fmadiv_x86)]
+fn choice_shows_lane_by_lane(
+    what: &str,
+    backend: fmadiv::Backend,
+    div: TokenDiv,
+    recip: TokenRecip,
+) {
+    use std::hint::black_box;
+
+    use common::{read_mxcsr, write_mxcsr};
+    use fmadiv::verify::Kernel;
+    /// MXCSR's rounding field, and round-down in it.
+    const RC: u32 = 0b11 << 13;
+    const DOWN: u32 = 0b01 << 13;
+    let n = 16 * 64;
+    // Infinite dividends over divisors in [1, 1.5): inside the window, none near all ones
+    // (the kernel refuses those).
+    let a: Vec<f32> = (0..n)
+        .map(|i| f32::INFINITY.copysign(if i % 3 == 0 { -1.0 } else { 1.0 }))
+        .collect();
+    let b: Vec<f32> = (0..n).map(|i| 1.0 + i as f32 / (2 * n) as f32).collect();
+    // `±0x1.fffffep+e` for exponents across the window.
+    let near_all_ones: Vec<f32> = (0..n as u32)
+        .map(|i| f32::from_bits((i & 1) << 31 | (127 - 60 + i % 120) << 23 | 0x7f_ffff))
+        .collect();
+    let marker = near_all_ones[0];
+    let mut probe = [0.0f32; 1];
+    fmadiv::verify::recip_with_on(backend, Kernel::Published, &[marker], &mut probe).unwrap();
+    let recip_readable = probe[0] != black_box(1.0f32) / marker;
+    if !recip_readable {
+        common::skipped_once(&format!(
+            "{what}'s recip choice (the published kernel is right for 1 / (2 - 2^-23) here)"
+        ));
+    }
+    for kernel in [true, false] {
+        let mut q = vec![0.0f32; n];
+        div(kernel, &a, &b, &mut q);
+        for i in 0..n {
+            match kernel {
+                true => assert!(q[i].is_nan(), "{what} (kernel): lane {i} is {}", q[i]),
+                false => assert_eq!(q[i], a[i], "{what} (divider): lane {i}"),
+            }
+        }
+        // Under round-down the quotients are the same infinities, none the kernel's NaN.
+        let saved = read_mxcsr();
+        write_mxcsr((saved & !RC) | DOWN);
+        div(kernel, &a, &b, &mut q);
+        write_mxcsr(saved);
+        for i in 0..n {
+            assert_eq!(
+                q[i], a[i],
+                "{what} (kernel {kernel}) under round-down: lane {i}"
+            );
+        }
+        if recip_readable {
+            let mut r = vec![0.0f32; n];
+            recip(kernel, &near_all_ones, &mut r);
+            for i in 0..n {
+                let want = (black_box(1.0f32) / near_all_ones[i]).to_bits();
+                let want = if kernel { want - 1 } else { want };
+                assert_eq!(
+                    r[i].to_bits(),
+                    want,
+                    "{what} (kernel {kernel}) recip: lane {i}"
+                );
+            }
+        }
+    }
+}
+
 #[cfg(fmadiv_x86)]
 mod token {
     use core::arch::x86_64::__m256;
@@ -161,6 +245,20 @@ mod token {
     fn the_token_follows_the_plan() {
         let Some(simd) = token() else { return };
         assert_eq!(simd.uses_kernel(), fmadiv::plan().in_register_kernel());
+    }
+
+    /// The token's choice, read lane by lane (see [`super::choice_shows_lane_by_lane`]).
+    #[test]
+    fn the_tokens_choice_shows_lane_by_lane() {
+        use fmadiv::verify::{token_div_divisor_window_only, token_recip_published};
+        let Some(simd) = token() else { return };
+        let with = |kernel| fmadiv::verify::token_with_kernel(simd, kernel);
+        super::choice_shows_lane_by_lane(
+            "Avx2Fma",
+            fmadiv::Backend::Avx2Fma,
+            &|kernel, a, b, q| token_div_divisor_window_only(with(kernel), a, b, q),
+            &|kernel, b, r| token_recip_published(with(kernel), b, r),
+        );
     }
 
     /// Eight lanes as another 32-byte vector type of eight `f32` lanes.
@@ -264,6 +362,23 @@ mod token16 {
                 .iter()
                 .map(|x| x.to_bits())
                 .collect::<Vec<_>>()
+        );
+    }
+
+    /// The sixteen-lane token's choice, read lane by lane (see
+    /// [`super::choice_shows_lane_by_lane`]). Natively only, as the token.
+    #[test]
+    fn the_sixteen_lane_tokens_choice_shows_lane_by_lane() {
+        use fmadiv::verify::{token16_div_divisor_window_only, token16_recip_published};
+        let Some(simd) = Avx512::new() else {
+            common::skipped_once("the Avx512 token (needs AVX-512F)");
+            return;
+        };
+        super::choice_shows_lane_by_lane(
+            "Avx512",
+            fmadiv::Backend::Avx512,
+            &|kernel, a, b, q| token16_div_divisor_window_only(simd.with_kernel(kernel), a, b, q),
+            &|kernel, b, r| token16_recip_published(simd.with_kernel(kernel), b, r),
         );
     }
 }

@@ -283,6 +283,14 @@ fn loops_of<const V: u8>(backend: crate::Backend, choices: &Choices) -> [[RawFn;
     ]
 }
 
+#[cfg(test)]
+impl Plan {
+    /// The plan of `choices` for this CPU (whatever the table says), for tests.
+    pub(crate) fn of_choices(choices: Choices) -> Plan {
+        Plan::with(Cpu::this(), choices, Origin::Forced)
+    }
+}
+
 #[cfg(feature = "verify")]
 impl Plan {
     /// The plan of `choices` for this CPU, its loops those of `backend` with kernel variant
@@ -569,6 +577,29 @@ mod tests {
             "{plan}"
         );
         std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn one_vector_at_a_time_takes_the_small_classs_kernel() {
+        use Schedule::{Divider, Kernel};
+        for (div, recip) in [
+            ([Kernel, Divider], [Divider, Kernel]),
+            ([Divider, Kernel], [Kernel, Divider]),
+            ([mixed(4), Kernel], [Kernel, Kernel]),
+        ] {
+            let plan = Plan::of_choices(Choices {
+                div,
+                recip,
+                ..table::FALLBACK
+            });
+            let what = format!("div {div:?}, recip {recip:?}");
+            assert_eq!(plan.in_register_kernel(), div[0] == Kernel, "{what}");
+            assert_eq!(
+                plan.in_register_recip_kernel(),
+                recip[0] == Kernel,
+                "{what}"
+            );
+        }
     }
 
     #[test]

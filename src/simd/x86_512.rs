@@ -92,9 +92,16 @@ impl Avx512 {
     /// `_mm512_div_ps(a, b)`.
     #[inline(always)]
     pub fn div_ps(self, a: __m512, b: __m512) -> __m512 {
+        self.div_ps_by::<{ Variant::SHIPPED }>(a, b)
+    }
+
+    /// [`Avx512::div_ps`] with kernel variant `V` where it takes the kernel (weakened ones
+    /// for the verification door, whose lanes show which it took).
+    #[inline(always)]
+    pub(crate) fn div_ps_by<const V: u8>(self, a: __m512, b: __m512) -> __m512 {
         if self.kernel && crate::arch::x86_64::mode::rounds_to_nearest() {
             // SAFETY: the token proves AVX-512F, AVX2 and FMA.
-            unsafe { avx512::div16::<{ Variant::SHIPPED }, false>(a, b) }
+            unsafe { avx512::div16::<V, false>(a, b) }
         } else {
             // SAFETY: the token proves AVX-512F.
             unsafe { _mm512_div_ps(a, b) }
@@ -104,9 +111,16 @@ impl Avx512 {
     /// Sixteen reciprocals `1 / b`, bit-identical to `_mm512_div_ps(_mm512_set1_ps(1.0), b)`.
     #[inline(always)]
     pub fn recip_ps(self, b: __m512) -> __m512 {
+        self.recip_ps_by::<{ Variant::SHIPPED }>(b)
+    }
+
+    /// [`Avx512::recip_ps`] with kernel variant `V` where it takes the kernel (see
+    /// [`Avx512::div_ps_by`]).
+    #[inline(always)]
+    pub(crate) fn recip_ps_by<const V: u8>(self, b: __m512) -> __m512 {
         if self.kernel && crate::arch::x86_64::mode::rounds_to_nearest() {
             // SAFETY: the token proves AVX-512F, AVX2 and FMA.
-            unsafe { avx512::div16::<{ Variant::SHIPPED }, true>(_mm512_set1_ps(1.0), b) }
+            unsafe { avx512::div16::<V, true>(_mm512_set1_ps(1.0), b) }
         } else {
             // SAFETY: the token proves AVX-512F.
             unsafe { _mm512_div_ps(_mm512_set1_ps(1.0), b) }
