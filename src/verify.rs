@@ -806,23 +806,17 @@ pub fn token_div_divisor_window_only(
     b: &[f32],
     out: &mut [f32],
 ) {
-    use core::arch::x86_64::{_mm256_loadu_ps, _mm256_storeu_ps};
-    assert!(a.len() == b.len() && b.len() == out.len() && out.len().is_multiple_of(8));
+    use core::arch::x86_64::__m256;
+    use core::mem::transmute;
+    type Lanes = [f32; 8];
     token.vectorize(|t| {
-        for ((o, x), y) in out
-            .chunks_exact_mut(8)
-            .zip(a.chunks_exact(8))
-            .zip(b.chunks_exact(8))
-        {
-            // SAFETY: the token proves AVX; each chunk holds eight floats.
+        lane_groups::<8>(a, b, out, |x, y| {
+            // SAFETY: `[f32; 8]` and `__m256` are the same 32 bytes, every bit pattern valid.
             unsafe {
-                let q = t.div_ps_by::<{ Variant::DIVISOR_WINDOW_ONLY }>(
-                    _mm256_loadu_ps(x.as_ptr()),
-                    _mm256_loadu_ps(y.as_ptr()),
-                );
-                _mm256_storeu_ps(o.as_mut_ptr(), q);
+                let (x, y) = (transmute::<Lanes, __m256>(x), transmute::<Lanes, __m256>(y));
+                transmute::<__m256, Lanes>(t.div_ps_by::<{ Variant::DIVISOR_WINDOW_ONLY }>(x, y))
             }
-        }
+        })
     });
 }
 
@@ -832,16 +826,17 @@ pub fn token_div_divisor_window_only(
 /// `2 - 2^-23` is 0.5). Panics unless the two lengths are one multiple of 8.
 #[cfg(fmadiv_x86)]
 pub fn token_recip_published(token: crate::simd::Avx2Fma, b: &[f32], out: &mut [f32]) {
-    use core::arch::x86_64::{_mm256_loadu_ps, _mm256_storeu_ps};
-    assert!(b.len() == out.len() && out.len().is_multiple_of(8));
+    use core::arch::x86_64::__m256;
+    use core::mem::transmute;
+    type Lanes = [f32; 8];
     token.vectorize(|t| {
-        for (o, y) in out.chunks_exact_mut(8).zip(b.chunks_exact(8)) {
-            // SAFETY: the token proves AVX; each chunk holds eight floats.
+        lane_groups::<8>(b, b, out, |_, y| {
+            // SAFETY: as in `token_div_divisor_window_only`.
             unsafe {
-                let r = t.recip_ps_by::<{ Variant::PUBLISHED }>(_mm256_loadu_ps(y.as_ptr()));
-                _mm256_storeu_ps(o.as_mut_ptr(), r);
+                let y = transmute::<Lanes, __m256>(y);
+                transmute::<__m256, Lanes>(t.recip_ps_by::<{ Variant::PUBLISHED }>(y))
             }
-        }
+        })
     });
 }
 
@@ -855,20 +850,17 @@ pub fn token16_div_divisor_window_only(
     b: &[f32],
     out: &mut [f32],
 ) {
-    use core::arch::x86_64::{_mm512_loadu_ps, _mm512_storeu_ps};
-    assert!(a.len() == b.len() && b.len() == out.len() && out.len().is_multiple_of(16));
+    use core::arch::x86_64::__m512;
+    use core::mem::transmute;
+    type Lanes = [f32; 16];
     token.vectorize(|t| {
-        let chunks = out.chunks_exact_mut(16).zip(a.chunks_exact(16));
-        for ((o, x), y) in chunks.zip(b.chunks_exact(16)) {
-            // SAFETY: the token proves AVX-512F; each chunk holds sixteen floats.
+        lane_groups::<16>(a, b, out, |x, y| {
+            // SAFETY: `[f32; 16]` and `__m512` are the same 64 bytes, every bit pattern valid.
             unsafe {
-                let q = t.div_ps_by::<{ Variant::DIVISOR_WINDOW_ONLY }>(
-                    _mm512_loadu_ps(x.as_ptr()),
-                    _mm512_loadu_ps(y.as_ptr()),
-                );
-                _mm512_storeu_ps(o.as_mut_ptr(), q);
+                let (x, y) = (transmute::<Lanes, __m512>(x), transmute::<Lanes, __m512>(y));
+                transmute::<__m512, Lanes>(t.div_ps_by::<{ Variant::DIVISOR_WINDOW_ONLY }>(x, y))
             }
-        }
+        })
     });
 }
 
@@ -876,17 +868,36 @@ pub fn token16_div_divisor_window_only(
 /// one multiple of 16.
 #[cfg(fmadiv_x86)]
 pub fn token16_recip_published(token: crate::simd::Avx512, b: &[f32], out: &mut [f32]) {
-    use core::arch::x86_64::{_mm512_loadu_ps, _mm512_storeu_ps};
-    assert!(b.len() == out.len() && out.len().is_multiple_of(16));
+    use core::arch::x86_64::__m512;
+    use core::mem::transmute;
+    type Lanes = [f32; 16];
     token.vectorize(|t| {
-        for (o, y) in out.chunks_exact_mut(16).zip(b.chunks_exact(16)) {
-            // SAFETY: the token proves AVX-512F; each chunk holds sixteen floats.
+        lane_groups::<16>(b, b, out, |_, y| {
+            // SAFETY: as in `token16_div_divisor_window_only`.
             unsafe {
-                let r = t.recip_ps_by::<{ Variant::PUBLISHED }>(_mm512_loadu_ps(y.as_ptr()));
-                _mm512_storeu_ps(o.as_mut_ptr(), r);
+                let y = transmute::<Lanes, __m512>(y);
+                transmute::<__m512, Lanes>(t.recip_ps_by::<{ Variant::PUBLISHED }>(y))
             }
-        }
+        })
     });
+}
+
+/// `out`'s groups of `N` lanes from `f` of `a`'s and `b`'s (a caller's loop over vectors
+/// of `N` lanes). Panics unless the three lengths are one multiple of `N`.
+#[cfg(fmadiv_x86)]
+#[inline(always)]
+fn lane_groups<const N: usize>(
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+    f: impl Fn([f32; N], [f32; N]) -> [f32; N],
+) {
+    assert!(a.len() == b.len() && b.len() == out.len() && out.len().is_multiple_of(N));
+    let groups = out.chunks_exact_mut(N).zip(a.chunks_exact(N));
+    for ((o, x), y) in groups.zip(b.chunks_exact(N)) {
+        let group = |v: &[f32]| <[f32; N]>::try_from(v).expect("N lanes");
+        o.copy_from_slice(&f(group(x), group(y)));
+    }
 }
 
 /// The first input of the `rcpps` sample whose seed from `rcp` breaks `|1 - x·r| <= bound`:
