@@ -98,6 +98,8 @@ MUTATIONS=(
   "in-register token: recip_ps on vdivps whatever its choice|src/simd.rs|s/if self.recip_kernel \&\& /if false \&\& self.recip_kernel \&\& /"
   "in-register token: recip's choice taken from div's|src/simd.rs|s/recip_kernel: plan.in_register_recip_kernel(),/recip_kernel: plan.in_register_kernel(),/"
   "plan: one vector at a time takes the large class's kernel|src/plan/mod.rs|s/self.choices.div\[0\] == Schedule::Kernel/self.choices.div[1] == Schedule::Kernel/"
+  "par_div: long slices on the calling thread (rayon never used)|src/slices.rs|s/^    par_div_chunks(a, b, out);$/    div(a, b, out);/"
+  "par_div: rayon's threads at every length (the threshold ignored)|src/slices.rs|s/if out.len() < PAR_MIN_LEN || !default_float_environment() {/if !default_float_environment() {/"
 )
 
 if [ "${1:-}" = "--check" ]; then
