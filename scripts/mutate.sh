@@ -100,6 +100,9 @@ MUTATIONS=(
   "plan: one vector at a time takes the large class's kernel|src/plan/mod.rs|s/self.choices.div\[0\] == Schedule::Kernel/self.choices.div[1] == Schedule::Kernel/"
   "par_div: long slices on the calling thread (rayon never used)|src/slices.rs|s/^    par_div_chunks(a, b, out);$/    div(a, b, out);/"
   "par_div: rayon's threads at every length (the threshold ignored)|src/slices.rs|s/if out.len() < PAR_MIN_LEN || !default_float_environment() {/if !default_float_environment() {/"
+  "div, try_div: every slice on the short loop (the plan never consulted)|src/slices.rs|s/    if len < crate::arch::x86_64::short::SHORT {/    if len < usize::MAX {/"
+  "div_in_place: every slice on the short loop|src/slices.rs|s/    if a.len() < crate::arch::x86_64::short::SHORT {/    if a.len() < usize::MAX {/"
+  "recip: every slice on the short loop|src/slices.rs|s/    if out.len() < crate::arch::x86_64::short::SHORT {/    if out.len() < usize::MAX {/"
 )
 
 if [ "${1:-}" = "--check" ]; then
