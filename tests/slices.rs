@@ -271,6 +271,7 @@ fn backend_names_the_kernel() {
 /// (the short loop, the unoptimised one, the divider) leaves no back-off. Where this
 /// process's plan runs no kernel schedule, the test runs itself again with
 /// `FMADIV_SCHEDULE=mix-4` (bits cannot show which loop ran).
+#[cfg(fmadiv_x86)]
 #[test]
 fn the_public_slice_functions_run_the_plans_loops() {
     const NAME: &str = "the_public_slice_functions_run_the_plans_loops";

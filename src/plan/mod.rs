@@ -291,7 +291,7 @@ impl Plan {
     }
 }
 
-#[cfg(feature = "verify")]
+#[cfg(all(fmadiv_x86, feature = "verify"))]
 impl Plan {
     /// The plan of `choices` for this CPU, its loops those of `backend` with kernel variant
     /// `V` (weakened: for the verification door only).
