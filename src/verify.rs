@@ -41,6 +41,11 @@ pub mod portable {
     pub use crate::arch::portable::{div_in_place, div_one, div_rounded_one, div_slices};
 }
 
+/// Whether this build of the library is unoptimised (opt-level 0, a user's dev profile):
+/// its slice functions, the directed ones and the `Divisor`'s divider loop then run `asm!`
+/// divider loops that need no inlining, not the plan's loops.
+pub const UNOPTIMIZED: bool = cfg!(fmadiv_unoptimized);
+
 /// Below this many elements `par_div` stays on the calling thread.
 #[cfg(feature = "rayon")]
 pub const PAR_MIN_LEN: usize = crate::slices::PAR_MIN_LEN;
