@@ -287,15 +287,11 @@ pub fn run_plan_weakened_on(
         // The lengths are equal (run_pairwise checks them first).
         let len = b.len();
         let simd = backend != crate::Backend::Portable;
+        let window_only =
+            || Plan::weakened_on::<{ Variant::DIVISOR_WINDOW_ONLY }>(backend, choices);
         simd.then(|| match which {
-            PlanLoop::DivInPlace => {
-                let plan = Plan::weakened_on::<{ Variant::DIVISOR_WINDOW_ONLY }>(backend, choices);
-                plan.run::<DIV_IN_PLACE>(len)
-            }
-            PlanLoop::Div => {
-                let plan = Plan::weakened_on::<{ Variant::DIVISOR_WINDOW_ONLY }>(backend, choices);
-                plan.run::<DIV>(len)
-            }
+            PlanLoop::DivInPlace => window_only().run::<DIV_IN_PLACE>(len),
+            PlanLoop::Div => window_only().run::<DIV>(len),
             PlanLoop::Recip => {
                 Plan::weakened_on::<{ Variant::PUBLISHED }>(backend, choices).run::<RECIP>(len)
             }

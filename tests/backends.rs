@@ -18,7 +18,10 @@ mod contract;
 
 use std::hint::black_box;
 
-use common::{SplitMix64, describe, edge_pairs, read_mxcsr, two_products_where_wrong, write_mxcsr};
+use common::{
+    SplitMix64, describe, edge_pairs, near_all_ones_divisors, read_mxcsr, recip_lanes_readable,
+    two_products_where_wrong, write_mxcsr,
+};
 use fmadiv::verify::avx512_model::{RCP14_BOUND, Seeds, rcp14, rcp14_reference};
 use fmadiv::verify::{DirectedStep, Kernel};
 use fmadiv::{Backend, Rounding, Schedule};
@@ -441,37 +444,6 @@ fn recip_kernel_lanes_of(what: &str, b: &[f32], out: &[f32]) -> Vec<bool> {
                 describe(1.0, b[i], out[i], want),
             );
             kernel
-        })
-        .collect()
-}
-
-/// Whether `backend`'s lanes of `recip` can be read (see
-/// `the_mixed_loops_of_recip_give_the_kernel_its_blocks_on_every_backend`): the published
-/// reciprocal kernel is one ulp low for `1 / (2 - 2^-23)`. Says so where it cannot.
-fn recip_lanes_readable(backend: Backend) -> bool {
-    let marker = f32::from_bits(0x3fff_ffff);
-    let mut probe = [0.0f32; 1];
-    fmadiv::verify::recip_with_on(backend, Kernel::Published, &[marker], &mut probe).unwrap();
-    let readable = probe[0] != black_box(1.0f32) / marker;
-    if !readable {
-        eprintln!(
-            "{}: recip SKIPPED, the published reciprocal kernel is right for 1 / (2 - 2^-23) \
-             on this table, so no lane can be read",
-            backend.name()
-        );
-    }
-    readable
-}
-
-/// Divisors `±0x1.fffffep+e` for exponents across the window: the published reciprocal
-/// kernel's one-ulp error where [`recip_lanes_readable`].
-fn near_all_ones_divisors(len: usize, seed: u64) -> Vec<f32> {
-    let mut rng = SplitMix64(seed);
-    (0..len)
-        .map(|_| {
-            let r = rng.next_u64();
-            let exponent = 127 - 60 + (r >> 32) as u32 % 120;
-            f32::from_bits((r as u32 & 0x8000_0000) | exponent << 23 | 0x7f_ffff)
         })
         .collect()
 }

@@ -91,7 +91,6 @@ fn choice_shows_lane_by_lane(
     use std::hint::black_box;
 
     use common::{read_mxcsr, write_mxcsr};
-    use fmadiv::verify::Kernel;
     /// MXCSR's rounding field, and round-down in it.
     const RC: u32 = 0b11 << 13;
     const DOWN: u32 = 0b01 << 13;
@@ -102,19 +101,8 @@ fn choice_shows_lane_by_lane(
         .map(|i| f32::INFINITY.copysign(if i % 3 == 0 { -1.0 } else { 1.0 }))
         .collect();
     let b: Vec<f32> = (0..n).map(|i| 1.0 + i as f32 / (2 * n) as f32).collect();
-    // `±0x1.fffffep+e` for exponents across the window.
-    let near_all_ones: Vec<f32> = (0..n as u32)
-        .map(|i| f32::from_bits((i & 1) << 31 | (127 - 60 + i % 120) << 23 | 0x7f_ffff))
-        .collect();
-    let marker = near_all_ones[0];
-    let mut probe = [0.0f32; 1];
-    fmadiv::verify::recip_with_on(backend, Kernel::Published, &[marker], &mut probe).unwrap();
-    let recip_readable = probe[0] != black_box(1.0f32) / marker;
-    if !recip_readable {
-        common::skipped_once(&format!(
-            "{what}'s recip choice (the published kernel is right for 1 / (2 - 2^-23) here)"
-        ));
-    }
+    let near_all_ones = common::near_all_ones_divisors(n, 12);
+    let recip_readable = common::recip_lanes_readable(backend);
     for kernel in [true, false] {
         let mut q = vec![0.0f32; n];
         div(kernel, &a, &b, &mut q);

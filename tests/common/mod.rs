@@ -196,3 +196,37 @@ pub fn two_products_where_wrong() -> (f32, fmadiv::Divisor, Vec<f32>) {
     );
     (b, weakened, wrong)
 }
+
+/// Whether the lanes of `recip`'s kernel on `backend` can be read with the published
+/// reciprocal kernel (no near-all-ones rule): it is one ulp low for `1 / (2 - 2^-23)` where
+/// the seed of that is exactly 0.5 (AMD's `rcpps`, Intel's reference `vrcp14ps`, the
+/// model's low table). Says so where it cannot.
+#[cfg(target_arch = "x86_64")]
+pub fn recip_lanes_readable(backend: fmadiv::Backend) -> bool {
+    let marker = f32::from_bits(0x3fff_ffff);
+    let mut probe = [0.0f32; 1];
+    let published = fmadiv::verify::Kernel::Published;
+    fmadiv::verify::recip_with_on(backend, published, &[marker], &mut probe).unwrap();
+    let readable = probe[0] != std::hint::black_box(1.0f32) / marker;
+    if !readable {
+        eprintln!(
+            "{}: recip SKIPPED, the published reciprocal kernel is right for 1 / (2 - 2^-23) \
+             on this table, so no lane can be read",
+            backend.name()
+        );
+    }
+    readable
+}
+
+/// Divisors `±0x1.fffffep+e` for exponents across the window: the published reciprocal
+/// kernel's one-ulp error where [`recip_lanes_readable`].
+pub fn near_all_ones_divisors(len: usize, seed: u64) -> Vec<f32> {
+    let mut rng = SplitMix64(seed);
+    (0..len)
+        .map(|_| {
+            let r = rng.next_u64();
+            let exponent = 127 - 60 + (r >> 32) as u32 % 120;
+            f32::from_bits((r as u32 & 0x8000_0000) | exponent << 23 | 0x7f_ffff)
+        })
+        .collect()
+}
