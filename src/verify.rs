@@ -807,16 +807,9 @@ pub fn token_div_divisor_window_only(
     b: &[f32],
     out: &mut [f32],
 ) {
-    use core::arch::x86_64::__m256;
-    use core::mem::transmute;
-    type Lanes = [f32; 8];
     token.vectorize(|t| {
-        lane_groups::<8>(a, b, out, |x, y| {
-            // SAFETY: `[f32; 8]` and `__m256` are the same 32 bytes, every bit pattern valid.
-            unsafe {
-                let (x, y) = (transmute::<Lanes, __m256>(x), transmute::<Lanes, __m256>(y));
-                transmute::<__m256, Lanes>(t.div_ps_by::<{ Variant::DIVISOR_WINDOW_ONLY }>(x, y))
-            }
+        vector_loop(a, b, out, |x, y| {
+            t.div_ps_by::<{ Variant::DIVISOR_WINDOW_ONLY }>(x, y)
         })
     });
 }
@@ -827,18 +820,7 @@ pub fn token_div_divisor_window_only(
 /// `2 - 2^-23` is 0.5). Panics unless the two lengths are one multiple of 8.
 #[cfg(fmadiv_x86)]
 pub fn token_recip_published(token: crate::simd::Avx2Fma, b: &[f32], out: &mut [f32]) {
-    use core::arch::x86_64::__m256;
-    use core::mem::transmute;
-    type Lanes = [f32; 8];
-    token.vectorize(|t| {
-        lane_groups::<8>(b, b, out, |_, y| {
-            // SAFETY: as in `token_div_divisor_window_only`.
-            unsafe {
-                let y = transmute::<Lanes, __m256>(y);
-                transmute::<__m256, Lanes>(t.recip_ps_by::<{ Variant::PUBLISHED }>(y))
-            }
-        })
-    });
+    token.vectorize(|t| vector_loop(b, b, out, |_, y| t.recip_ps_by::<{ Variant::PUBLISHED }>(y)));
 }
 
 /// [`token_div_divisor_window_only`] by the sixteen-lane token (`token.div_ps` inside its
@@ -851,16 +833,9 @@ pub fn token16_div_divisor_window_only(
     b: &[f32],
     out: &mut [f32],
 ) {
-    use core::arch::x86_64::__m512;
-    use core::mem::transmute;
-    type Lanes = [f32; 16];
     token.vectorize(|t| {
-        lane_groups::<16>(a, b, out, |x, y| {
-            // SAFETY: `[f32; 16]` and `__m512` are the same 64 bytes, every bit pattern valid.
-            unsafe {
-                let (x, y) = (transmute::<Lanes, __m512>(x), transmute::<Lanes, __m512>(y));
-                transmute::<__m512, Lanes>(t.div_ps_by::<{ Variant::DIVISOR_WINDOW_ONLY }>(x, y))
-            }
+        vector_loop(a, b, out, |x, y| {
+            t.div_ps_by::<{ Variant::DIVISOR_WINDOW_ONLY }>(x, y)
         })
     });
 }
@@ -869,35 +844,42 @@ pub fn token16_div_divisor_window_only(
 /// one multiple of 16.
 #[cfg(fmadiv_x86)]
 pub fn token16_recip_published(token: crate::simd::Avx512, b: &[f32], out: &mut [f32]) {
-    use core::arch::x86_64::__m512;
-    use core::mem::transmute;
-    type Lanes = [f32; 16];
-    token.vectorize(|t| {
-        lane_groups::<16>(b, b, out, |_, y| {
-            // SAFETY: as in `token16_div_divisor_window_only`.
-            unsafe {
-                let y = transmute::<Lanes, __m512>(y);
-                transmute::<__m512, Lanes>(t.recip_ps_by::<{ Variant::PUBLISHED }>(y))
-            }
-        })
-    });
+    token.vectorize(|t| vector_loop(b, b, out, |_, y| t.recip_ps_by::<{ Variant::PUBLISHED }>(y)));
 }
 
-/// `out`'s groups of `N` lanes from `f` of `a`'s and `b`'s (a caller's loop over vectors
-/// of `N` lanes). Panics unless the three lengths are one multiple of `N`.
+/// A `core::arch` vector of `LANES` `f32` lanes in memory order, `4 * LANES` bytes, every
+/// bit pattern valid.
+#[cfg(fmadiv_x86)]
+trait F32Lanes: Copy {
+    const LANES: usize;
+}
+
+#[cfg(fmadiv_x86)]
+impl F32Lanes for core::arch::x86_64::__m256 {
+    const LANES: usize = 8;
+}
+
+#[cfg(fmadiv_x86)]
+impl F32Lanes for core::arch::x86_64::__m512 {
+    const LANES: usize = 16;
+}
+
+/// A caller's loop over vectors `V`: `out`'s from `f` of `a`'s and `b`'s. Panics unless the
+/// three lengths are one multiple of `V::LANES`.
 #[cfg(fmadiv_x86)]
 #[inline(always)]
-fn lane_groups<const N: usize>(
-    a: &[f32],
-    b: &[f32],
-    out: &mut [f32],
-    f: impl Fn([f32; N], [f32; N]) -> [f32; N],
-) {
-    assert!(a.len() == b.len() && b.len() == out.len() && out.len().is_multiple_of(N));
-    let groups = out.chunks_exact_mut(N).zip(a.chunks_exact(N));
-    for ((o, x), y) in groups.zip(b.chunks_exact(N)) {
-        let group = |v: &[f32]| <[f32; N]>::try_from(v).expect("N lanes");
-        o.copy_from_slice(&f(group(x), group(y)));
+fn vector_loop<V: F32Lanes>(a: &[f32], b: &[f32], out: &mut [f32], f: impl Fn(V, V) -> V) {
+    const { assert!(size_of::<V>() == 4 * V::LANES) };
+    let n = V::LANES;
+    assert!(a.len() == b.len() && b.len() == out.len() && out.len().is_multiple_of(n));
+    let groups = out.chunks_exact_mut(n).zip(a.chunks_exact(n));
+    for ((o, x), y) in groups.zip(b.chunks_exact(n)) {
+        // SAFETY: each chunk holds `V::LANES` floats, the bytes of one `V` (its size checked
+        // above), whose every bit pattern is valid; unaligned reads and writes.
+        unsafe {
+            let load = |v: &[f32]| core::ptr::read_unaligned(v.as_ptr().cast::<V>());
+            core::ptr::write_unaligned(o.as_mut_ptr().cast::<V>(), f(load(x), load(y)));
+        }
     }
 }
 
