@@ -3,8 +3,8 @@
 //! A row is chosen by the CPU's identity alone (vendor, family, model), so every process on
 //! one CPU runs the same plan. Each row says where its choices come from:
 //!
-//! - **measured**, with the command and the committed JSON (family 0x19; Intel family 6
-//!   model 0xcf);
+//! - **measured**, with the command and the committed output (family 0x19: Zen 3 and Zen 4;
+//!   Intel family 6 model 0xcf);
 //! - **measured** by 0.3.0's per-process calibration, as recorded in the issue tracker
 //!   (family 0x1a: no JSON of that CPU is committed);
 //! - **predicted** by `llvm-mca` (`docs/bench/mca-llvm14.md`, `docs/bench/mca-llvm19.md`,
@@ -128,6 +128,15 @@ const ZEN5_DIVISOR: DivisorChoices = DivisorChoices {
     in_place_from: usize::MAX,
 };
 
+/// `Divisor` on Zen 4 (family 0x19 model 0x11's `plan --measure` and `bench --divisors`):
+/// the sequence from 2048 elements (at 1024 it lost on data with specials), a first slice
+/// from 32768 (a proof of 71-75 ns, twice Zen 3's).
+const ZEN4_DIVISOR: DivisorChoices = DivisorChoices {
+    sequence_from: 2048,
+    first_proof_from: 32768,
+    in_place_from: usize::MAX,
+};
+
 /// Predicted rows: the Divisor as where nothing was measured.
 const fn predicted(div: Schedule, recip: Schedule) -> Choices {
     Choices {
@@ -160,6 +169,33 @@ pub(super) const ROWS: &[Row] = &[
             never: 0.94-1.05x at 4096 by `--measure`, and `bench --floors` with the sequence \
             in place from 4096 measured 0.73-1.12x in three runs against 0.96-1.05x with the \
             divider (docs/bench/0x19-divisor-in-place.json)",
+        sixteen: None,
+    },
+    Row {
+        name: "AMD Zen 4",
+        vendor: Vendor::Amd,
+        family: 0x19,
+        models: &[(0x10, 0x1f), (0x60, 0x7f), (0xa0, 0xaf)],
+        choices: Choices {
+            div: DIVIDER,
+            recip: DIVIDER,
+            divisor: ZEN4_DIVISOR,
+        },
+        evidence: "measured on family 0x19 model 0x11 (AVX-512F hidden from that machine; \
+            without native evidence family 0x19 runs eight lanes anyway): `fmadiv bench \
+            --schedules` in three fresh processes (docs/bench/0x19-0x11-schedules.txt): \
+            against the divider schedule `div` mix-16 0.84-1.02x and mix-8 0.67-0.88x from 256 \
+            to 64K, `recip` mix-16 1.05-1.10x from 1K to 16K and 0.85-0.89x at 256: no mix \
+            clears the divider by 10%; `fmadiv plan --measure` twice \
+            (docs/bench/0x19-0x11-plan-measured-1.txt, -2.txt): the Divisor's sequence \
+            0.76-1.25x at 1024 and 1.14-1.88x from 2048, its proof 71-75 ns against the \
+            divider's 0.131-0.133 ns per element (2% of a first slice's division from 32768 \
+            elements), in place 0.88x at 4096; `fmadiv bench --divisors` three times \
+            (docs/bench/0x19-0x11-divisors.txt): with the sequence from 1024, 1K slices with \
+            1% specials or random bits at 0.90-0.97x of the divider (0.96-1.00x at 4K and \
+            16K), so the sequence starts at 2048 (not measured there on such data); three runs \
+            with this row: 1K 0.99-1.03x on every kind of data (normal data gave up 1.08-1.86x), \
+            4K 1.59-2.16x and 16K 1.24-1.40x on normal data",
         sixteen: None,
     },
     Row {
