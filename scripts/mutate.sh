@@ -103,6 +103,10 @@ MUTATIONS=(
   "div, try_div: every slice on the short loop (the plan never consulted)|src/slices.rs|s/    if len < crate::arch::x86_64::short::SHORT {/    if len < usize::MAX {/"
   "div_in_place: every slice on the short loop|src/slices.rs|s/    if a.len() < crate::arch::x86_64::short::SHORT {/    if a.len() < usize::MAX {/"
   "recip: every slice on the short loop|src/slices.rs|s/    if out.len() < crate::arch::x86_64::short::SHORT {/    if out.len() < usize::MAX {/"
+  "ndarray: one flat division into fresh memory by a plain /|src/ndarray.rs|s/^            crate::slices::div_disjoint(x.as_ptr(), y.as_ptr(), o.as_mut_ptr().cast(), o.len())$/            for i in 0..o.len() { o[i].write(x[i] \/ y[i]); }/"
+  "ndarray: fresh rows divided lane by lane by a plain /|src/ndarray.rs|s/unsafe { crate::slices::div_disjoint(x, y, o.as_mut_ptr().cast(), o.len()) };/unsafe { for i in 0..o.len() { o[i].write(*x.add(i) \/ *y.add(i)); } };/"
+  "ndarray: gathered pieces divided by a plain /|src/ndarray.rs|s/Some(o) => crate::div(\&xs\[..len\], \&ys\[..len\], o),/Some(o) => o.iter_mut().zip(xs.iter().zip(ys)).for_each(|(q, (p, d))| *q = p \/ d),/"
+  "ndarray: div_assign's flat path by a plain /|src/ndarray.rs|s/^        crate::div_in_place(x, y);$/        x.iter_mut().zip(y).for_each(|(p, d)| *p \/= d);/"
 )
 
 if [ "${1:-}" = "--check" ]; then

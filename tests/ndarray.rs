@@ -156,3 +156,62 @@ fn shapes_that_do_not_broadcast_are_errors_and_write_nothing() {
     let panicked = std::panic::catch_unwind(|| fmadiv::ndarray::div(&a, &b));
     assert!(panicked.is_err());
 }
+
+/// Every path of `fmadiv::ndarray` that reaches the slice functions runs the plan's loop
+/// there, not a `/` of its own (which gives the same bits): read through the mixed loop's
+/// back-off (`common::PlansLoops`). The paths: one flat division into fresh memory
+/// (contiguous operands), fresh rows divided lane by lane (a broadcast row divisor), a
+/// strided operand gathered a piece at a time, `div_to` lane by lane, and `div_assign`
+/// flat, lane by lane and strided. A column divisor goes to `div_scalar`, whose choice
+/// `tests/divisor.rs` reads.
+#[cfg(fmadiv_x86)]
+#[test]
+fn every_path_runs_the_plans_loop() {
+    const NAME: &str = "every_path_runs_the_plans_loop";
+    // The elements `fmadiv::ndarray` gathers from a strided lane at a time: a step longer
+    // than that (mix-16 at sixteen lanes) runs on the divider, as it should.
+    const PIECE: usize = 256;
+    let Some(probe) = common::PlansLoops::of_this_process(NAME) else {
+        return;
+    };
+    let (x, y) = probe.failing_step();
+    let n = probe.step;
+    let (a, b) = (Array::from(x.clone()), Array::from(y.clone()));
+    // Two rows of one step each over one row, and the step's operands every other element.
+    let rows = Array2::from_shape_fn((2, n), |(_, j)| x[j]);
+    let every_other = |v: &[f32]| Array::from_shape_fn(2 * n, |i| v[i / 2]);
+    let (a_wide, b_wide) = (every_other(&x), every_other(&y));
+    let (a_strided, b_strided) = (a_wide.slice(s![..;2]), b_wide.slice(s![..;2]));
+    assert!(a_strided.as_slice().is_none() && b_strided.as_slice().is_none());
+    type Call<'a> = &'a (dyn Fn() + Sync);
+    let calls: [(&str, Call); 7] = [
+        ("div, contiguous", &|| drop(fmadiv::ndarray::div(&a, &b))),
+        ("div, rows by a row", &|| {
+            drop(fmadiv::ndarray::div(&rows, &b))
+        }),
+        ("div, strided", &|| {
+            drop(fmadiv::ndarray::div(&a_strided, &b_strided))
+        }),
+        ("div_to, rows by a row", &|| {
+            let mut out = Array2::zeros((2, n));
+            fmadiv::ndarray::div_to(&rows, &b, &mut out).unwrap();
+        }),
+        ("div_assign, contiguous", &|| {
+            fmadiv::ndarray::div_assign(&mut a.clone(), &b).unwrap()
+        }),
+        ("div_assign, rows by a row", &|| {
+            fmadiv::ndarray::div_assign(&mut rows.clone(), &b).unwrap()
+        }),
+        ("div_assign, strided", &|| {
+            let mut wide = a_wide.clone();
+            fmadiv::ndarray::div_assign(&mut wide.slice_mut(s![..;2]), &b).unwrap();
+        }),
+    ];
+    for (what, call) in calls {
+        if what.ends_with("strided") && n > PIECE {
+            eprintln!("{what}: SKIPPED, a gathered piece ({PIECE}) is shorter than a step ({n})");
+            continue;
+        }
+        probe.assert_runs_the_plans_loop(what, call);
+    }
+}

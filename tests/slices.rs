@@ -264,107 +264,29 @@ fn backend_names_the_kernel() {
 }
 
 /// The public slice functions run the plan's loop for their length, read through the mixed
-/// loops' back-off, which belongs to the thread: a public call of one step whose kernel
-/// block fails (a zero divisor) leaves the thread's next mixed-loop steps to the divider,
-/// so a following run of the plan's loop with a weakened kernel shows the divider where,
-/// on a thread with no such call, it shows the kernel. A function that divided elsewhere
-/// (the short loop, the divider) leaves no back-off — as the unoptimised build's must, whose
-/// slice functions run the `asm!` divider loop (`verify::UNOPTIMIZED`). Where this
-/// process's plan runs no kernel schedule, the test runs itself again with
+/// loop's back-off (`common::PlansLoops`): a call of one step whose kernel block fails
+/// leaves it, a function that divided elsewhere (the short loop, the divider) does not, as
+/// the unoptimised build's must (its slice functions run the `asm!` divider loop). Where
+/// this process's plan runs no kernel schedule, the test runs itself again with
 /// `FMADIV_SCHEDULE=mix-4` (bits cannot show which loop ran).
 #[cfg(fmadiv_x86)]
 #[test]
 fn the_public_slice_functions_run_the_plans_loops() {
     const NAME: &str = "the_public_slice_functions_run_the_plans_loops";
-    const FORCED: &str = "mix-4";
-    if !fmadiv::verify::has_kernel() {
-        common::skipped_once("the plan's kernel loops (needs a SIMD backend)");
+    let Some(probe) = common::PlansLoops::of_this_process(NAME) else {
         return;
-    }
-    let backend = fmadiv::backend();
-    let lanes = backend.lanes();
-    let block = fmadiv::verify::MIXED_BLOCK_VECTORS * lanes;
-    let s = fmadiv::plan().div(block);
-    let (recip_s, forced) = (
-        fmadiv::plan().recip(block),
-        std::env::var_os("FMADIV_SCHEDULE"),
-    );
-    if !(s.uses_kernel() && recip_s == s) {
-        if forced.is_some() {
-            eprintln!("{NAME}: SKIPPED, the forced plan runs no kernel schedule ({s})");
-            return;
-        }
-        let exe = std::env::current_exe().expect("the test binary");
-        let status = std::process::Command::new(exe)
-            .args(["--exact", NAME, "--nocapture"])
-            .env("FMADIV_SCHEDULE", FORCED)
-            .status()
-            .expect("the test binary runs");
-        assert!(status.success(), "{NAME} under FMADIV_SCHEDULE={FORCED}");
-        return;
-    }
-    let divider_vectors = match s {
-        fmadiv::Schedule::Mixed(m) => usize::from(m.divider_vectors()),
-        _ => 0,
     };
-    let step = block + divider_vectors * lanes;
-    // Infinite dividends over divisors inside the window, none near all ones: NaN from the
-    // weakened kernel, an infinity from the divider.
-    let n = 4 * step;
-    let a: Vec<f32> = (0..n)
-        .map(|i| {
-            if i % 2 == 0 {
-                f32::INFINITY
-            } else {
-                -f32::INFINITY
-            }
-        })
-        .collect();
-    let b: Vec<f32> = (0..n).map(|i| 1.0 + (i % 64) as f32 / 256.0).collect();
-    let first_block_is_the_kernels = || {
-        let mut out = vec![0.0f32; n];
-        fmadiv::verify::run_schedule_divisor_window_only_on(backend, s, &a, &b, &mut out)
-            .expect("a kernel schedule on the backend in use");
-        let kernel = out[..block].iter().filter(|q| q.is_nan()).count();
-        assert!(
-            kernel == 0 || kernel == block,
-            "{kernel} of the first block's lanes"
-        );
-        kernel == block
-    };
-    // One step, its kernel block failed by a zero divisor.
-    let (x, mut y) = (vec![1.5f32; step], b[..step].to_vec());
-    y[1] = 0.0;
-    type Call<'a> = &'a (dyn Fn(&mut [f32]) + Sync);
+    let (x, y) = probe.failing_step();
+    let out = || vec![0.0f32; probe.step];
+    type Call<'a> = &'a (dyn Fn() + Sync);
     let calls: [(&str, Call); 5] = [
-        ("div", &|o| fmadiv::div(&x, &y, o)),
-        ("try_div", &|o| fmadiv::try_div(&x, &y, o).unwrap()),
-        ("par_div", &|o| fmadiv::par_div(&x, &y, o)),
-        ("div_in_place", &|o| {
-            o.copy_from_slice(&x);
-            fmadiv::div_in_place(o, &y)
-        }),
-        ("recip", &|o| fmadiv::recip(&y, o)),
+        ("div", &|| fmadiv::div(&x, &y, &mut out())),
+        ("try_div", &|| fmadiv::try_div(&x, &y, &mut out()).unwrap()),
+        ("par_div", &|| fmadiv::par_div(&x, &y, &mut out())),
+        ("div_in_place", &|| fmadiv::div_in_place(&mut x.clone(), &y)),
+        ("recip", &|| fmadiv::recip(&y, &mut out())),
     ];
-    let spawn = |f: &(dyn Fn() -> bool + Sync)| std::thread::scope(|t| t.spawn(f).join().unwrap());
-    assert!(
-        spawn(&first_block_is_the_kernels),
-        "{s}: a fresh thread's first block"
-    );
-    let plans_loop = !fmadiv::verify::UNOPTIMIZED;
     for (what, call) in calls {
-        let backed_off = spawn(&|| {
-            call(&mut vec![0.0f32; step]);
-            !first_block_is_the_kernels()
-        });
-        assert!(
-            backed_off == plans_loop,
-            "{what} ({s} on {}): {}",
-            backend.name(),
-            match plans_loop {
-                true => "no back-off left, so not the plan's loop",
-                false => "a back-off left in an unoptimised build, so not the asm! loop",
-            }
-        );
+        probe.assert_runs_the_plans_loop(what, call);
     }
 }

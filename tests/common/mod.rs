@@ -230,3 +230,141 @@ pub fn near_all_ones_divisors(len: usize, seed: u64) -> Vec<f32> {
         })
         .collect()
 }
+
+/// Reads whether a public call ran the plan's mixed loop, through that loop's back-off,
+/// which belongs to the thread: a call of one step whose kernel block fails (a zero
+/// divisor) leaves the thread's next mixed-loop steps to the divider, so a following run of
+/// the plan's loop with a weakened kernel shows the divider where, on a thread with no such
+/// call, it shows the kernel. A call that divided elsewhere (the short loop, the divider, a
+/// plain `/`) leaves no back-off — as the unoptimised build's slice functions must, which
+/// run the `asm!` divider loop (`verify::UNOPTIMIZED`).
+#[cfg(fmadiv_x86)]
+pub struct PlansLoops {
+    backend: fmadiv::Backend,
+    schedule: fmadiv::Schedule,
+    block: usize,
+    /// Elements of one step of the plan's loop (a kernel block and its divider vectors).
+    pub step: usize,
+}
+
+#[cfg(fmadiv_x86)]
+impl PlansLoops {
+    /// The schedule a test forces where this process's plan runs none it can read.
+    const FORCED: &str = "mix-4";
+
+    /// The reader for this process's plan. `None` where the test `name` ran itself again
+    /// with `FMADIV_SCHEDULE=mix-4` instead (the plan runs no kernel schedule for one step,
+    /// or `div`'s and `recip`'s differ: bits cannot show which loop ran) or skips, saying so.
+    pub fn of_this_process(name: &str) -> Option<Self> {
+        if !fmadiv::verify::has_kernel() {
+            skipped_once("the plan's kernel loops (needs a SIMD backend)");
+            return None;
+        }
+        let backend = fmadiv::backend();
+        let lanes = backend.lanes();
+        let block = fmadiv::verify::MIXED_BLOCK_VECTORS * lanes;
+        let schedule = fmadiv::plan().div(block);
+        if !(schedule.uses_kernel() && fmadiv::plan().recip(block) == schedule) {
+            if std::env::var_os("FMADIV_SCHEDULE").is_some() {
+                eprintln!("{name}: SKIPPED, the forced plan runs no kernel schedule ({schedule})");
+                return None;
+            }
+            let exe = std::env::current_exe().expect("the test binary");
+            let status = std::process::Command::new(exe)
+                .args(["--exact", name, "--nocapture"])
+                .env("FMADIV_SCHEDULE", Self::FORCED)
+                .status()
+                .expect("the test binary runs");
+            assert!(
+                status.success(),
+                "{name} under FMADIV_SCHEDULE={}",
+                Self::FORCED
+            );
+            return None;
+        }
+        let divider_vectors = match schedule {
+            fmadiv::Schedule::Mixed(m) => usize::from(m.divider_vectors()),
+            _ => 0,
+        };
+        let probe = Self {
+            backend,
+            schedule,
+            block,
+            step: block + divider_vectors * lanes,
+        };
+        assert!(
+            on_a_fresh_thread(&|| probe.first_block_is_the_kernels()),
+            "{schedule}: a fresh thread's first block"
+        );
+        Some(probe)
+    }
+
+    /// One step of dividends 1.5 over divisors in the window, its kernel block failed by a
+    /// zero divisor in lane 1.
+    pub fn failing_step(&self) -> (Vec<f32>, Vec<f32>) {
+        let mut b: Vec<f32> = (0..self.step)
+            .map(|i| 1.0 + (i % 64) as f32 / 256.0)
+            .collect();
+        b[1] = 0.0;
+        (vec![1.5; self.step], b)
+    }
+
+    /// Asserts that `call`, run on a fresh thread, ran the plan's mixed loop there (it leaves
+    /// a back-off); in an unoptimised build, that it did not (its `asm!` loop leaves none).
+    #[track_caller]
+    pub fn assert_runs_the_plans_loop(&self, what: &str, call: &(dyn Fn() + Sync)) {
+        let backed_off = on_a_fresh_thread(&|| {
+            call();
+            !self.first_block_is_the_kernels()
+        });
+        let plans_loop = !fmadiv::verify::UNOPTIMIZED;
+        assert!(
+            backed_off == plans_loop,
+            "{what} ({} on {}): {}",
+            self.schedule,
+            self.backend.name(),
+            match plans_loop {
+                true => "no back-off left, so not the plan's loop",
+                false => "a back-off left in an unoptimised build, so not the asm! loop",
+            }
+        );
+    }
+
+    /// Whether the first block of the plan's loop with a weakened kernel (the divisor's
+    /// window only) is the kernel's on this thread: NaN from that kernel for infinite
+    /// dividends over divisors in the window, an infinity from the divider.
+    fn first_block_is_the_kernels(&self) -> bool {
+        let n = 4 * self.step;
+        let a: Vec<f32> = (0..n)
+            .map(|i| {
+                if i % 2 == 0 {
+                    f32::INFINITY
+                } else {
+                    -f32::INFINITY
+                }
+            })
+            .collect();
+        let b: Vec<f32> = (0..n).map(|i| 1.0 + (i % 64) as f32 / 256.0).collect();
+        let mut out = vec![0.0f32; n];
+        fmadiv::verify::run_schedule_divisor_window_only_on(
+            self.backend,
+            self.schedule,
+            &a,
+            &b,
+            &mut out,
+        )
+        .expect("a kernel schedule on the backend in use");
+        let kernel = out[..self.block].iter().filter(|q| q.is_nan()).count();
+        assert!(
+            kernel == 0 || kernel == self.block,
+            "{kernel} of the first block's lanes"
+        );
+        kernel == self.block
+    }
+}
+
+/// `f`'s result on a thread of its own (a fresh back-off).
+#[cfg(fmadiv_x86)]
+fn on_a_fresh_thread(f: &(dyn Fn() -> bool + Sync)) -> bool {
+    std::thread::scope(|t| t.spawn(f).join().unwrap())
+}
