@@ -107,6 +107,7 @@ MUTATIONS=(
   "ndarray: fresh rows divided lane by lane by a plain /|src/ndarray.rs|s/unsafe { crate::slices::div_disjoint(x, y, o.as_mut_ptr().cast(), o.len()) };/unsafe { for i in 0..o.len() { o[i].write(*x.add(i) \/ *y.add(i)); } };/"
   "ndarray: gathered pieces divided by a plain /|src/ndarray.rs|s/Some(o) => crate::div(\&xs\[..len\], \&ys\[..len\], o),/Some(o) => o.iter_mut().zip(xs.iter().zip(ys)).for_each(|(q, (p, d))| *q = p \/ d),/"
   "ndarray: div_assign's flat path by a plain /|src/ndarray.rs|s/^        crate::div_in_place(x, y);$/        x.iter_mut().zip(y).for_each(|(p, d)| *p \/= d);/"
+  "ndarray: a column divisor's lane divided by a plain /|src/ndarray.rs|s/^            crate::div_scalar(x, b\[0\], o);$/            o.iter_mut().zip(x).for_each(|(q, p)| *q = p \/ b[0]);/"
 )
 
 if [ "${1:-}" = "--check" ]; then

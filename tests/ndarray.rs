@@ -215,3 +215,66 @@ fn every_path_runs_the_plans_loop() {
         probe.assert_runs_the_plans_loop(what, call);
     }
 }
+
+/// A column divisor goes to `div_scalar`, which divides a lane as long as the plan's first
+/// slice by a `Divisor`'s flag-checked chunks: read through their back-off, which belongs to
+/// the thread (`common::two_products_where_wrong` shows a chunk's lanes: wrong where the
+/// sequence ran, right where the divider did). Dividends whose quotients underflow void
+/// every chunk of the public call, so the thread's next chunk goes to the divider, where a
+/// fresh thread's runs the sequence. A lane divided by a `/` of its own leaves no back-off.
+#[cfg(fmadiv_x86)]
+#[test]
+fn a_column_divisor_runs_the_divisors_chunks() {
+    use fmadiv::verify::FLAG_CHUNK;
+    if fmadiv::backend() == fmadiv::Backend::Portable {
+        common::skipped_once("a Divisor's chunks (no SIMD backend: the divider always)");
+        return;
+    }
+    let lens = fmadiv::plan().choices().divisor;
+    let lane = lens.first_proof_from.max(lens.sequence_from);
+    if lane > 1 << 18 {
+        eprintln!(
+            "a_column_divisor_runs_the_divisors_chunks: SKIPPED, the plan proves no first slice"
+        );
+        return;
+    }
+    let (b, weakened, wrong) = common::two_products_where_wrong();
+    let x: Vec<f32> = wrong
+        .iter()
+        .copied()
+        .cycle()
+        .take(FLAG_CHUNK.max(lens.sequence_from))
+        .collect();
+    let first_chunk_is_the_sequences = || {
+        let mut out = vec![0.0f32; x.len()];
+        weakened.divide_slice(&x, &mut out);
+        let sequence = (0..FLAG_CHUNK)
+            .filter(|&i| out[i].to_bits() != (x[i] / b).to_bits())
+            .count();
+        assert!(
+            sequence == 0 || sequence == FLAG_CHUNK,
+            "{sequence} of the first chunk's lanes"
+        );
+        sequence == FLAG_CHUNK
+    };
+    let on_a_fresh_thread =
+        |f: &(dyn Fn() -> bool + Sync)| std::thread::scope(|t| t.spawn(f).join().unwrap());
+    assert!(
+        on_a_fresh_thread(&first_chunk_is_the_sequences),
+        "a fresh thread's first chunk"
+    );
+    // Two rows of a first slice's length, each over its own divisor (3, two products).
+    let tiny = f32::from_bits(3);
+    let a = Array2::from_elem((2, lane), tiny);
+    let column = Array2::from_elem((2, 1), 3.0f32);
+    assert_eq!((tiny / 3.0).to_bits(), 1, "an underflowing quotient");
+    let backed_off = on_a_fresh_thread(&|| {
+        let q = fmadiv::ndarray::div(&a, &column);
+        assert!(q.iter().all(|q| q.to_bits() == 1));
+        !first_chunk_is_the_sequences()
+    });
+    assert!(
+        backed_off,
+        "div by a column ({lane} elements a row): no back-off left, so not a Divisor's chunks"
+    );
+}
