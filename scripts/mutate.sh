@@ -108,6 +108,8 @@ MUTATIONS=(
   "ndarray: gathered pieces divided by a plain /|src/ndarray.rs|s/Some(o) => crate::div(\&xs\[..len\], \&ys\[..len\], o),/Some(o) => o.iter_mut().zip(xs.iter().zip(ys)).for_each(|(q, (p, d))| *q = p \/ d),/"
   "ndarray: div_assign's flat path by a plain /|src/ndarray.rs|s/^        crate::div_in_place(x, y);$/        x.iter_mut().zip(y).for_each(|(p, d)| *p \/= d);/"
   "ndarray: a column divisor's lane divided by a plain /|src/ndarray.rs|s/^            crate::div_scalar(x, b\[0\], o);$/            o.iter_mut().zip(x).for_each(|(q, p)| *q = p \/ b[0]);/"
+  "ndarray: div_to's flat path by a plain /|src/ndarray.rs|/expect(\"same strides as a contiguous view\");/{n;s/crate::div(x, y, o);/o.iter_mut().zip(x.iter().zip(y)).for_each(|(q, (p, d))| *q = p \/ d);/}"
+  "ndarray: contiguous lanes divided by a plain /|src/ndarray.rs|/if let Some(y) = b.as_slice() {/{n;s/crate::div(x, y, o);/o.iter_mut().zip(x.iter().zip(y)).for_each(|(q, (p, d))| *q = p \/ d);/}"
 )
 
 if [ "${1:-}" = "--check" ]; then

@@ -161,8 +161,8 @@ fn shapes_that_do_not_broadcast_are_errors_and_write_nothing() {
 /// there, not a `/` of its own (which gives the same bits): read through the mixed loop's
 /// back-off (`common::PlansLoops`). The paths: one flat division into fresh memory
 /// (contiguous operands), fresh rows divided lane by lane (a broadcast row divisor), a
-/// strided operand gathered a piece at a time, `div_to` lane by lane, and `div_assign`
-/// flat, lane by lane and strided. A column divisor goes to `div_scalar`, whose choice
+/// strided operand gathered a piece at a time, `div_to` flat and lane by lane, and
+/// `div_assign` flat, lane by lane and strided. A column divisor goes to `div_scalar`, whose choice
 /// `tests/divisor.rs` reads.
 #[cfg(fmadiv_x86)]
 #[test]
@@ -184,13 +184,16 @@ fn every_path_runs_the_plans_loop() {
     let (a_strided, b_strided) = (a_wide.slice(s![..;2]), b_wide.slice(s![..;2]));
     assert!(a_strided.as_slice().is_none() && b_strided.as_slice().is_none());
     type Call<'a> = &'a (dyn Fn() + Sync);
-    let calls: [(&str, Call); 7] = [
+    let calls: [(&str, Call); 8] = [
         ("div, contiguous", &|| drop(fmadiv::ndarray::div(&a, &b))),
         ("div, rows by a row", &|| {
             drop(fmadiv::ndarray::div(&rows, &b))
         }),
         ("div, strided", &|| {
             drop(fmadiv::ndarray::div(&a_strided, &b_strided))
+        }),
+        ("div_to, contiguous", &|| {
+            fmadiv::ndarray::div_to(&a, &b, &mut Array::zeros(n)).unwrap()
         }),
         ("div_to, rows by a row", &|| {
             let mut out = Array2::zeros((2, n));

@@ -187,7 +187,9 @@ pub(super) const ROWS: &[Row] = &[
             against the divider schedule `div` mix-16 0.84-1.02x and mix-8 0.67-0.88x from 256 \
             to 64K, `recip` mix-16 1.05-1.10x from 1K to 16K and 0.85-0.89x at 256: no mix \
             clears the divider by 10%; `fmadiv plan --measure` twice \
-            (docs/bench/0x19-0x11-plan-measured-1.txt, -2.txt): the Divisor's sequence \
+            (docs/bench/0x19-0x11-plan-measured-1.txt, -2.txt): `recip` mix-16 1.32x at 1024 \
+            and 1.10-1.17x at 11008 there (the row is the schedules benchmark's, as Zen 3's), \
+            `div` no mix above 1.03x; the Divisor's sequence \
             0.76-1.25x at 1024 and 1.14-1.88x from 2048, its proof 71-75 ns against the \
             divider's 0.131-0.133 ns per element (2% of a first slice's division from 32768 \
             elements), in place 0.88x at 4096; `fmadiv bench --divisors` three times \
