@@ -340,4 +340,29 @@ mod tests {
         // The lowest prediction a row takes (Broadwell's div mix-4, 1.90x) clears the bar.
         const { assert!((1.90 / PREDICTION_DISCOUNT) >= GAIN) };
     }
+
+    #[test]
+    fn each_measured_cpu_finds_its_row() {
+        let name = |vendor, family_model| {
+            row_of(&Cpu::described(vendor, family_model, true, false)).map(|r| r.name)
+        };
+        let amd = "AuthenticAMD";
+        // The CPUs the rows' measurements ran on, and a client part of each AMD core.
+        for (family_model, want) in [
+            ((0x19, 0x01), "AMD Zen 3"),
+            ((0x19, 0x21), "AMD Zen 3"),
+            ((0x19, 0x11), "AMD Zen 4"),
+            ((0x19, 0x61), "AMD Zen 4"),
+            ((0x1a, 0x02), "AMD Zen 5"),
+        ] {
+            assert_eq!(name(amd, family_model), Some(want), "{family_model:x?}");
+        }
+        assert_eq!(
+            name("GenuineIntel", (6, 0xcf)),
+            Some("Intel Emerald Rapids")
+        );
+        // Family 0x19 past the models named (Zen 3's and Zen 4's ranges): no row.
+        assert_eq!(name(amd, (0x19, 0xb0)), None);
+        assert_eq!(name("GenuineIntel", (0x19, 0x11)), None);
+    }
 }
