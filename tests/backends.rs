@@ -19,8 +19,8 @@ mod contract;
 use std::hint::black_box;
 
 use common::{
-    SplitMix64, describe, edge_pairs, near_all_ones_divisors, read_mxcsr, recip_lanes_readable,
-    two_products_where_wrong, write_mxcsr,
+    SplitMix64, describe, edge_pairs, near_all_ones_divisors, on_a_fresh_thread, read_mxcsr,
+    recip_lanes_readable, two_products_where_wrong, write_mxcsr,
 };
 use fmadiv::verify::avx512_model::{RCP14_BOUND, Seeds, rcp14, rcp14_reference};
 use fmadiv::verify::{DirectedStep, Kernel};
@@ -265,11 +265,6 @@ fn kernel_lanes_of(what: &str, a: &[f32], b: &[f32], out: &[f32]) -> Vec<bool> {
             kernel
         })
         .collect()
-}
-
-/// `f` on a thread of its own: no back-off left by an earlier call of the test's thread.
-fn on_a_fresh_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|t| t.spawn(f).join().expect("the thread finished"))
 }
 
 /// A mixed loop's shape over a slice: kernel blocks of `block` lanes, steps of `step`.

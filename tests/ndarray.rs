@@ -162,8 +162,8 @@ fn shapes_that_do_not_broadcast_are_errors_and_write_nothing() {
 /// back-off (`common::PlansLoops`). The paths: one flat division into fresh memory
 /// (contiguous operands), fresh rows divided lane by lane (a broadcast row divisor), a
 /// strided operand gathered a piece at a time, `div_to` flat and lane by lane, and
-/// `div_assign` flat, lane by lane and strided. A column divisor goes to `div_scalar`, whose choice
-/// `tests/divisor.rs` reads.
+/// `div_assign` flat, lane by lane and strided. A column divisor goes to `div_scalar`:
+/// [`a_column_divisor_runs_the_divisors_chunks`] reads that path.
 #[cfg(fmadiv_x86)]
 #[test]
 fn every_path_runs_the_plans_loop() {
@@ -260,10 +260,8 @@ fn a_column_divisor_runs_the_divisors_chunks() {
         );
         sequence == FLAG_CHUNK
     };
-    let on_a_fresh_thread =
-        |f: &(dyn Fn() -> bool + Sync)| std::thread::scope(|t| t.spawn(f).join().unwrap());
     assert!(
-        on_a_fresh_thread(&first_chunk_is_the_sequences),
+        common::on_a_fresh_thread(first_chunk_is_the_sequences),
         "a fresh thread's first chunk"
     );
     // Two rows of a first slice's length, each over its own divisor (3, two products).
@@ -271,7 +269,7 @@ fn a_column_divisor_runs_the_divisors_chunks() {
     let a = Array2::from_elem((2, lane), tiny);
     let column = Array2::from_elem((2, 1), 3.0f32);
     assert_eq!((tiny / 3.0).to_bits(), 1, "an underflowing quotient");
-    let backed_off = on_a_fresh_thread(&|| {
+    let backed_off = common::on_a_fresh_thread(|| {
         let q = fmadiv::ndarray::div(&a, &column);
         assert!(q.iter().all(|q| q.to_bits() == 1));
         !first_chunk_is_the_sequences()

@@ -293,7 +293,7 @@ impl PlansLoops {
             step: block + divider_vectors * lanes,
         };
         assert!(
-            on_a_fresh_thread(&|| probe.first_block_is_the_kernels()),
+            on_a_fresh_thread(|| probe.first_block_is_the_kernels()),
             "{schedule}: a fresh thread's first block"
         );
         Some(probe)
@@ -313,7 +313,7 @@ impl PlansLoops {
     /// a back-off); in an unoptimised build, that it did not (its `asm!` loop leaves none).
     #[track_caller]
     pub fn assert_runs_the_plans_loop(&self, what: &str, call: &(dyn Fn() + Sync)) {
-        let backed_off = on_a_fresh_thread(&|| {
+        let backed_off = on_a_fresh_thread(|| {
             call();
             !self.first_block_is_the_kernels()
         });
@@ -363,8 +363,7 @@ impl PlansLoops {
     }
 }
 
-/// `f`'s result on a thread of its own (a fresh back-off).
-#[cfg(fmadiv_x86)]
-fn on_a_fresh_thread(f: &(dyn Fn() -> bool + Sync)) -> bool {
-    std::thread::scope(|t| t.spawn(f).join().unwrap())
+/// `f` on a thread of its own: no back-off left by an earlier call of the test's thread.
+pub fn on_a_fresh_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|t| t.spawn(f).join().expect("the thread finished"))
 }
