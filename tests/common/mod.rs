@@ -302,9 +302,7 @@ impl PlansLoops {
     /// One step of dividends 1.5 over divisors in the window, its kernel block failed by a
     /// zero divisor in lane 1.
     pub fn failing_step(&self) -> (Vec<f32>, Vec<f32>) {
-        let mut b: Vec<f32> = (0..self.step)
-            .map(|i| 1.0 + (i % 64) as f32 / 256.0)
-            .collect();
+        let mut b = Self::divisors(self.step);
         b[1] = 0.0;
         (vec![1.5; self.step], b)
     }
@@ -330,6 +328,11 @@ impl PlansLoops {
         );
     }
 
+    /// `n` divisors in [1, 1.25): inside the window, none near all ones.
+    fn divisors(n: usize) -> Vec<f32> {
+        (0..n).map(|i| 1.0 + (i % 64) as f32 / 256.0).collect()
+    }
+
     /// Whether the first block of the plan's loop with a weakened kernel (the divisor's
     /// window only) is the kernel's on this thread: NaN from that kernel for infinite
     /// dividends over divisors in the window, an infinity from the divider.
@@ -344,7 +347,7 @@ impl PlansLoops {
                 }
             })
             .collect();
-        let b: Vec<f32> = (0..n).map(|i| 1.0 + (i % 64) as f32 / 256.0).collect();
+        let b = Self::divisors(n);
         let mut out = vec![0.0f32; n];
         fmadiv::verify::run_schedule_divisor_window_only_on(
             self.backend,
