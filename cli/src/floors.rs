@@ -118,7 +118,7 @@ impl Plan {
         Plan {
             pairs: vec![(methods::DIVISOR, widest::widest(methods::HARDWARE_BY_HELD))],
             row_pairs: Vec::new(),
-            sizes: vec![1024, 4096, 1 << 14],
+            sizes: vec![1024, 2048, 4096, 1 << 14],
             inputs: vec![
                 Inputs::Normal,
                 Inputs::OnePercentSpecials,

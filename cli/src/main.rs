@@ -89,7 +89,7 @@ enum Command {
         #[arg(long, conflicts_with_all = ["floors", "schedules", "quick", "only"])]
         rounding: bool,
         /// `Divisor::new(b).divide_slice` against the broadcast divider loop for six
-        /// divisors (3.7, 3, 1.1, 0.7071, 12345.678, 1e-3) at 1K, 4K and 16K, over rotating
+        /// divisors (3.7, 3, 1.1, 0.7071, 12345.678, 1e-3) at 1K, 2K, 4K and 16K, over rotating
         /// buffer layouts.
         #[arg(long, conflicts_with_all = ["floors", "schedules", "quick", "only", "rounding"])]
         divisors: bool,
