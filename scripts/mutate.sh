@@ -110,6 +110,7 @@ MUTATIONS=(
   "ndarray: a column divisor's lane divided by a plain /|src/ndarray.rs|s/^            crate::div_scalar(x, b\[0\], o);$/            o.iter_mut().zip(x).for_each(|(q, p)| *q = p \/ b[0]);/"
   "ndarray: div_to's flat path by a plain /|src/ndarray.rs|/expect(\"same strides as a contiguous view\");/{n;s/crate::div(x, y, o);/o.iter_mut().zip(x.iter().zip(y)).for_each(|(q, (p, d))| *q = p \/ d);/}"
   "ndarray: contiguous lanes divided by a plain /|src/ndarray.rs|/if let Some(y) = b.as_slice() {/{n;s/crate::div(x, y, o);/o.iter_mut().zip(x.iter().zip(y)).for_each(|(q, (p, d))| *q = p \/ d);/}"
+  "flag engine (directed, Divisor): a call inside the back-off counted as a whole chunk (per call)|src/arch/simd/flagged.rs|s/^        backoff.skipped(full as u32);$/        backoff.skipped(FLAG_CHUNK as u32);/"
 )
 
 if [ "${1:-}" = "--check" ]; then

@@ -160,9 +160,13 @@ pub const MIXED_STEPS_AFTER_FAILURE: (u32, u32) = crate::arch::simd::loops::MixB
 pub const FLAG_CHUNK: usize = crate::arch::simd::flagged::FLAG_CHUNK;
 
 /// The chunks a flag-checked loop gives the divider alone after a voided chunk, doubling
-/// after each further failure with no passing chunk between, up to the second.
+/// after each further failure with no passing chunk between, up to the second. Counted in
+/// elements ([`FLAG_CHUNK`] a chunk): a call shorter than a chunk uses up its own length.
 #[cfg(fmadiv_x86)]
-pub const FLAG_CHUNKS_AFTER_FAILURE: (u32, u32) = crate::arch::simd::flagged::ChunkBackoff::RULE;
+pub const FLAG_CHUNKS_AFTER_FAILURE: (u32, u32) = {
+    let (first, most) = crate::arch::simd::flagged::ChunkBackoff::RULE;
+    (first / FLAG_CHUNK as u32, most / FLAG_CHUNK as u32)
+};
 
 /// The directed loops below [`DIRECTED_FLAGGED_FROM`] elements (or under flush-to-zero or
 /// denormals-are-zero) check the window in blocks of this many vectors ...

@@ -750,7 +750,7 @@ fn whole_chunks(what: &str, taken: &[bool], ignored: impl Fn(usize) -> bool) -> 
 /// on its argument the fast path kept, each the fast path's or the divider's as a whole):
 /// every chunk of `clean`; after chunks voided in a copy of it (`voiding(at)`: a lane that
 /// voids its chunk at each of `at`), those the back-off leaves; the state kept between calls
-/// on a thread.
+/// on a thread, and counted in elements over calls shorter than a chunk.
 fn chunks_back_off_by_the_rule(
     what: &str,
     clean: &[f32],
@@ -779,6 +779,21 @@ fn chunks_back_off_by_the_rule(
     assert_eq!(one, want, "{what}: a failing call");
     let want = units_the_fast_path_takes(chunks, &[], BACKOFF, &mut state);
     assert_eq!(next, want, "{what}: the next call");
+
+    // Counted in elements, not calls: after a failing call of a quarter chunk, the next
+    // four such calls (a chunk's worth) go to the divider, and the one after them tries.
+    let quarter = FLAG_CHUNK / 4;
+    let calls = on_a_fresh_thread(|| {
+        let mut calls = vec![taken(&x[..quarter])];
+        calls.extend((0..6).map(|_| taken(&clean[..quarter])));
+        calls
+    });
+    let skipped = BACKOFF.0 as usize * FLAG_CHUNK / quarter;
+    let want: Vec<Vec<bool>> = (0..calls.len()).map(|c| vec![c > skipped]).collect();
+    assert_eq!(
+        calls, want,
+        "{what}: a failing quarter-chunk call, then clean ones"
+    );
 }
 
 /// The directed loops' window-checked blocks (slices shorter than the flag-checked ones)

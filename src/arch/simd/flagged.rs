@@ -23,9 +23,13 @@ pub const FLAG_CHUNK: usize = 4096;
 /// lost on the `Divisor`'s 1%-specials bench, `docs/bench/0x19-divisor-engine-ab.txt`).
 pub const FLAG_PROBE: usize = 256;
 
-/// After a voided chunk, this many chunks go straight to the control-word region, doubling
-/// with each further failure up to 64.
-pub type ChunkBackoff = Backoff<1, 64>;
+/// After a voided chunk, one chunk's worth of elements goes straight to the control-word
+/// region, doubling with each further failure up to 64 chunks' worth. Counted in elements,
+/// not calls: a stream of calls shorter than a chunk waits as long between tries as a long
+/// slice does (a try costs about two 2K calls on special-rich data: counted per call, 2K
+/// slices of the `Divisor` with 1% specials lost 1-4% to the divider on family 0x19 model
+/// 0x11, `docs/bench/0x19-0x11-divisors-2k.txt`).
+pub type ChunkBackoff = Backoff<{ FLAG_CHUNK as u32 }, { 64 * FLAG_CHUNK as u32 }>;
 
 /// MXCSR, read after every store before this call, with the input pointers handed back
 /// through the same `asm!` block: the loads after it depend on its outputs, so neither
@@ -78,10 +82,11 @@ fn clear_flags_fenced(a: &mut *const f32, b: &mut *const f32) -> u32 {
 /// before the first chunk it tries (a call that only runs `slow`, inside the back-off,
 /// reads nothing: `stmxcsr` waits for every operation in flight, the previous call's
 /// divisions too). The flags it held are put back at the end, with those `slow` raised.
-/// `backoff` is the caller's thread-local back-off: after a voided chunk, the next go
-/// straight to `slow` (1, 2, 4 … up to 64), and the first try after them judges its first
-/// [`FLAG_PROBE`] elements before it runs the rest; a call wholly inside the back-off is one
-/// `slow`. Returns the elements done (the slice's whole vectors).
+/// `backoff` is the caller's thread-local back-off: after a voided chunk, the next elements
+/// go straight to `slow` (1, 2, 4 … up to 64 chunks' worth, a shorter call counting its
+/// length), and the first try after them judges its first [`FLAG_PROBE`] elements before
+/// it runs the rest; a call wholly inside the back-off is one `slow`. Returns the elements
+/// done (the slice's whole vectors).
 ///
 /// One engine for both widths and both users: the directed functions (`fast` the divider
 /// and the step, `slow` the divider under the mode) and the `Divisor` at both widths (`fast`
@@ -114,11 +119,10 @@ pub unsafe fn flagged_chunks<W: Vector, const OUTS: usize>(
     // chunks, the inexact flag of kept ones): put back at the end.
     let mut raised = 0;
     let mut backoff = ChunkBackoff::load(backoff_of);
-    let chunks = full.div_ceil(FLAG_CHUNK);
-    if backoff.skip() as usize >= chunks {
+    if backoff.skip() as usize >= full {
         // The whole call is in the back-off: one `slow` over it, nothing else (no flag read).
-        // chunks <= skip, a u32.
-        backoff.skipped(chunks as u32);
+        // full <= skip, a u32.
+        backoff.skipped(full as u32);
         backoff.store(backoff_of);
         slow(a, b, out, full / W::LANES);
         return full;
@@ -165,7 +169,8 @@ pub unsafe fn flagged_chunks<W: Vector, const OUTS: usize>(
             drop_voiding_flags(after);
             cleared = true;
         } else {
-            backoff.skipped(1);
+            // n <= FLAG_CHUNK, a u32.
+            backoff.skipped(n as u32);
         }
         // `vectors` whole vectors from i: inside every slice.
         slow(a.wrapping_add(i), b.wrapping_add(i), at(i), vectors);
