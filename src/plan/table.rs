@@ -129,10 +129,10 @@ const ZEN5_DIVISOR: DivisorChoices = DivisorChoices {
 };
 
 /// `Divisor` on Zen 4 (family 0x19 model 0x11's `plan --measure` and `bench --divisors`):
-/// the sequence from 4096 elements (at 1024 and 2048 it lost on data with specials), a
-/// first slice from 32768 (a proof of 71-75 ns, twice Zen 3's).
+/// the sequence from 2048 elements (at 1024 it lost on data with specials), a first slice
+/// from 32768 (a proof of 71-75 ns, twice Zen 3's).
 const ZEN4_DIVISOR: DivisorChoices = DivisorChoices {
-    sequence_from: 4096,
+    sequence_from: 2048,
     first_proof_from: 32768,
     in_place_from: usize::MAX,
 };
@@ -195,12 +195,15 @@ pub(super) const ROWS: &[Row] = &[
             elements), in place 0.88x at 4096; `fmadiv bench --divisors` three times \
             (docs/bench/0x19-0x11-divisors.txt): with the sequence from 1024, 1K slices with \
             1% specials or random bits at 0.90-0.97x of the divider (0.96-1.00x at 4K and \
-            16K); with the sequence from 2048, three runs with a 2K size \
-            (docs/bench/0x19-0x11-divisors-2k.txt): 2K slices with 1% specials at 0.96-0.99x, \
-            9 of 18 cells under 0.97 (normal data 1.40-1.93x), against 0.99-1.01x with the \
-            divider, in alternating processes; so the sequence starts at 4096: three runs with \
-            this row: 1K and 2K 0.98-1.02x on normal data and with 1% specials, 4K 1.35-1.88x \
-            and 16K 1.24-1.41x on normal data, 0.97-0.99x with 1% specials",
+            16K), so the sequence starts at 2048; there (docs/bench/0x19-0x11-divisors-2k.txt, \
+            alternating processes whose plan files differ only there) it lost 1-4% with 1% \
+            specials while the flag-checked chunks' back-off counted calls (0.96-0.99x, 9 of 18 \
+            cells under 0.97), and keeps 0.98-1.02x with the back-off counted in elements \
+            (normal data 1.44-1.95x), where 1K still drops to 0.91x; three runs with this row: \
+            2K 1.92-1.95x on normal data and 1.01-1.02x with 1% specials, 1K 0.98-1.04x (the \
+            divider), 4K 1.96-2.18x and 16K 1.39-1.42x on normal data and 1.00-1.01x with 1% \
+            specials; 2K random bits by 3.7 and 3 at 0.92-0.95x, as with the divider on both \
+            sides (0.90-0.92x in most runs: the benchmark's two divider loops on that data)",
         sixteen: None,
     },
     Row {

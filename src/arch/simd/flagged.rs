@@ -26,9 +26,10 @@ pub const FLAG_PROBE: usize = 256;
 /// After a voided chunk, one chunk's worth of elements goes straight to the control-word
 /// region, doubling with each further failure up to 64 chunks' worth. Counted in elements,
 /// not calls: a stream of calls shorter than a chunk waits as long between tries as a long
-/// slice does (a try costs about two 2K calls on special-rich data: counted per call, 2K
-/// slices of the `Divisor` with 1% specials lost 1-4% to the divider on family 0x19 model
-/// 0x11, `docs/bench/0x19-0x11-divisors-2k.txt`).
+/// slice does. (A try costs about two 2K calls on special-rich data: counted per call, on
+/// family 0x19 model 0x11 with 1% specials, the `Divisor`'s 2K slices lost 1-4% to the
+/// divider and `div_bounds` at 1K 17% to two passes under the modes,
+/// `docs/bench/0x19-0x11-divisors-2k.txt` and `-bounds-on-specials.txt`.)
 pub type ChunkBackoff = Backoff<{ FLAG_CHUNK as u32 }, { 64 * FLAG_CHUNK as u32 }>;
 
 /// MXCSR, read after every store before this call, with the input pointers handed back

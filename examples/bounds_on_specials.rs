@@ -1,0 +1,95 @@
+//! `div_bounds` on data with specials, where its flag-checked chunks back off.
+//!
+//! `cargo run --release --example bounds_on_specials`
+//!
+//! From 512 elements `div_bounds` judges chunks of its step by MXCSR's flags; on data with
+//! specials nearly every chunk is voided and redone under the modes, and the back-off sends
+//! the next ones straight there. This times, alternating in one process over rotating
+//! buffer layouts, `div_bounds` against `div_rounded` down then up (each one divider pass
+//! under its mode from 256 elements: no chunks, no back-off), at 1K to 16K elements of the
+//! benchmarks' "1% specials" and "random bits" data and of normal data. Every result's bits
+//! are checked against the divider under each mode first.
+
+mod common;
+
+#[cfg(target_arch = "x86_64")]
+fn main() {
+    use std::hint::black_box;
+    use std::time::Instant;
+
+    use fmadiv::Rounding;
+    use fmadiv_verify::methods::Inputs;
+    use fmadiv_verify::samples::Layouts;
+
+    const ROUNDS: usize = 41;
+    const SAMPLE_SECONDS: f64 = 250e-6;
+    /// The two passes the bounds are compared with.
+    fn two_passes(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
+        fmadiv::div_rounded(a, b, lo, Rounding::Down);
+        fmadiv::div_rounded(a, b, hi, Rounding::Up);
+    }
+    type Job = fn(&[f32], &[f32], &mut [f32], &mut [f32]);
+    let jobs: [(&str, Job); 2] = [
+        ("two passes", two_passes),
+        ("div_bounds", fmadiv::div_bounds),
+    ];
+
+    println!("{} ({})", fmadiv::plan(), common::cpu());
+    println!("div_bounds against div_rounded down then up: median ratio [range of the middle");
+    println!("half] over {ROUNDS} alternating rounds (higher is faster)");
+    for inputs in [
+        Inputs::Normal,
+        Inputs::OnePercentSpecials,
+        Inputs::RandomBits,
+    ] {
+        for n in [1024usize, 2048, 4096, 16384] {
+            let (a, b) = inputs.generate(n, 0x626f_756e + n as u64);
+            let down = fmadiv_verify::mxcsr::divide_in_mode(&a, &b, Rounding::Down);
+            let up = fmadiv_verify::mxcsr::divide_in_mode(&a, &b, Rounding::Up);
+            for (name, job) in &jobs {
+                let (mut lo, mut hi) = (vec![0.0f32; n], vec![0.0f32; n]);
+                job(&a, &b, &mut lo, &mut hi);
+                for (got, want) in [(&lo, &down), (&hi, &up)] {
+                    for i in 0..n {
+                        assert_eq!(got[i].to_bits(), want[i].to_bits(), "{name}: lane {i}");
+                    }
+                }
+            }
+            let mut layouts = Layouts::new(a, b);
+            let mut hi = vec![0.0f32; n];
+            let mut time = |job: Job, k: usize, calls: usize| {
+                let (a, b, lo) = layouts.arrays(k);
+                let t = Instant::now();
+                for _ in 0..calls {
+                    job(black_box(a), black_box(b), black_box(&mut *lo), &mut hi);
+                }
+                t.elapsed().as_secs_f64()
+            };
+            let once = time(jobs[0].1, 0, 16) / 16.0;
+            let calls = ((SAMPLE_SECONDS / once.max(1e-9)) as usize).clamp(1, 1 << 20);
+            let mut ratios = Vec::with_capacity(ROUNDS);
+            for k in 0..ROUNDS {
+                let mut t = [0.0; 2];
+                for j in 0..2 {
+                    let which = (j + k) % 2; // rotate the order
+                    t[which] = time(jobs[which].1, k, calls);
+                }
+                ratios.push(t[0] / t[1]);
+            }
+            ratios.sort_by(f64::total_cmp);
+            let q = ROUNDS / 4;
+            println!(
+                "{:>12} {n:>6}: {:.2} [{:.2}, {:.2}]",
+                inputs.name(),
+                ratios[ROUNDS / 2],
+                ratios[q],
+                ratios[ROUNDS - 1 - q]
+            );
+        }
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn main() {
+    println!("SKIPPED: not x86-64");
+}
