@@ -4,10 +4,10 @@
 //! kernel's mixed schedules, the `Divisor`'s lane-checked loop and its flag-checked chunks)
 //! would, on special-rich data (random bit patterns), pay the attempt, the mispredicted
 //! branch and the fallback over and over. After a failure the next `FIRST` units (a mixed
-//! step, a block, a chunk's elements: each loop has its own) go straight to the divider; each further
-//! failure without a pass in between doubles that, up to `MAX`; a pass starts again at
-//! `FIRST`. So data full of specials costs one failed attempt per `MAX` units, and data
-//! that turns clean loses at most `MAX` units of the fast path.
+//! step, a block, a chunk's elements: each loop has its own) go straight to the divider;
+//! each further failure without a pass in between doubles that, up to `MAX`; a pass starts
+//! again at `FIRST`. So data full of specials costs one failed attempt per `MAX` units, and
+//! data that turns clean loses at most `MAX` units of the fast path.
 //!
 //! Each loop keeps its state in a thread-local between calls ([`Backoff::load`] and
 //! [`Backoff::store`] around the loop): a stream of short slices of such data does not
