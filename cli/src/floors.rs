@@ -5,7 +5,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use fmadiv_verify::methods::{self, Inputs, Kind, Method};
+use fmadiv_verify::methods::{self, DIVISORS, Inputs, Kind, Method};
 use fmadiv_verify::widest;
 use serde::Serialize;
 
@@ -131,12 +131,6 @@ impl Plan {
         }
     }
 }
-
-/// The divisors of `fmadiv bench --divisors`: significands and magnitudes spread from 1e-3 to
-/// 12345.678 (the table says each one's strategy).
-// 0.7071 as a user writes it, not 1/sqrt(2) rounded: a divisor like any other.
-#[allow(clippy::approx_constant)]
-pub const DIVISORS: [f32; 6] = [3.7, 3.0, 1.1, 0.7071, 12345.678, 1e-3];
 
 /// The floor every entry point must keep against the divider loop doing the same job.
 pub const FLOOR: f64 = 0.97;

@@ -647,6 +647,13 @@ fn approx_div(a: &[f32], b: &[f32], out: &mut [f32]) {
     scalar_div(a, b, out)
 }
 
+/// The divisors of `fmadiv bench --divisors` (and `examples/divider_assists.rs`):
+/// significands and magnitudes spread from 1e-3 to 12345.678 (the table says each one's
+/// strategy).
+// 0.7071 as a user writes it, not 1/sqrt(2) rounded: a divisor like any other.
+#[allow(clippy::approx_constant)]
+pub const DIVISORS: [f32; 6] = [3.7, 3.0, 1.1, 0.7071, 12345.678, 1e-3];
+
 /// The input distributions benchmarks report, all of them, so none is picked to flatter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Inputs {
