@@ -2,7 +2,8 @@
 # Mutation check: applies deliberate mutations of the shipped code one at a time and shows
 # that the tests fail for each. (A mutation must make the code wrong: widening the input
 # window by a single exponent at the bottom, for instance, is still exact and rightly
-# survives; see README.) Restores the sources afterwards (even on Ctrl-C).
+# survives; see TESTING.md, "Mutation check".) Restores the sources afterwards (even on
+# Ctrl-C).
 #
 #   scripts/mutate.sh            # all mutations, each against `cargo test --release`
 #   scripts/mutate.sh 3          # only mutation 3

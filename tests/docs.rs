@@ -1,6 +1,6 @@
 //! The figures in README.md and BENCHMARKS.md against the JSON they are generated from:
 //! `scripts/bench_report.py --check` regenerates every marked table and compares, and
-//! refuses a measured ratio written by hand in the prose.
+//! refuses a measured ratio written by hand in the prose (of TESTING.md too).
 
 use std::process::Command;
 
