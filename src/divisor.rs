@@ -81,7 +81,9 @@ impl core::fmt::Display for Strategy {
 }
 
 /// How [`Divisor::divide_slice`] knows that a two-products quotient is exact (the
-/// verification door, `fmadiv::verify`, names it to test each check).
+/// verification door, `fmadiv::verify`, names it to test each check). The portable path
+/// divides by `/` and checks nothing.
+#[cfg(any(fmadiv_x86, feature = "verify"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Check {
     /// Chunks run the bare sequence; MXCSR's exception flags void a chunk, which the
@@ -149,13 +151,17 @@ fn portable_divide(a: &[f32], b: f32, out: &mut [f32]) {
 
 /// How the flag-checked loop gives zero quotients their sign, which decides what it costs
 /// per vector (module `flagged`): no repair (`zh` and `zl` have one sign), ...
+#[cfg(any(fmadiv_x86, feature = "verify"))]
 pub(crate) const NO_REPAIR: usize = 0;
 /// ... OR the sign of the dividend (`b > 0`, `zl < 0`), ...
+#[cfg(any(fmadiv_x86, feature = "verify"))]
 pub(crate) const SIGN_OF_DIVIDEND: usize = 1;
 /// ... or OR the sign of `RN(a·zh)` (`b < 0`, `zl > 0`).
+#[cfg(any(fmadiv_x86, feature = "verify"))]
 pub(crate) const SIGN_OF_PRODUCT: usize = 2;
 
 /// The zero-sign repair class of a two-products divisor with constants `zh`, `zl`.
+#[cfg(any(fmadiv_x86, feature = "verify"))]
 pub(crate) fn repair_class(zh: f32, zl: f32) -> usize {
     if zh.is_sign_negative() == zl.is_sign_negative() {
         NO_REPAIR

@@ -203,10 +203,12 @@ pub(crate) fn run_in_place(s: Schedule, a: &mut [f32], b: &[f32]) -> Option<()> 
 /// [`run_raw`]'s safety conditions.
 pub(crate) type RawFn = unsafe fn(*const f32, *const f32, *mut f32, usize);
 
-/// The loop of schedule `s` as a function pointer, chosen once (by the plan) so that a
-/// call costs one indirect call, not a match. The kernel's schedules are guarded: under an
-/// MXCSR rounding mode other than to nearest they run the divider (see
-/// `simd::loops::div_raw_guarded`).
+/// The loop of schedule `s` on the backend in use, as a function pointer: what the
+/// verification door runs for a schedule it is asked for (the plan takes its loops from
+/// [`variant_fn_on`] and [`disjoint_variant_fn_on`] once, so that a call costs one indirect
+/// call, not a match). The kernel's schedules are guarded: under an MXCSR rounding mode
+/// other than to nearest they run the divider (see `simd::loops::div_raw_guarded`).
+#[cfg(feature = "verify")]
 pub(crate) fn raw_fn<const RECIP: bool>(s: Schedule) -> RawFn {
     kernel_fn::<RECIP, true>(s)
 }
@@ -215,11 +217,13 @@ pub(crate) fn raw_fn<const RECIP: bool>(s: Schedule) -> RawFn {
 ///
 /// The backend table: each SIMD backend's row names its entry points (see
 /// `crate::arch::simd::entry_points`); the portable path runs everything else.
+#[cfg(feature = "verify")]
 pub(crate) fn kernel_fn<const RECIP: bool, const GUARDED: bool>(s: Schedule) -> RawFn {
     kernel_fn_on::<RECIP, GUARDED>(crate::backend(), s)
 }
 
 /// [`kernel_fn`] on a given backend, which the caller knows this CPU runs.
+#[cfg(feature = "verify")]
 pub(crate) fn kernel_fn_on<const RECIP: bool, const GUARDED: bool>(
     backend: crate::Backend,
     s: Schedule,

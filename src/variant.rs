@@ -29,7 +29,9 @@ impl Variant {
     #[cfg(feature = "verify")]
     pub const DIVISOR_WINDOW_ONLY: u8 = 3;
 
-    /// The flags of a variant id.
+    /// The flags of a variant id (the x86 kernels read them; the portable path has no
+    /// variants).
+    #[cfg(any(fmadiv_x86, feature = "verify"))]
     pub const fn of(id: u8) -> Variant {
         match id {
             #[cfg(feature = "verify")]

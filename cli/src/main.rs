@@ -18,6 +18,8 @@ mod hex_pair;
 mod plan_measure;
 mod progress;
 mod report;
+// MXCSR regions and `vdivps` passes written in x86 assembly.
+#[cfg(target_arch = "x86_64")]
 mod rounding_bench;
 mod selfcheck;
 mod verify;
@@ -281,6 +283,12 @@ fn run_floors(
     Ok(ExitCode::SUCCESS)
 }
 
+#[cfg(not(target_arch = "x86_64"))]
+fn run_rounding_bench(_json: bool) -> Result<ExitCode, String> {
+    Err("bench --rounding times x86's MXCSR rounding modes and `vdivps`: x86-64 only".into())
+}
+
+#[cfg(target_arch = "x86_64")]
 fn run_rounding_bench(json: bool) -> Result<ExitCode, String> {
     if !json {
         print_header();

@@ -3,9 +3,11 @@
 //! (every x86-64 CPU has SSE). What the tests, the self-check and the rounding benchmark
 //! compare the directed functions with.
 
+#[cfg(target_arch = "x86_64")]
 use fmadiv::Rounding;
 
 /// MXCSR's rounding-control field (bits 13 and 14).
+#[cfg(target_arch = "x86_64")]
 const ROUNDING_FIELD: u32 = 0b11 << 13;
 /// MXCSR's six sticky exception flags (bits 0-5: IE DE ZE OE UE PE).
 pub const ALL_FLAGS: u32 = 0x3f;
