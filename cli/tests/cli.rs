@@ -1,9 +1,13 @@
 //! The `fmadiv` binary: verification verdicts, resume after SIGKILL, shards and merge, and
 //! bad arguments (exit 2, nothing written or damaged).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
+
+use common::temp_dir;
 
 fn fmadiv() -> Command {
     Command::new(env!("CARGO_BIN_EXE_fmadiv"))
@@ -31,37 +35,6 @@ fn run(args: &[&str]) -> Output {
 
 fn code(out: &Output) -> i32 {
     out.status.code().expect("exited normally")
-}
-
-/// A test's scratch folder, removed when the test passes (kept when it fails, to look at).
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl AsRef<Path> for Scratch {
-    fn as_ref(&self) -> &Path {
-        &self.0
-    }
-}
-
-fn temp_dir(name: &str) -> Scratch {
-    let dir = std::env::temp_dir().join(format!("fmadiv-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    Scratch(dir)
 }
 
 fn json(path: &Path) -> serde_json::Value {

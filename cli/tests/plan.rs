@@ -3,6 +3,8 @@
 //! measured on request (`fmadiv plan --measure`) into a plan file that later processes read.
 //! The exactness of every schedule is in `exactness` and `slices`.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -125,8 +127,7 @@ fn file_choices(path: &Path) -> Vec<String> {
 
 #[test]
 fn a_measured_plan_file_is_read_by_later_processes() {
-    let dir = std::env::temp_dir().join(format!("fmadiv-plan-file-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("plan-file");
     let path = dir.join("plan.txt");
     let file = path.to_str().unwrap();
     // --measure needs a file to write.
@@ -210,5 +211,4 @@ fn a_measured_plan_file_is_read_by_later_processes() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -203,7 +203,9 @@ pub(super) const ROWS: &[Row] = &[
             2K 1.92-1.95x on normal data and 1.01-1.02x with 1% specials, 1K 0.98-1.04x (the \
             divider), 4K 1.96-2.18x and 16K 1.39-1.42x on normal data and 1.00-1.01x with 1% \
             specials; 2K random bits by 3.7 and 3 at 0.92-0.95x, as with the divider on both \
-            sides (0.90-0.92x in most runs: the benchmark's two divider loops on that data)",
+            sides (0.90-0.92x in most runs: the benchmark's two divider loops on that data, \
+            paying the divider's microcode assists for its few subnormal lanes where each is \
+            placed: docs/bench/0x19-0x11-divider-assists.txt)",
         sixteen: None,
     },
     Row {
