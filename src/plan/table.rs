@@ -205,7 +205,10 @@ pub(super) const ROWS: &[Row] = &[
             specials; 2K random bits by 3.7 and 3 at 0.92-0.95x, as with the divider on both \
             sides (0.90-0.92x in most runs: the benchmark's two divider loops on that data, \
             paying the divider's microcode assists for its few subnormal lanes where each is \
-            placed: docs/bench/0x19-0x11-divider-assists.txt)",
+            placed: docs/bench/0x19-0x11-divider-assists.txt); with the row, `fmadiv bench \
+            --floors` in three fresh processes (docs/bench/0x19-0x11-floors*.json): 237-240 \
+            of 248 medians at least 0.97x of the plain divider loop doing the same job, the \
+            rest divider against divider",
         sixteen: None,
     },
     Row {
