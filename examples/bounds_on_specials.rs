@@ -2,11 +2,11 @@
 //!
 //! `cargo run --release --example bounds_on_specials`
 //!
-//! From 512 elements `div_bounds` judges chunks of its step by MXCSR's flags; on data with
-//! specials nearly every chunk is voided and redone under the modes, and the back-off sends
-//! the next ones straight there. This times, alternating in one process over rotating
+//! From 32 vectors (256 elements at eight lanes) `div_bounds` judges chunks of its step by
+//! MXCSR's flags; on data with specials nearly every chunk is voided and redone under the
+//! modes, and the back-off sends the next ones straight there. This times, alternating in one process over rotating
 //! buffer layouts, `div_bounds` against `div_rounded` down then up (each one divider pass
-//! under its mode from 256 elements: no chunks, no back-off), at 1K to 16K elements of the
+//! under its mode from 256 elements: no chunks, no back-off), at 256 to 16K elements of the
 //! benchmarks' "1% specials" and "random bits" data and of normal data. Every result's bits
 //! are checked against the divider under each mode first.
 
@@ -42,7 +42,7 @@ fn main() {
         Inputs::OnePercentSpecials,
         Inputs::RandomBits,
     ] {
-        for n in [1024usize, 2048, 4096, 16384] {
+        for n in [256usize, 512, 1024, 2048, 4096, 16384] {
             let (a, b) = inputs.generate(n, 0x626f_756e + n as u64);
             let down = fmadiv_verify::mxcsr::divide_in_mode(&a, &b, Rounding::Down);
             let up = fmadiv_verify::mxcsr::divide_in_mode(&a, &b, Rounding::Up);

@@ -112,6 +112,7 @@ MUTATIONS=(
   "ndarray: div_to's flat path by a plain /|src/ndarray.rs|/expect(\"same strides as a contiguous view\");/{n;s/crate::div(x, y, o);/o.iter_mut().zip(x.iter().zip(y)).for_each(|(q, (p, d))| *q = p \/ d);/}"
   "ndarray: contiguous lanes divided by a plain /|src/ndarray.rs|/if let Some(y) = b.as_slice() {/{n;s/crate::div(x, y, o);/o.iter_mut().zip(x.iter().zip(y)).for_each(|(q, (p, d))| *q = p \/ d);/}"
   "flag engine (directed, Divisor): a call inside the back-off counted as a whole chunk (per call)|src/arch/simd/flagged.rs|s/^        backoff.skipped(full as u32);$/        backoff.skipped(FLAG_CHUNK as u32);/"
+  "directed: the flag-checked chunks from twice their length (64 vectors)|src/arch/simd/directed.rs|s/^    if len >= flagged_from::<W>() {$/    if len >= 2 * flagged_from::<W>() {/"
 )
 
 if [ "${1:-}" = "--check" ]; then

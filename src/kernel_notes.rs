@@ -260,8 +260,9 @@
 //!
 //! ## Flag-checked chunks
 //!
-//! Slices of 512 elements and more skip the window check (six operations a vector, as many
-//! as the step): chunks of 4096 run steps 1–5 on every lane, and MXCSR's sticky flags,
+//! Slices of 32 vectors and more (256 elements at eight lanes, 512 at sixteen; the proof
+//! below holds at any length) skip the window check (six operations a vector, as many as
+//! the step): chunks of 4096 run steps 1–5 on every lane, and MXCSR's sticky flags,
 //! clear before a chunk, judge it after; a chunk that raised underflow (UE), overflow (OE)
 //! or invalid (IE) is redone by `vdivps` under the mode, as the lanes outside the window
 //! are. Only where MXCSR neither flushes to zero nor reads denormals as zero (else the

@@ -103,8 +103,9 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
 /// quotient is exact.
 ///
 /// How: one round-to-nearest division and the directed step of [`div_rounded`] give both
-/// bounds (in slices of 512 and more, every lane of a chunk of 4096 that raised no
-/// underflow, overflow or invalid flag, MXCSR read once per chunk; in shorter ones, lanes
+/// bounds (in slices of 32 vectors and more, 256 elements at eight lanes and 512 at
+/// sixteen, every lane of a chunk of 4096 that raised no underflow, overflow or invalid
+/// flag, MXCSR read once per chunk; in shorter ones, lanes
 /// inside the kernel's input window; the others take `vdivps` under each mode). On the
 /// 16-lane backend, from 4096 elements, two passes of embedded rounding instead (one per
 /// bound: on family 6 model 0xcf a 512-bit sketch of the step measured 1.72–1.75× two such

@@ -154,8 +154,9 @@ pub const MIXED_BLOCK_VECTORS: usize = crate::arch::simd::loops::BLOCK_VECTORS;
 #[cfg(fmadiv_x86)]
 pub const MIXED_STEPS_AFTER_FAILURE: (u32, u32) = crate::arch::simd::loops::MixBackoff::RULE;
 
-/// Elements per chunk of the flag-checked loops (the directed functions from 512 elements,
-/// the `Divisor`'s two products): each chunk is judged by MXCSR's flags as a whole.
+/// Elements per chunk of the flag-checked loops (the directed functions from
+/// [`DIRECTED_FLAGGED_FROM_VECTORS`] vectors, the `Divisor`'s two products from 512
+/// elements): each chunk is judged by MXCSR's flags as a whole.
 #[cfg(fmadiv_x86)]
 pub const FLAG_CHUNK: usize = crate::arch::simd::flagged::FLAG_CHUNK;
 
@@ -168,8 +169,8 @@ pub const FLAG_CHUNKS_AFTER_FAILURE: (u32, u32) = {
     (first / FLAG_CHUNK as u32, most / FLAG_CHUNK as u32)
 };
 
-/// The directed loops below [`DIRECTED_FLAGGED_FROM`] elements (or under flush-to-zero or
-/// denormals-are-zero) check the window in blocks of this many vectors ...
+/// The directed loops below [`DIRECTED_FLAGGED_FROM_VECTORS`] vectors (or under
+/// flush-to-zero or denormals-are-zero) check the window in blocks of this many vectors ...
 #[cfg(fmadiv_x86)]
 pub const DIRECTED_BLOCK_VECTORS: usize = crate::arch::simd::directed::BLOCK_VECTORS;
 
@@ -180,10 +181,11 @@ pub const DIRECTED_BLOCK_VECTORS: usize = crate::arch::simd::directed::BLOCK_VEC
 pub const DIRECTED_BLOCKS_AFTER_FAILURE: (u32, u32) =
     crate::arch::simd::directed::RegionBackoff::RULE;
 
-/// From this many elements the directed loops run the flag-checked chunks (where MXCSR
-/// flushes and zeroes nothing).
+/// From this many vectors of the backend's width (256 elements at eight lanes, 512 at
+/// sixteen) the directed loops run the flag-checked chunks (where MXCSR flushes and zeroes
+/// nothing).
 #[cfg(fmadiv_x86)]
-pub const DIRECTED_FLAGGED_FROM: usize = crate::arch::simd::directed::FLAGGED_FROM;
+pub const DIRECTED_FLAGGED_FROM_VECTORS: usize = crate::arch::simd::directed::FLAGGED_FROM_VECTORS;
 
 /// `div_rounded` takes one divider pass under the mode from this many elements (with
 /// embedded rounding at every length), the directed loop below.

@@ -802,15 +802,17 @@ fn chunks_back_off_by_the_rule(
 #[test]
 fn the_window_checked_blocks_give_the_step_its_blocks_on_every_backend() {
     use fmadiv::verify::{
-        DIRECTED_BLOCK_VECTORS, DIRECTED_BLOCKS_AFTER_FAILURE as BACKOFF, DIRECTED_FLAGGED_FROM,
+        DIRECTED_BLOCK_VECTORS, DIRECTED_BLOCKS_AFTER_FAILURE as BACKOFF,
+        DIRECTED_FLAGGED_FROM_VECTORS,
     };
     let clear = (0, BACKOFF.0);
     for backend in backends() {
         let block = DIRECTED_BLOCK_VECTORS * backend.lanes();
-        let blocks = (DIRECTED_FLAGGED_FROM - 1) / block - 1;
+        let flagged_from = DIRECTED_FLAGGED_FROM_VECTORS * backend.lanes();
+        let blocks = (flagged_from - 1) / block - 1;
         // The whole blocks, then a whole vector and a part of one.
         let len = blocks * block + backend.lanes() + 3;
-        assert!(len < DIRECTED_FLAGGED_FROM);
+        assert!(len < flagged_from);
         let (a, b) = pairs_the_weakened_step_gets_wrong(len, 17);
         // Lanes the step takes: those of the blocks it takes, and every tail lane.
         let lanes_of = |taken: Vec<bool>| -> Vec<bool> {
@@ -860,17 +862,20 @@ fn the_window_checked_blocks_give_the_step_its_blocks_on_every_backend() {
 /// cannot show this: each of those loops gives the same ones.
 #[test]
 fn the_directed_functions_choose_their_loops_by_length_on_every_backend() {
-    use fmadiv::verify::{DIRECTED_FLAGGED_FROM, DIRECTED_ONE_PASS_FROM, DIRECTED_TWO_PASSES_FROM};
+    use fmadiv::verify::{
+        DIRECTED_FLAGGED_FROM_VECTORS, DIRECTED_ONE_PASS_FROM, DIRECTED_TWO_PASSES_FROM,
+    };
     let longest = DIRECTED_TWO_PASSES_FROM + 100;
     let (a, b) = pairs_the_weakened_step_gets_wrong(longest, 19);
     for backend in backends() {
         let embedded = backend.embedded_rounding();
+        let flagged_from = DIRECTED_FLAGGED_FROM_VECTORS * backend.lanes();
         let lengths = [
             1,
             DIRECTED_ONE_PASS_FROM - 1,
             DIRECTED_ONE_PASS_FROM,
-            DIRECTED_FLAGGED_FROM - 1,
-            DIRECTED_FLAGGED_FROM,
+            flagged_from - 1,
+            flagged_from,
             DIRECTED_TWO_PASSES_FROM - 1,
             DIRECTED_TWO_PASSES_FROM,
             longest,
@@ -896,6 +901,38 @@ fn the_directed_functions_choose_their_loops_by_length_on_every_backend() {
                     backend.name(),
                     got.iter().position(|&s| s != step).unwrap_or(0),
                 );
+            }
+        }
+    }
+}
+
+/// The directed loops switch from the window-checked blocks to the flag-checked chunks at
+/// `DIRECTED_FLAGGED_FROM_VECTORS` vectors of the backend's width (256 elements at eight
+/// lanes, 512 at sixteen): with a NaN in the first lane, one element shorter the NaN's block
+/// and the back-off's go to the divider and the last block to the step; from there the one
+/// chunk the call is, voided by the NaN, goes to the divider whole. Read for `div_rounded`'s
+/// forced loop in each mode and for `div_bounds` as it runs, on every backend. (Clean
+/// slices cannot tell the two loops apart: both give the step every lane.)
+#[test]
+fn the_flag_checked_chunks_start_at_their_length_on_every_backend() {
+    use fmadiv::verify::DIRECTED_FLAGGED_FROM_VECTORS;
+    for backend in backends() {
+        let flagged_from = DIRECTED_FLAGGED_FROM_VECTORS * backend.lanes();
+        let (a, b) = pairs_the_weakened_step_gets_wrong(flagged_from, 23);
+        let a = with_nans(&a, &[0]);
+        for target in directed_loops(backend, flagged_from) {
+            for (n, chunk) in [(flagged_from - 1, false), (flagged_from, true)] {
+                let (x, y) = (&a[..n], &b[..n]);
+                let got = on_a_fresh_thread(|| lanes_the_step_took(backend, target, x, y));
+                let what = format!("{} {target:?} over {n} elements", backend.name());
+                if chunk {
+                    assert!(
+                        !got.contains(&true),
+                        "{what}: a lane is the step's in a voided chunk"
+                    );
+                } else {
+                    assert!(got[n - 1], "{what}: the last block is not the step's");
+                }
             }
         }
     }

@@ -13,10 +13,10 @@
 //! Six operations after the divider for one bound, seven for both (FMA, compare, two
 //! `psignd`, subtract, min and/or max): the loop is bound by the FP pipes beside `vdivps`,
 //! so every operation counts (`fmadiv bench --rounding`, BENCHMARKS "Directed rounding").
-//! That is why slices of [`FLAGGED_FROM`] and more drop the window check of the inputs
-//! (about as many operations again) for MXCSR's exception flags, read once per chunk
-//! ([`flagged_chunks`]; [`crate::kernel_notes`] has the proof); shorter slices, and MXCSR
-//! with flush-to-zero or denormals-are-zero, keep the window check. The flag read also
+//! That is why slices of [`FLAGGED_FROM_VECTORS`] vectors and more drop the window check of
+//! the inputs (about as many operations again) for MXCSR's exception flags, read once per
+//! chunk ([`flagged_chunks`]; [`crate::kernel_notes`] has the proof); shorter slices, and
+//! MXCSR with flush-to-zero or denormals-are-zero, keep the window check. The flag read also
 //! gives the rounding field: where it is not round-down, an exact residual is `+0`, and
 //! the chunks run [`round_from_plus_zero`] (five operations for down and up, six for both
 //! bounds, five toward zero with a cheaper mix): the compare that finds `-0` goes.
@@ -224,17 +224,29 @@ std::thread_local! {
     static BACKOFF: Cell<RegionBackoff> = const { Cell::new(RegionBackoff::CLEAR) };
 }
 
-/// Slices at least this long take [`flagged_chunks`] (where MXCSR flushes and zeroes
-/// nothing); shorter ones the window-checked blocks. Of the public functions only
+/// Slices of at least this many vectors take [`flagged_chunks`] (where MXCSR flushes and
+/// zeroes nothing); shorter ones the window-checked blocks. Of the public functions only
 /// `div_bounds` gets here: `div_rounded` runs one pass under the mode from
-/// [`ONE_PASS_FROM`] elements, fewer than this, so its chunks run only in the forced loop
+/// [`ONE_PASS_FROM`] elements, no more than this, so its chunks run only in the forced loop
 /// of `fmadiv::verify::div_rounded_with` (the tests reach them there). A flag-checked call
 /// reads MXCSR twice (`stmxcsr` waits for every operation in flight, the caller's
-/// included). On family 0x19 (best of 40,000 calls of `div_bounds` and `div_rounded` each
-/// way) the flags measured 0.23–0.25 ns per element at 512 against 0.25–0.29 with the
-/// window check, the same at 256 and 128; from 1K they gain a quarter (BENCHMARKS,
-/// "Directed rounding").
-pub const FLAGGED_FROM: usize = 512;
+/// included), which the window check's six operations a vector pay for from a few hundred
+/// elements. On family 0x19 model 0x1 (best of 40,000 calls of `div_bounds` and
+/// `div_rounded` each way) the flags measured 0.23–0.25 ns per element at 512 against
+/// 0.25–0.29 with the window check, level at 256 and 128; from 1K they gain a quarter
+/// (BENCHMARKS, "Directed rounding"). On model 0x11, five alternating rounds of `fmadiv
+/// bench --rounding` (`docs/bench/0x19-0x11-flagged-from-ab.txt`), `div_bounds` at 256
+/// elements went from 0.80 to 0.97 of two plain divider passes with the chunks from 256,
+/// and stayed at 0.78–0.79 at 128 with them from 128: so 32 vectors, 256 elements at eight
+/// lanes. At sixteen lanes that is 512 elements, where the chunks started before (not
+/// measured there).
+pub const FLAGGED_FROM_VECTORS: usize = 32;
+
+/// [`FLAGGED_FROM_VECTORS`] in elements at `W`'s width.
+#[inline(always)]
+pub const fn flagged_from<W: Vector>() -> usize {
+    FLAGGED_FROM_VECTORS * W::LANES
+}
 std::thread_local! {
     /// The flag-checked chunks' back-off, kept between calls on this thread (see
     /// [`flagged::flagged_chunks`]).
@@ -268,7 +280,7 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8>(
     let block = BLOCK_VECTORS * W::LANES;
     let at = |i: usize| out.map(|o| o.wrapping_add(i));
     let mut i = 0;
-    if len >= FLAGGED_FROM {
+    if len >= flagged_from::<W>() {
         let (mut x, mut y) = (a, b);
         let callers = flagged::read_fenced(&mut x, &mut y);
         if callers & (FLUSH_TO_ZERO | DENORMALS_ARE_ZERO) == 0 {
