@@ -4,11 +4,11 @@
 //!
 //! From 32 vectors (256 elements at eight lanes) `div_bounds` judges chunks of its step by
 //! MXCSR's flags; on data with specials nearly every chunk is voided and redone under the
-//! modes, and the back-off sends the next ones straight there. This times, alternating in one process over rotating
-//! buffer layouts, `div_bounds` against `div_rounded` down then up (each one divider pass
-//! under its mode from 256 elements: no chunks, no back-off), at 256 to 16K elements of the
-//! benchmarks' "1% specials" and "random bits" data and of normal data. Every result's bits
-//! are checked against the divider under each mode first.
+//! modes, and the back-off sends the next ones straight there. This times, alternating in
+//! one process over rotating buffer layouts, `div_bounds` against `div_rounded` down then
+//! up (each one divider pass under its mode from 256 elements: no chunks, no back-off), at
+//! 256 to 16K elements of the benchmarks' "1% specials" and "random bits" data and of
+//! normal data. Every result's bits are checked against the divider under each mode first.
 
 mod common;
 
