@@ -42,7 +42,7 @@ MUTATIONS=(
   "directed from the mixes: no rounding-mode read|src/arch/simd/directed_mixed.rs|s/^        if !rounds_to_nearest() {/        if false \&\& !rounds_to_nearest() {/"
   "directed from the mixes: the kernel block's check ignored|src/arch/simd/directed_mixed.rs|s/^        if check.all_accepted(w) {/        if true || check.all_accepted(w) {/"
   "directed from the mixes: the divider vectors' window ignored|src/arch/simd/directed_mixed.rs|s/match InputCheck::window_of(w, x, y).all_accepted(w) {/match true {/"
-  "directed: the blocks' window check ignored|src/arch/simd/directed.rs|s/^        if check.all_accepted(w) {/        if true || check.all_accepted(w) {/"
+  "directed: the blocks' window check ignored|src/arch/simd/directed.rs|s/^            if check.all_accepted(w) {/            if true || check.all_accepted(w) {/"
   "directed: one vector's window check ignored|src/arch/simd/directed.rs|s/^    if InputCheck::window_of(w, a, b).all_accepted(w) {/    if true || InputCheck::window_of(w, a, b).all_accepted(w) {/"
   "Divisor: the proof's flags left in MXCSR|src/divisor.rs|s/^            write_flags(callers);/            let _ = callers;/"
   "divider tail padded with 1/0 (a spurious divide-by-zero flag)|src/arch/simd/loops.rs|s/let vb = w.load_partial(b.add(from), rest, 1.0);/let vb = w.load_partial(b.add(from), rest, 0.0);/"
@@ -63,9 +63,9 @@ MUTATIONS=(
   "flag engine: a voided chunk starts no back-off|src/arch/simd/flagged.rs|s/^            backoff.failed();$/            let _ = ();/"
   "flag engine: a passing chunk does not reset the back-off|src/arch/simd/flagged.rs|s/^                backoff.passed();$/                let _ = ();/"
   "flag engine: the back-off not kept between calls|src/arch/simd/flagged.rs|s/^    backoff.store(backoff_of);$/    let _ = backoff;/"
-  "directed blocks: every block sent to the divider|src/arch/simd/directed.rs|s/^        if check.all_accepted(w) {$/        if false \&\& check.all_accepted(w) {/"
+  "directed blocks: every block sent to the divider|src/arch/simd/directed.rs|s/^            if check.all_accepted(w) {$/            if false \&\& check.all_accepted(w) {/"
   "directed blocks: a block outside the window starts no back-off|src/arch/simd/directed.rs|s/^            backoff.failed();$/            let _ = ();/"
-  "directed blocks: a passing block does not reset the back-off|src/arch/simd/directed.rs|s/^            backoff.passed();$/            let _ = ();/"
+  "directed blocks: a passing block does not reset the back-off|src/arch/simd/directed.rs|s/^                backoff.passed();$/                let _ = ();/"
   "directed blocks: the back-off not kept between calls|src/arch/simd/directed.rs|s/^    backoff.store(\&BACKOFF);$/    let _ = backoff;/"
   "Divisor lanes: a passing block does not reset the back-off|src/divisor/lanes.rs|s/^                backoff.passed();$/                let _ = ();/"
   "Divisor lanes: a block of flagged vectors starts no back-off|src/divisor/lanes.rs|s/^            } else if fix_block(w, consts.b, x, r, out.add(i)) >= 2 {$/            } else if fix_block(w, consts.b, x, r, out.add(i)) >= 99 {/"
@@ -113,6 +113,7 @@ MUTATIONS=(
   "ndarray: contiguous lanes divided by a plain /|src/ndarray.rs|/if let Some(y) = b.as_slice() {/{n;s/crate::div(x, y, o);/o.iter_mut().zip(x.iter().zip(y)).for_each(|(q, (p, d))| *q = p \/ d);/}"
   "flag engine (directed, Divisor): a call inside the back-off counted as a whole chunk (per call)|src/arch/simd/flagged.rs|s/^        backoff.skipped(full as u32);$/        backoff.skipped(FLAG_CHUNK as u32);/"
   "directed: the flag-checked chunks from twice their length (64 vectors)|src/arch/simd/directed.rs|s/^    if len >= flagged_from::<W>() {$/    if len >= 2 * flagged_from::<W>() {/"
+  "directed blocks: a failing block counted off the back-off with the blocks after it in its region|src/arch/simd/directed.rs|s/^        backoff.skipped(skipped as u32);$/        backoff.skipped((failed + skipped) as u32);/"
 )
 
 if [ "${1:-}" = "--check" ]; then

@@ -315,44 +315,49 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8>(
     }
     let mut backoff = RegionBackoff::load(&BACKOFF);
     while i + block <= len {
-        if backoff.skip() > 0 {
-            let blocks = (backoff.skip() as usize).min((len - i) / block);
-            // `blocks` whole blocks from i: inside every slice.
-            slow(
-                a.wrapping_add(i),
-                b.wrapping_add(i),
-                at(i),
-                blocks * BLOCK_VECTORS,
-            );
-            backoff.skipped(blocks as u32);
-            i += blocks * block;
-            continue;
-        }
-        // SAFETY: i + block <= len: inside both inputs.
-        let (x, y): ([W::F; BLOCK_VECTORS], [W::F; BLOCK_VECTORS]) = unsafe {
-            (
-                super::array_of(w.splat(0.0), |k| w.load(a.add(i + k * W::LANES))),
-                super::array_of(w.splat(0.0), |k| w.load(b.add(i + k * W::LANES))),
-            )
-        };
-        let mut check = InputCheck::window_of(w, x[0], y[0]);
-        for k in 1..BLOCK_VECTORS {
-            check = check.merge(w, InputCheck::window_of(w, x[k], y[k]));
-        }
-        if check.all_accepted(w) {
-            backoff.passed();
-            for k in 0..BLOCK_VECTORS {
-                let q = w.div(x[k], y[k]);
-                for (o, v) in at(i + k * W::LANES).into_iter().zip(fast(x[k], y[k], q)) {
-                    // SAFETY: inside every output (i + block <= len).
-                    unsafe { w.store(o, v) };
-                }
+        // Blocks from i to go to `slow`: a failing one, then the back-off's.
+        let mut failed = 0;
+        if backoff.skip() == 0 {
+            // SAFETY: i + block <= len: inside both inputs.
+            let (x, y): ([W::F; BLOCK_VECTORS], [W::F; BLOCK_VECTORS]) = unsafe {
+                (
+                    super::array_of(w.splat(0.0), |k| w.load(a.add(i + k * W::LANES))),
+                    super::array_of(w.splat(0.0), |k| w.load(b.add(i + k * W::LANES))),
+                )
+            };
+            let mut check = InputCheck::window_of(w, x[0], y[0]);
+            for k in 1..BLOCK_VECTORS {
+                check = check.merge(w, InputCheck::window_of(w, x[k], y[k]));
             }
-        } else {
+            if check.all_accepted(w) {
+                backoff.passed();
+                for k in 0..BLOCK_VECTORS {
+                    let q = w.div(x[k], y[k]);
+                    for (o, v) in at(i + k * W::LANES).into_iter().zip(fast(x[k], y[k], q)) {
+                        // SAFETY: inside every output (i + block <= len).
+                        unsafe { w.store(o, v) };
+                    }
+                }
+                i += block;
+                continue;
+            }
             backoff.failed();
-            slow(a.wrapping_add(i), b.wrapping_add(i), at(i), BLOCK_VECTORS);
+            failed = 1;
         }
-        i += block;
+        // A failing block and the back-off's blocks after it in one region: one MXCSR write
+        // and restore (per bound) for them all, not one for the block and one for the rest.
+        let skipped = (backoff.skip() as usize).min((len - i) / block - failed);
+        // skipped <= skip, a u32.
+        backoff.skipped(skipped as u32);
+        let blocks = failed + skipped;
+        // `blocks` whole blocks from i: inside every slice.
+        slow(
+            a.wrapping_add(i),
+            b.wrapping_add(i),
+            at(i),
+            blocks * BLOCK_VECTORS,
+        );
+        i += blocks * block;
     }
     backoff.store(&BACKOFF);
     // SAFETY: i <= len; the caller's guarantees.
