@@ -215,8 +215,9 @@ pub fn div_bounds_vector<W: Vector, const V: u8>(w: W, a: W::F, b: W::F) -> (W::
 pub const BLOCK_VECTORS: usize = 4;
 
 /// After a block with a lane outside the window, this many blocks go straight to the
-/// control-word region, doubling with each further failure up to 64 (special-rich data pays
-/// one failed block in 64; see `crate::backoff`).
+/// control-word region (the failing block's own, as far as the slice goes), doubling with
+/// each further failure up to 64 (special-rich data pays one failed block in 64; see
+/// `crate::backoff`).
 pub type RegionBackoff = Backoff<1, 64>;
 
 std::thread_local! {
