@@ -389,48 +389,6 @@ fn div_in_mode(a: __m256, b: __m256, mode: u8) -> __m256 {
     q
 }
 
-/// The `asm!` template of one divider pass: `{n}` vectors (left as it was) from `{a}` by
-/// `{b}` into `{out}` (advanced past them), two a step (`{pairs}`: a scratch register) and
-/// the odd one last, each step's loads ahead of its stores (`{out}` may be `{a}`); `{t}`
-/// and `{u}` are scratch vector registers. Two divisions a step: on family 0x19 model 0x11
-/// `div_rounded`'s pass at 512 and 1K elements went from 0.85 and 0.91 of the plain divider
-/// loop's speed to 0.99 and 1.00 with them (five alternating rounds of `fmadiv bench
-/// --rounding`, `docs/bench/0x19-0x11-region-unroll-ab.txt`).
-macro_rules! pass {
-    () => {
-        concat!(
-            "mov {pairs}, {n}\n",
-            "shr {pairs}, 1\n",
-            "jz 3f\n",
-            // The loop starts a 64-byte line: on family 0x19 the same loop across one runs
-            // a fifth slower (`examples/code_placement`).
-            ".p2align 6\n",
-            "2:\n",
-            "vmovups {t}, [{a}]\n",
-            "vmovups {u}, [{a} + 32]\n",
-            "vdivps {t}, {t}, [{b}]\n",
-            "vdivps {u}, {u}, [{b} + 32]\n",
-            "vmovups [{out}], {t}\n",
-            "vmovups [{out} + 32], {u}\n",
-            "add {a}, 64\n",
-            "add {b}, 64\n",
-            "add {out}, 64\n",
-            "dec {pairs}\n",
-            "jnz 2b\n",
-            "3:\n",
-            "test {n}, 1\n",
-            "jz 4f\n",
-            "vmovups {t}, [{a}]\n",
-            "vdivps {t}, {t}, [{b}]\n",
-            "vmovups [{out}], {t}\n",
-            "add {a}, 32\n",
-            "add {b}, 32\n",
-            "add {out}, 32\n",
-            "4:",
-        )
-    };
-}
-
 /// `out[i] = vdivps(a[i], b[i])` under rounding direction `MODE` for `vectors` whole vectors:
 /// MXCSR's rounding field set once for them and put back (with the flags the divisions
 /// raised) inside one `asm!` block, as in [`div_in_mode`]. The slow path of stretches of
@@ -451,7 +409,21 @@ unsafe fn region<const MODE: u8>(a: *const f32, b: *const f32, out: *mut f32, ve
     // restored inside the block, as in `div_in_mode`; the locals are valid.
     unsafe {
         core::arch::asm!(
-            under_rounding!("v"; pass!()),
+            under_rounding!(
+                "v";
+                // The loop starts a 64-byte line: on family 0x19 the same loop across one
+                // runs a fifth slower (`examples/code_placement`).
+                ".p2align 6",
+                "2:",
+                "vmovups {t}, [{a}]",
+                "vdivps {t}, {t}, [{b}]",
+                "vmovups [{out}], {t}",
+                "add {a}, 32",
+                "add {b}, 32",
+                "add {out}, 32",
+                "dec {n}",
+                "jnz 2b",
+            ),
             saved = in(reg) &mut saved,
             set = in(reg) &mut set,
             tmp = out(reg) _,
@@ -460,10 +432,8 @@ unsafe fn region<const MODE: u8>(a: *const f32, b: *const f32, out: *mut f32, ve
             a = inout(reg) a => _,
             b = inout(reg) b => _,
             out = inout(reg) out => _,
-            n = in(reg) vectors,
-            pairs = out(reg) _,
+            n = inout(reg) vectors => _,
             t = out(ymm_reg) _,
-            u = out(ymm_reg) _,
             options(nostack),
         );
     }

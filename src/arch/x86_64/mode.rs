@@ -26,7 +26,7 @@ pub const ROUNDING_CONTROL_SHIFT: u32 = 13;
 /// Keeping the flags costs the second `stmxcsr`, which waits for the body's last division:
 /// about 10 ns a call on family 0x19, against a region that drops them.
 macro_rules! under_rounding {
-    ($v:literal; $($body:expr),+ $(,)?) => {
+    ($v:literal; $($body:literal),+ $(,)?) => {
         concat!(
             $v, "stmxcsr [{saved}]\n",
             "mov {tmp:e}, [{saved}]\n",
