@@ -144,7 +144,14 @@ pub const BACKEND_ENV: &str = "FMADIV_BACKEND";
 /// family's row of the plan's table has sixteen-lane choices (a test in `plan::table`
 /// holds the two together), or only the directed functions if the family is in
 /// [`AVX512_DIRECTED_ONLY`]. None yet: everywhere else the backend is opt-in through
-/// [`BACKEND_ENV`].
+/// [`BACKEND_ENV`]. AMD family 0x19 model 0x11 (Zen 4) passed every native check
+/// (`docs/bench/native-0x19-0x11-9825303`) and stays out on measurement: its 512-bit divider
+/// is no faster per lane than the 256-bit one (the eight-lane divider schedule 1.00-1.01x
+/// the 512-bit loop at 256-16K in the same run), and at sixteen lanes `recip` gained (mix-8, 1.24-1.31x
+/// of that loop at 256-64K) but `div_bounds` ran 0.62-0.79x the eight-lane one at 256-16K
+/// (`docs/bench/0x19-0x11-directed-8-16-ab.txt`) and 24 of 248 floor cells fell below 0.97x
+/// against 1 at eight lanes (rows of a `Divisor` each, `div` with 1% specials at 1K;
+/// `docs/bench/0x19-0x11-sixteen-floors-ab.txt`).
 pub const AVX512_NATIVE_EVIDENCE: &[(&str, u32, u32)] = &[];
 
 /// The CPU families whose 512-bit backend, once on ([`AVX512_NATIVE_EVIDENCE`]), serves only
@@ -404,6 +411,21 @@ pub(crate) fn avx2_fma_backend_known() -> Option<crate::arch::x86_64::avx2::Avx2
     let eight = cache::known() == Some(Backend::Avx2Fma);
     // SAFETY: as in `avx2_fma_backend`.
     eight.then(|| unsafe { crate::arch::x86_64::avx2::Avx2Fma::new_unchecked() })
+}
+
+/// The AVX-512F proof if the sixteen-lane backend itself is the one in use natively (not
+/// its software model) and already detected (`None` before the first detection): one load,
+/// as [`avx2_fma_backend_known`].
+#[cfg(fmadiv_x86)]
+#[inline]
+pub(crate) fn avx512_backend_known() -> Option<crate::arch::x86_64::avx512::Avx512> {
+    #[cfg(fmadiv_static_avx2_fma)]
+    let sixteen = false;
+    #[cfg(not(fmadiv_static_avx2_fma))]
+    let sixteen = cache::known() == Some(Backend::Avx512);
+    // SAFETY: the sixteen-lane backend is in use only where AVX-512F, AVX2 and FMA were
+    // detected.
+    sixteen.then(|| unsafe { crate::arch::x86_64::avx512::Avx512::new_unchecked() })
 }
 
 /// The AVX2+FMA proof, if a backend that has it is the one in use.

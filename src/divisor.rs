@@ -596,11 +596,11 @@ impl Divisor {
             return;
         }
         #[cfg(fmadiv_x86)]
-        if let Some(k) = divider_only(out.len(), false) {
+        if let Some(divider) = divider_only(out.len(), false) {
             let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
-            // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for n
-            // elements and cannot overlap (out is a unique borrow).
-            unsafe { x86::divide_by_divider(k, self.b, x, o, n) };
+            // SAFETY: a is readable and out writable for n elements and cannot overlap
+            // (out is a unique borrow).
+            unsafe { divider.divide(self.b, x, o, n) };
             return;
         }
         self.divide_vectors(a, out);
@@ -680,11 +680,11 @@ impl Divisor {
             return;
         }
         #[cfg(fmadiv_x86)]
-        if let Some(k) = divider_only(a.len(), false) {
+        if let Some(divider) = divider_only(a.len(), false) {
             let (x, n) = (a.as_mut_ptr(), a.len());
-            // SAFETY: the CPU has AVX2+FMA (`k`); `a` is readable and writable for its
-            // length, which the divider loop allows in place.
-            unsafe { x86::divide_by_divider(k, self.b, x, x, n) };
+            // SAFETY: `a` is readable and writable for its length, which the divider loop
+            // allows in place.
+            unsafe { divider.divide(self.b, x, x, n) };
             return;
         }
         self.divide_vectors_in_place(a);
@@ -779,11 +779,11 @@ pub fn div_scalar(a: &[f32], b: f32, out: &mut [f32]) {
         return;
     }
     #[cfg(fmadiv_x86)]
-    if let Some(k) = divider_only(out.len(), true) {
+    if let Some(divider) = divider_only(out.len(), true) {
         let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
-        // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for n
-        // elements and cannot overlap (out is a unique borrow).
-        unsafe { x86::divide_by_divider(k, b, x, o, n) };
+        // SAFETY: a is readable and out writable for n elements and cannot overlap (out
+        // is a unique borrow).
+        unsafe { divider.divide(b, x, o, n) };
         return;
     }
     div_scalar_vectors(a, b, out);
@@ -795,15 +795,43 @@ fn div_scalar_vectors(a: &[f32], b: f32, out: &mut [f32]) {
     Divisor::new(b).divide_vectors(a, out);
 }
 
-/// The AVX2+FMA proof when a slice of `len` dividends is too short for the proven
-/// sequence on this CPU (the plan made, AVX2+FMA in use): such a slice goes straight to the
-/// divider loop from the caller, one call as for the divider's own loop. Two loads and no
+/// The divider loop a slice too short for the proven sequence goes to straight from the
+/// caller, one call as for the divider's own loop: the loop of the backend in use, at its
+/// width (a sixteen-lane backend taking the long way lost up to a third at 64 elements on
+/// family 0x19 model 0x11: BENCHMARKS, "Sixteen lanes on Zen 4").
+#[cfg(fmadiv_x86)]
+#[derive(Clone, Copy)]
+enum DividerLoop {
+    Eight(crate::arch::x86_64::avx2::Avx2Fma),
+    Sixteen(crate::arch::x86_64::avx512::Avx512),
+}
+
+#[cfg(fmadiv_x86)]
+impl DividerLoop {
+    /// `out[i] = a[i] / b` on this loop's divider.
+    ///
+    /// # Safety
+    /// `a` readable and `out` writable for `len` floats; `out` is `a` or does not overlap it.
+    #[inline(always)]
+    unsafe fn divide(self, b: f32, a: *const f32, out: *mut f32, len: usize) {
+        // SAFETY: each proof's features are present; the caller's pointers.
+        unsafe {
+            match self {
+                DividerLoop::Eight(k) => x86::divide_by_divider(k, b, a, out, len),
+                DividerLoop::Sixteen(k) => x16::divide_by_divider(k, b, a, out, len),
+            }
+        }
+    }
+}
+
+/// The divider loop when a slice of `len` dividends is too short for the proven sequence
+/// on this CPU (the plan made, a native SIMD backend in use and detected). Two loads and no
 /// call (nothing detected here: `None` sends the first calls the long way), so that the
 /// caller's short path keeps no frame. `once`: the divisor divides this one slice
 /// ([`div_scalar`]'s), so the sequence runs only from where a first slice makes the proof.
 #[cfg(fmadiv_x86)]
 #[inline(always)]
-fn divider_only(len: usize, once: bool) -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
+fn divider_only(len: usize, once: bool) -> Option<DividerLoop> {
     let d = crate::plan::made()?.choices().divisor;
     let from = if once {
         d.sequence_from.max(d.first_proof_from)
@@ -813,7 +841,10 @@ fn divider_only(len: usize, once: bool) -> Option<crate::arch::x86_64::avx2::Avx
     if len >= from {
         return None;
     }
-    crate::dispatch::avx2_fma_backend_known()
+    match crate::dispatch::avx2_fma_backend_known() {
+        Some(k) => Some(DividerLoop::Eight(k)),
+        None => crate::dispatch::avx512_backend_known().map(DividerLoop::Sixteen),
+    }
 }
 
 /// The panic of a slice function given slices of different lengths (nothing written).

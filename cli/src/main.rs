@@ -411,7 +411,7 @@ fn avx512_status() -> String {
             false => "",
         };
         format!(
-            "opt-in here ({}=avx512): no native run of the full test suite on this CPU family is committed{scope}; the 256-bit choices stay",
+            "opt-in here ({}=avx512): this CPU family is not in fmadiv::AVX512_NATIVE_EVIDENCE (no native run of the full test suite committed, or one whose measurements kept eight lanes){scope}; the 256-bit choices stay",
             fmadiv::BACKEND_ENV
         )
     }

@@ -16,6 +16,27 @@
 
 use super::{Proven, Strategy, flagged, lanes};
 use crate::Backend;
+use crate::arch::x86_64::avx512::Avx512;
+
+/// `out[i] = a[i] / b` on the 512-bit divider alone ([`lanes::divide_by_divider_in`]), a
+/// function of its own whose operands arrive in registers, as the eight-lane one
+/// (`divisor::x86::divide_by_divider`): where a short slice goes straight from the caller.
+///
+/// # Safety
+/// `a` readable and `out` writable for `len` floats; `out` is `a` or does not overlap it.
+#[target_feature(enable = "avx512f,avx2,fma")]
+pub unsafe fn divide_by_divider(k: Avx512, b: f32, a: *const f32, out: *mut f32, len: usize) {
+    use crate::arch::x86_64::short::{Operand, div_unoptimized};
+    // SAFETY: `k` proves the features this function is compiled for; the caller's
+    // pointers. Without optimisation, the `asm!` loop (`div_unoptimized`).
+    unsafe {
+        if cfg!(fmadiv_unoptimized) {
+            div_unoptimized(Operand::Slice(a), Operand::Splat(b), out, len)
+        } else {
+            lanes::divide_by_divider_in(k, b, a, out, len)
+        }
+    }
+}
 
 /// `out[i] = a[i] / b` on `backend` (a sixteen-lane one): by the proven sequence `p` where
 /// it is the reciprocal one or, flag-checked, two products (see the module docs), else the
@@ -61,7 +82,7 @@ pub unsafe fn divide(
         }};
     }
     match backend {
-        Backend::Avx512 => compiled!(crate::arch::x86_64::avx512::Avx512, "avx512f,avx2,fma"),
+        Backend::Avx512 => compiled!(Avx512, "avx512f,avx2,fma"),
         #[cfg(feature = "verify")]
         Backend::Avx512Model(seeds) => {
             use crate::arch::x86_64::avx512_model::Avx512Model as M;

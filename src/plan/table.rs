@@ -209,7 +209,24 @@ pub(super) const ROWS: &[Row] = &[
             --floors` in three fresh processes (docs/bench/0x19-0x11-floors*.json): 237-240 \
             of 248 medians at least 0.97x of the plain divider loop doing the same job, the \
             rest divider against divider",
-        sixteen: None,
+        sixteen: Some(Sixteen {
+            choices: Choices {
+                div: DIVIDER,
+                recip: [mixed(8), mixed(8)],
+                divisor: ZEN4_DIVISOR,
+            },
+            evidence: "measured on family 0x19 model 0x11 with AVX-512F exposed (the native \
+                run: docs/bench/native-0x19-0x11-9825303; the backend opt-in there, see \
+                `dispatch::AVX512_NATIVE_EVIDENCE`): `fmadiv bench --schedules` against the \
+                512-bit divider loop, `recip` mix-8 1.20, 1.28, 1.30, 1.29, 1.29x at 256, 1K, \
+                4K, 16K, 64K (best or within 0.03 of it at each), `div` no mix clearing 1.10 \
+                but at 1K (mix-8 0.98-1.15x from 256 to 64K, the kernel alone 0.62-0.72x); \
+                `fmadiv plan --measure`, forced: `recip` mix-8 1.37x at 1024 and 1.27x at \
+                11008, the Divisor's sequence 0.73-0.95x at 512, 1.29-1.92x at 2048, a proof \
+                of 41 ns: the eight-lane row's Divisor; `fmadiv bench --floors` with these \
+                choices (docs/bench/0x19-0x11-sixteen-floors-ab.txt): `recip` 1.24-1.31x of \
+                the plain 512-bit loop at 256-64K on normal data",
+        }),
     },
     Row {
         name: "AMD Zen 5",

@@ -37,6 +37,15 @@ impl Avx512 {
         }
     }
 
+    /// Returns the proof without checking.
+    ///
+    /// # Safety
+    /// The CPU running the program must support AVX-512F, AVX2 and FMA.
+    #[inline]
+    pub const unsafe fn new_unchecked() -> Self {
+        Avx512(())
+    }
+
     /// `vrcp14ps` of eight inputs (the plan checks the seeds against their bound).
     pub fn rcp8(self, x: [f32; 8]) -> [f32; 8] {
         #[target_feature(enable = "avx512f,avx2,fma")]
