@@ -36,8 +36,8 @@ MUTATIONS=(
   "flag engine (directed, Divisor): a voided attempt's denormal flag kept|src/arch/x86_64/mode.rs|s/write_flags(after \& !(VOIDING | DENORMAL));/write_flags(after \& !VOIDING);/"
   "flag engine (directed, Divisor): cleared flags forgotten|src/arch/simd/flagged.rs|s/write_flags(read_mxcsr() | callers | raised);/write_flags(read_mxcsr() | callers);/"
   "directed: the +0-residual step under round-down too|src/arch/simd/directed.rs|s/^                callers \& ROUNDING_CONTROL == /                false \&\& callers \& ROUNDING_CONTROL == /"
-  "directed: +0-residual step's side by xor (exact r)|src/arch/simd/directed.rs|s/    w.sign_by(w.bits(a), w.bits(r))$/    w.xor(w.bits(a), w.bits(r))/"
-  "directed: toward zero without the signaling compare|src/arch/simd/directed.rs|s/let nearer_zero = w.negative_signaling(w.float(w.xor(w.bits(r), sign_of_a)));/let nearer_zero = w.greater(w.splat_bits(0), exact_side::<W, V>(w, a, b, q));/"
+  "directed: +0-residual step's side by xor (exact r)|src/arch/x86_64/avx2.rs|s/let side = _mm256_sign_epi32(_mm256_castps_si256(a), _mm256_castps_si256(r));/let side = _mm256_xor_si256(_mm256_castps_si256(a), _mm256_castps_si256(r));/"
+  "directed: toward zero without the signaling compare|src/arch/simd/directed.rs|s/let nearer_zero = w.negative_signaling(w.float(w.xor(w.bits(r), sign_of_a)));/let nearer_zero = w.greater(w.bits(q), w.step_by_signs_plus_zero(w.bits(q), r, a));/"
   "Divisor: the reciprocal strategy for a subnormal power of two (2^-127)|src/divisor/proof.rs|s/if b.is_normal() \&\& zh.is_normal() \&\&/if zh.is_normal() \&\&/"
   "directed from the mixes: no rounding-mode read|src/arch/simd/directed_mixed.rs|s/^        if !rounds_to_nearest() {/        if false \&\& !rounds_to_nearest() {/"
   "directed from the mixes: the kernel block's check ignored|src/arch/simd/directed_mixed.rs|s/^        if check.all_accepted(w) {/        if true || check.all_accepted(w) {/"
@@ -74,7 +74,7 @@ MUTATIONS=(
   "16-lane model: all() true where any lane is set|src/arch/x86_64/avx512_model.rs|s/^        m == u16::MAX$/        m != 0/"
   "16-lane model: blend takes the first vector in the mask's lanes|src/arch/x86_64/avx512_model.rs|s/lanes(|l| if m >> l \& 1 == 1 { b\[l\] } else { a\[l\] })/lanes(|l| if m >> l \& 1 == 1 { a[l] } else { b[l] })/"
   "16-lane model: greater() unsigned|src/arch/x86_64/avx512_model.rs|s/mask_where(|l| (a\[l\] as i32) > (b\[l\] as i32))/mask_where(|l| a[l] > b[l])/"
-  "16-lane model: sign_by() keeps x where the sign lane is zero|src/arch/x86_64/avx512_model.rs|s/^            _ => 0,$/            _ => x[l],/"
+  "16-lane model: step_by_signs() steps where the residual is a zero|src/arch/x86_64/avx512_model.rs|s/^                _ => q\[l\],$/                _ => q[l].wrapping_add(one_way as u32),/"
   "16-lane model: load_partial() pads with 1.0 whatever the pad|src/arch/x86_64/avx512_model.rs|s/else { pad })$/else { 1.0 })/"
   "16-lane model: mask_and_not() the other way round|src/arch/x86_64/avx512_model.rs|s/^        !a \& b$/        a \& !b/"
   "16-lane model: nonzero() true for NaN lanes|src/arch/x86_64/avx512_model.rs|s/mask_where(|l| !x\[l\].is_nan() \&\& x\[l\] != 0.0)/mask_where(|l| x[l] != 0.0)/"
@@ -114,6 +114,7 @@ MUTATIONS=(
   "flag engine (directed, Divisor): a call inside the back-off counted as a whole chunk (per call)|src/arch/simd/flagged.rs|s/^        backoff.skipped(full as u32);$/        backoff.skipped(FLAG_CHUNK as u32);/"
   "directed: the flag-checked chunks from twice their length (64 vectors)|src/arch/simd/directed.rs|s/^    if len >= flagged_from::<W>() {$/    if len >= 2 * flagged_from::<W>() {/"
   "directed blocks: a failing block counted off the back-off with the blocks after it in its region|src/arch/simd/directed.rs|s/^        backoff.skipped(skipped as u32);$/        backoff.skipped((failed + skipped) as u32);/"
+  "16-lane model: step_by_signs() without the or 1 (no step where the signs agree)|src/arch/x86_64/avx512_model.rs|s/>> 31) | 1;$/>> 31);/"
 )
 
 if [ "${1:-}" = "--check" ]; then

@@ -305,7 +305,7 @@ impl<W: Vector> Contract<W> {
 
     /// The integer operations and compares against Rust's, lane by lane.
     fn integers(&self, lanes: &mut Lanes) {
-        let ops: [IntOp<W>; 9] = [
+        let ops: [IntOp<W>; 8] = [
             ("add", |w, a, b| w.add(a, b), u32::wrapping_add),
             ("sub", |w, a, b| w.sub(a, b), u32::wrapping_sub),
             ("and", |w, a, b| w.and(a, b), |a, b| a & b),
@@ -317,15 +317,6 @@ impl<W: Vector> Contract<W> {
                 "min_signed",
                 |w, a, b| w.min_signed(a, b),
                 |a, b| (a as i32).min(b as i32) as u32,
-            ),
-            (
-                "sign_by",
-                |w, x, s| w.sign_by(x, s),
-                |x, s| match (s as i32).signum() {
-                    1 => x,
-                    -1 => x.wrapping_neg(),
-                    _ => 0,
-                },
             ),
         ];
         let compares: [IntCompare<W>; 2] = [
@@ -570,6 +561,69 @@ impl<W: Vector> Contract<W> {
         }
     }
 
+    /// The directed step's move, `step_by_signs` and `step_by_signs_plus_zero`: `q + 1`
+    /// where the residual `r` and the dividend `a` have the same sign bit, `q - 1` where
+    /// they differ, `q` where `r` reads as a zero or is a NaN; the flags of a quiet compare
+    /// of `r` with zero. The `+0` form: the same lanes where `r` is not `-0`, not a NaN and
+    /// read as it is, and no flag but the compare's.
+    fn steps(&self, lanes: &mut Lanes) {
+        let n = W::LANES;
+        let step =
+            |q: u32, r: u32, a: u32| q.wrapping_add(if (r ^ a) >> 31 == 1 { u32::MAX } else { 1 });
+        for control in controls() {
+            for _ in 0..ROUNDS {
+                let (q, r, a) = (lanes.vector(n), lanes.vector(n), lanes.vector(n));
+                let (qv, rv, av) = (self.ints(&q), self.floats(&r), self.floats(&a));
+                let compare = r
+                    .iter()
+                    .fold(0, |f, &v| f | compare_flags(&[v], control, is_signalling));
+                let (got, flags) =
+                    under(control, || self.read_ints(self.w.step_by_signs(qv, rv, av)));
+                let want: Vec<u32> = (0..n)
+                    .map(|l| {
+                        let read = as_read(r[l], control);
+                        match read.is_nan() || read == 0.0 {
+                            true => q[l],
+                            false => step(q[l], r[l], a[l]),
+                        }
+                    })
+                    .collect();
+                // A zero dividend has no sign to step by (`psignd` reads `+0` as none).
+                let a_zero = |l: usize| a[l] & 0x7fff_ffff == 0;
+                let wrong_lane = (0..n).find(|&l| !a_zero(l) && got[l] != want[l]);
+                if wrong_lane.is_some() || flags != compare {
+                    self.fail(
+                        "step_by_signs",
+                        format!(
+                            "under {control:#x}: q {q:08x?}, r {r:08x?}, a {a:08x?} gave \
+                             {got:08x?} flags {flags:#x} (wrong lane {wrong_lane:?}; wanted \
+                             {want:08x?} flags {compare:#x})"
+                        ),
+                    );
+                }
+                let (plus_zero, flags) = under(control, || {
+                    self.read_ints(self.w.step_by_signs_plus_zero(qv, rv, av))
+                });
+                let wrong_lane = (0..n).find(|&l| {
+                    let read = as_read(r[l], control);
+                    let outside =
+                        r[l] == 0x8000_0000 || read.is_nan() || read.to_bits() != r[l] || a_zero(l);
+                    !outside && plus_zero[l] != want[l]
+                });
+                if wrong_lane.is_some() || flags & !compare != 0 {
+                    self.fail(
+                        "step_by_signs_plus_zero",
+                        format!(
+                            "under {control:#x}: q {q:08x?}, r {r:08x?}, a {a:08x?} gave \
+                             {plus_zero:08x?} flags {flags:#x} (wrong lane {wrong_lane:?}; \
+                             flags allowed {compare:#x})"
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
     /// The float compares and `minimum`/`maximum`: their lanes as the inputs read under
     /// MXCSR (DAZ), their flags as the SDM gives them, lane by lane.
     fn compares(&self, lanes: &mut Lanes) {
@@ -650,5 +704,6 @@ pub fn check<W: Vector>(w: W, name: &'static str, seed: u64) {
     c.arithmetic(&mut lanes);
     c.reciprocal(&mut lanes);
     c.directed(&mut lanes);
+    c.steps(&mut lanes);
     c.compares(&mut lanes);
 }

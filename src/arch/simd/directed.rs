@@ -72,40 +72,21 @@ fn toward_exact<W: Vector, const V: u8>(w: W, a: W::F, b: W::F, q: W::F) -> W::I
     // r = a - q·b, exact inside the window: a zero (+0, or -0 under round-down) exactly
     // where q is exact.
     let r = w.neg_mul_add(q, b, a);
-    // -1 where q is inexact, 0 where it is exact.
-    let inexact = w.mask_lanes(w.nonzero(r));
     // The exact quotient lies farther from zero than q where sign(r)·sign(a) > 0: a/b - q
-    // = r/b, and q has the sign of a/b, which is sign(a)·sign(b).
-    let a = dividend_or_weakened::<W, V>(a, q);
-    // psignd twice: -1 becomes -sign(r)·sign(a); 0 stays 0.
-    let step = w.sign_by(w.sign_by(inexact, w.bits(r)), w.bits(a));
-    // One ulp away from zero (pattern + 1) or toward it (pattern - 1): q and its
-    // neighbours are normal inside the window.
-    w.sub(w.bits(q), step)
+    // = r/b, and q has the sign of a/b, which is sign(a)·sign(b). One ulp away from zero
+    // (pattern + 1) or toward it (pattern - 1): q and its neighbours are normal inside the
+    // window.
+    w.step_by_signs(w.bits(q), r, dividend_or_weakened::<W, V>(a, q))
 }
 
 /// [`toward_exact`] where an exact residual is `+0`: wherever MXCSR does not round down (an
-/// exact zero sum is `-0` only under round-down), so the compare goes. The same bits as
-/// `toward_exact` for every `r` but `-0`: both are `q + sign(r)·sign(a)` on the pattern.
+/// exact zero sum is `-0` only under round-down), so a width may skip the compare with zero
+/// (AVX2 does). The same bits as `toward_exact` for every `r` but `-0`: both are
+/// `q + sign(r)·sign(a)` on the pattern.
 #[inline(always)]
 fn toward_exact_plus_zero<W: Vector, const V: u8>(w: W, a: W::F, b: W::F, q: W::F) -> W::I {
-    let side = exact_side::<W, V>(w, a, b, q);
-    // psignd of 1: +1 away from zero, -1 toward it, 0 where q is exact.
-    w.add(w.bits(q), w.sign_by(w.splat_bits(1), side))
-}
-
-/// Where the exact quotient lies beside `q`, for residuals that are `+0` where exact: an
-/// integer with the sign of `sign(r)·sign(a)` (negative: nearer zero than `q`), zero exactly
-/// where `q` is exact.
-#[inline(always)]
-fn exact_side<W: Vector, const V: u8>(w: W, a: W::F, b: W::F, q: W::F) -> W::I {
-    // r = a - q·b, exact inside the window.
     let r = w.neg_mul_add(q, b, a);
-    let a = dividend_or_weakened::<W, V>(a, q);
-    // psignd: a's pattern, negated where r < 0, zeroed where r = +0. Inside the window a is
-    // neither zero nor -0, so its pattern is neither 0 nor i32::MIN and keeps its sign
-    // through the negation.
-    w.sign_by(w.bits(a), w.bits(r))
+    w.step_by_signs_plus_zero(w.bits(q), r, dividend_or_weakened::<W, V>(a, q))
 }
 
 /// `a / b` rounded in direction `MODE` ([`NEAREST`] returns `q`), from `q`, a faithful

@@ -346,9 +346,18 @@ pub unsafe trait Vector: Copy {
     fn greater(self, a: Self::I, b: Self::I) -> Self::M;
     /// Lane-wise signed minimum.
     fn min_signed(self, a: Self::I, b: Self::I) -> Self::I;
-    /// `x` where `sign > 0`, `-x` where `sign < 0`, `0` where `sign == 0`, as signed
-    /// integers (SSSE3's `psignd`).
-    fn sign_by(self, x: Self::I, sign: Self::I) -> Self::I;
+    /// The directed step's move from a quotient's pattern `q` by its residual `r` and its
+    /// dividend `a`: `q + 1` where `r` and `a` have the same sign, `q - 1` where they
+    /// differ, `q` where `r` is a zero of either sign (or a NaN), wrapping; for `a` not a
+    /// zero (the kernel's window holds none: `psignd` reads `+0` as no sign). Each width
+    /// writes it its cheapest way: two `psignd` on AVX2, a masked add on AVX-512 (which
+    /// has no `psignd`).
+    fn step_by_signs(self, q: Self::I, r: Self::F, a: Self::F) -> Self::I;
+    /// [`Vector::step_by_signs`] where the residual is never `-0` (MXCSR not rounding down,
+    /// where an exact zero sum is `+0`): the same lanes wherever `r` is neither `-0` nor a
+    /// NaN (nor a subnormal DAZ reads as zero), with no more flags; a width whose general
+    /// form costs nothing more answers with it.
+    fn step_by_signs_plus_zero(self, q: Self::I, r: Self::F, a: Self::F) -> Self::I;
     /// The lanes where `x` is not a zero of either sign (nor a NaN).
     fn nonzero(self, x: Self::F) -> Self::M;
     /// The lanes where `x < 0` (not `-0`), by a signaling compare: a NaN raises invalid.

@@ -252,9 +252,29 @@ unsafe impl Vector for Avx2Fma {
     }
 
     #[inline(always)]
-    fn sign_by(self, x: __m256i, sign: __m256i) -> __m256i {
+    fn step_by_signs(self, q: __m256i, r: __m256, a: __m256) -> __m256i {
         // SAFETY: `self` proves AVX2.
-        unsafe { _mm256_sign_epi32(x, sign) }
+        unsafe {
+            // -1 where r is not a zero, 0 where it is.
+            let inexact = self.mask_lanes(self.nonzero(r));
+            // psignd twice: -1 becomes -sign(r)·sign(a); 0 stays 0.
+            let (r, a) = (_mm256_castps_si256(r), _mm256_castps_si256(a));
+            let step = _mm256_sign_epi32(_mm256_sign_epi32(inexact, r), a);
+            _mm256_sub_epi32(q, step)
+        }
+    }
+
+    #[inline(always)]
+    fn step_by_signs_plus_zero(self, q: __m256i, r: __m256, a: __m256) -> __m256i {
+        // SAFETY: `self` proves AVX2.
+        unsafe {
+            // psignd: a's pattern, negated where r < 0, zeroed where r = +0 (no compare). A
+            // dividend inside the window is neither zero nor -0, so its pattern is neither 0
+            // nor i32::MIN and keeps its sign through the negation.
+            let side = _mm256_sign_epi32(_mm256_castps_si256(a), _mm256_castps_si256(r));
+            // psignd of 1: +1 away from zero, -1 toward it, 0 where q is exact.
+            _mm256_add_epi32(q, _mm256_sign_epi32(_mm256_set1_epi32(1), side))
+        }
     }
 
     #[inline(always)]

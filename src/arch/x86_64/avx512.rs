@@ -254,14 +254,22 @@ unsafe impl Vector for Avx512 {
     }
 
     #[inline(always)]
-    fn sign_by(self, x: __m512i, sign: __m512i) -> __m512i {
-        // SAFETY: `self` proves AVX-512F. AVX-512 has no `psignd`: negate where the sign
-        // lane is negative (0 - x under a mask), then zero where it is zero.
+    fn step_by_signs(self, q: __m512i, r: __m512, a: __m512) -> __m512i {
+        // SAFETY: `self` proves AVX-512F. No `psignd` here: the signs' xor, its sign bit
+        // spread by an arithmetic shift and or-ed with 1, is +1 where they agree and -1
+        // where they differ; added where r is not a zero (an ordered compare into a mask).
         unsafe {
-            let zero = _mm512_setzero_si512();
-            let negated = _mm512_mask_sub_epi32(x, _mm512_cmplt_epi32_mask(sign, zero), zero, x);
-            _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(sign, sign), negated)
+            let inexact = _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(r, _mm512_setzero_ps());
+            let signs = _mm512_xor_si512(_mm512_castps_si512(r), _mm512_castps_si512(a));
+            let one_way = _mm512_or_si512(_mm512_srai_epi32::<31>(signs), _mm512_set1_epi32(1));
+            _mm512_mask_add_epi32(q, inexact, q, one_way)
         }
+    }
+
+    #[inline(always)]
+    fn step_by_signs_plus_zero(self, q: __m512i, r: __m512, a: __m512) -> __m512i {
+        // The compare is one mask operation: nothing cheaper without it.
+        self.step_by_signs(q, r, a)
     }
 
     #[inline(always)]

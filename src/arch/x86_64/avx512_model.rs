@@ -474,13 +474,27 @@ unsafe impl<const SEEDS: u8> Vector for Avx512Model<SEEDS> {
         lanes(|l| (a[l] as i32).min(b[l] as i32) as u32)
     }
 
-    fn sign_by(self, x: [u32; LANES], sign: [u32; LANES]) -> [u32; LANES] {
-        // As `psignd`, on the bits reinterpreted as signed integers.
-        lanes(|l| match (sign[l] as i32).signum() {
-            1 => x[l],
-            -1 => (x[l] as i32).wrapping_neg() as u32,
-            _ => 0,
+    fn step_by_signs(self, q: [u32; LANES], r: [f32; LANES], a: [f32; LANES]) -> [u32; LANES] {
+        // As the masked add: the compare's lanes (and flags), then +1 or -1 by the signs'
+        // xor (an arithmetic shift of it, or-ed with 1).
+        let inexact = self.nonzero(r);
+        lanes(|l| {
+            let one_way = (((r[l].to_bits() ^ a[l].to_bits()) as i32) >> 31) | 1;
+            match inexact >> l & 1 {
+                1 => q[l].wrapping_add(one_way as u32),
+                _ => q[l],
+            }
         })
+    }
+
+    fn step_by_signs_plus_zero(
+        self,
+        q: [u32; LANES],
+        r: [f32; LANES],
+        a: [f32; LANES],
+    ) -> [u32; LANES] {
+        // As the 512-bit backend: the general form.
+        self.step_by_signs(q, r, a)
     }
 
     fn nonzero(self, x: [f32; LANES]) -> u16 {
