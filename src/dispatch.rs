@@ -149,7 +149,9 @@ pub const BACKEND_ENV: &str = "FMADIV_BACKEND";
 /// is no faster per lane than the 256-bit one (the eight-lane divider schedule 1.00-1.01x
 /// the 512-bit loop at 256-16K in the same run), and at sixteen lanes `recip` gained (mix-8, 1.24-1.31x
 /// of that loop at 256-64K) but `div_bounds` ran 0.62-0.79x the eight-lane one at 256-16K
-/// (`docs/bench/0x19-0x11-directed-8-16-ab.txt`) and 24 of 248 floor cells fell below 0.97x
+/// (`docs/bench/0x19-0x11-directed-8-16-ab.txt`; since its step's masked add 0.90-1.15x of
+/// it at 256-1K, 0.65-0.67x from 4096, where it runs two passes:
+/// `docs/bench/0x19-0x11-masked-step-ab.txt`) and 24 of 248 floor cells fell below 0.97x
 /// against 1 at eight lanes (rows of a `Divisor` each, `div` with 1% specials at 1K;
 /// `docs/bench/0x19-0x11-sixteen-floors-ab.txt`).
 pub const AVX512_NATIVE_EVIDENCE: &[(&str, u32, u32)] = &[];

@@ -234,9 +234,12 @@
 //!    under round-down: an ordered compare with zero finds both);
 //! 4. `n`, `q`'s neighbour on that side, is `q`'s bit pattern plus `sign(r)·sign(a)` (`q`
 //!    itself where `r` is a zero): inside the window `q` lies in `(2^-126, 2^126)` and so do
-//!    its neighbours, so one ulp is one step of the pattern, whatever `q`'s sign. Computed as
-//!    two `psignd` (`-1` where `r` is not a zero, its sign flipped by `r`'s and by `a`'s) and
-//!    one subtraction;
+//!    its neighbours, so one ulp is one step of the pattern, whatever `q`'s sign. Computed
+//!    (`Vector::step_by_signs`) on AVX2 as two `psignd` (`-1` where `r` is not a zero, its
+//!    sign flipped by `r`'s and by `a`'s) and one subtraction; on AVX-512, which has no
+//!    `psignd`, as `(bits(r) ^ bits(a)) >> 31 | 1` (an arithmetic shift: `-1` where the sign
+//!    bits differ, `+1` where they agree) added under the mask of the lanes where `r` is not
+//!    a zero — the same integer wherever `a` is not a zero, as inside the window;
 //! 5. the exact quotient lies between `q` and `n` (`q` is faithful: one of the two floats
 //!    around `a/b`, the other being its neighbour on `a/b`'s side),
 //!    so `RD(a/b) = min(q, n)`, `RU(a/b) = max(q, n)`, and `RZ(a/b)` is the one of smaller
@@ -345,7 +348,9 @@
 //!   is neither zero nor `-0`, so its pattern is neither `0` nor `i32::MIN` and the negation
 //!   flips its sign: `side` has the sign of `sign(r)·sign(a)` and is zero exactly where `q`
 //!   is exact, and `n = q + psignd(1, side)` is step 4's neighbour, bit for bit (four
-//!   operations instead of five; `min`/`max` as in step 5);
+//!   operations instead of five; `min`/`max` as in step 5). AVX-512's form of step 4 needs
+//!   its compare anyway (it is the mask), so there this form is step 4's
+//!   (`Vector::step_by_signs_plus_zero`);
 //! - toward zero: `q - 1` on the pattern exactly where `|a/b| < |q|`, i.e. where
 //!   `sign(r) ≠ sign(a)` and `r` is not a zero: `r` with `a`'s sign bit xored in is below
 //!   zero exactly there (`+0` xor a sign bit is a zero, which is not below zero), and a
