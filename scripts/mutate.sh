@@ -87,8 +87,8 @@ MUTATIONS=(
   "16-lane Divisor: two products flag-checked in place (a voided chunk redone from quotients)|src/divisor/x16.rs|s/^                                \&\& !core::ptr::eq(a, out) =>$/                                \&\& true =>/"
   "schedules: mix-8 mapped to the divider's loop (the plan's choice never runs)|src/schedule.rs|s/Schedule::Mixed(Mix(8)) => entry::mixed::<V, 8, RECIP, GUARDED>,/Schedule::Mixed(Mix(8)) => entry::divider::<RECIP>,/"
   "mixed loop: recip's kernel blocks never stored (every one redone by the divider)|src/arch/simd/loops.rs|s/^                if check.all_accepted(w) {$/                if !RECIP \&\& check.all_accepted(w) {/"
-  "div_bounds: two divider passes at every length (the step never runs)|src/arch/simd/directed.rs|s/if W::EMBEDDED_ROUNDING \&\& len >= TWO_PASSES_FROM {/if true {/"
-  "div_bounds: two passes at every length with embedded rounding|src/arch/simd/directed.rs|s/if W::EMBEDDED_ROUNDING \&\& len >= TWO_PASSES_FROM {/if W::EMBEDDED_ROUNDING {/"
+  "div_bounds: two divider passes at every length (the step never runs)|src/arch/simd/directed.rs|s/if W::EMBEDDED_ROUNDING \&\& len >= two_passes_from {/if true {/"
+  "div_bounds: two passes at every length with embedded rounding|src/arch/simd/directed.rs|s/if W::EMBEDDED_ROUNDING \&\& len >= two_passes_from {/if W::EMBEDDED_ROUNDING {/"
   "div_rounded: short slices rounded down by one pass (the step never runs)|src/rounding.rs|s/entry::div_rounded::<{ mxcsr::DOWN }, STEP>(x, y, o, n)/entry::div_in_mode::<{ mxcsr::DOWN }>(x, y, o, n)/"
   "div_rounded: the step below 256 elements with embedded rounding too|src/arch/simd/directed.rs|s/^    W::EMBEDDED_ROUNDING || len >= ONE_PASS_FROM$/    len >= ONE_PASS_FROM/"
   "Divisor: public slices never run the sequence (the divider where the plan says the sequence)|src/divisor.rs|s/Some(p) => x86::divide_raw(k, p, Check::Flags, x, o, n),/Some(_) => x86::divide_by_divider(k, self.b, x, o, n),/"
@@ -115,6 +115,7 @@ MUTATIONS=(
   "directed: the flag-checked chunks from twice their length (64 vectors)|src/arch/simd/directed.rs|s/^    if len >= flagged_from::<W>() {$/    if len >= 2 * flagged_from::<W>() {/"
   "directed blocks: a failing block counted off the back-off with the blocks after it in its region|src/arch/simd/directed.rs|s/^        backoff.skipped(skipped as u32);$/        backoff.skipped((failed + skipped) as u32);/"
   "16-lane model: step_by_signs() without the or 1 (no step where the signs agree)|src/arch/x86_64/avx512_model.rs|s/>> 31) | 1;$/>> 31);/"
+  "div_bounds: the families whose step runs at every length take two passes from 4096 too|src/dispatch.rs|s/^        true => usize::MAX,$/        true => crate::arch::simd::directed::TWO_PASSES_FROM,/"
 )
 
 if [ "${1:-}" = "--check" ]; then

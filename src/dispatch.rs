@@ -170,6 +170,41 @@ pub const AVX512_NATIVE_EVIDENCE: &[(&str, u32, u32)] = &[];
 /// same file).
 pub const AVX512_DIRECTED_ONLY: &[(&str, u32, u32)] = &[("GenuineIntel", 6, 0xcf)];
 
+/// The CPU families whose sixteen-lane `div_bounds` takes the directed step at every length,
+/// where elsewhere it runs two embedded-rounding passes from `TWO_PASSES_FROM` (4096)
+/// elements, a threshold measured on Emerald Rapids alone: AMD family 0x19 model 0x11
+/// (Zen 4), where the step measured 1.46-1.50x two passes at 4K-16K and the passes 0.99x
+/// (`docs/bench/0x19-0x11-masked-step-ab.txt`). As `(vendor, family, model)`.
+pub const AVX512_BOUNDS_STEP_ONLY: &[(&str, u32, u32)] = &[("AuthenticAMD", 0x19, 0x11)];
+
+/// From how many elements `div_bounds` on a backend with embedded rounding runs two
+/// divider passes on this CPU: `usize::MAX` (never) on a family in
+/// [`AVX512_BOUNDS_STEP_ONLY`], else `TWO_PASSES_FROM`. Looked up once; one load after.
+#[cfg(fmadiv_x86)]
+#[inline]
+pub(crate) fn bounds_two_passes_from() -> usize {
+    use core::sync::atomic::{AtomicUsize, Ordering};
+    /// 0 until looked up.
+    static FROM: AtomicUsize = AtomicUsize::new(0);
+    match FROM.load(Ordering::Relaxed) {
+        0 => {
+            let from = two_passes_from_on(&crate::cpu::Cpu::this());
+            FROM.store(from, Ordering::Relaxed);
+            from
+        }
+        from => from,
+    }
+}
+
+/// [`bounds_two_passes_from`] on `cpu`.
+#[cfg(fmadiv_x86)]
+fn two_passes_from_on(cpu: &crate::cpu::Cpu) -> usize {
+    match cpu.is_one_of(AVX512_BOUNDS_STEP_ONLY) {
+        true => usize::MAX,
+        false => crate::arch::simd::directed::TWO_PASSES_FROM,
+    }
+}
+
 /// The default backends of `cpu`, for every entry point and for the directed functions,
 /// where `evidence` lists the families with a native run: the 16-lane one where it is on
 /// (AVX-512F, AVX2+FMA, the family in `evidence`; for the directed functions only where the
@@ -473,5 +508,20 @@ mod tests {
         // No AVX2+FMA: the portable path, whatever the evidence.
         let old = Cpu::described("GenuineIntel", (6, 0xcf), false, true);
         assert_eq!(defaults(&old, &both), (Portable, Portable));
+    }
+
+    #[cfg(fmadiv_x86)]
+    #[test]
+    fn div_bounds_runs_two_passes_where_no_measurement_said_otherwise() {
+        use crate::arch::simd::directed::TWO_PASSES_FROM;
+        // Zen 4 (family 0x19 model 0x11): the step at every length, as measured there.
+        assert_eq!(
+            two_passes_from_on(&cpu(("AuthenticAMD", 0x19, 0x11), true)),
+            usize::MAX
+        );
+        // Emerald Rapids (whose sketch set the threshold), Zen 5, a Zen 4 of another model.
+        for family in [EMERALD_RAPIDS, ZEN_5, ("AuthenticAMD", 0x19, 0x61)] {
+            assert_eq!(two_passes_from_on(&cpu(family, true)), TWO_PASSES_FROM);
+        }
     }
 }

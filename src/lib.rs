@@ -91,8 +91,9 @@ pub mod verify;
 pub use cpu::{Cpu, Vendor};
 pub use direction::Rounding;
 pub use dispatch::{
-    AVX512_DIRECTED_ONLY, AVX512_NATIVE_EVIDENCE, BACKEND_ENV, Backend, FORCE_PORTABLE_ENV,
-    avx512_by_default, avx512_directed_by_default, backend, backend_override, directed_backend,
+    AVX512_BOUNDS_STEP_ONLY, AVX512_DIRECTED_ONLY, AVX512_NATIVE_EVIDENCE, BACKEND_ENV, Backend,
+    FORCE_PORTABLE_ENV, avx512_by_default, avx512_directed_by_default, backend, backend_override,
+    directed_backend,
 };
 pub use divisor::{Divisor, Strategy, div_scalar, recip};
 pub use plan::{Plan, plan};

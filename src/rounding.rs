@@ -109,8 +109,11 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
 /// inside the kernel's input window; the others take `vdivps` under each mode). On the
 /// 16-lane backend, from 4096 elements, two passes of embedded rounding instead (one per
 /// bound: on family 6 model 0xcf a 512-bit sketch of the step measured 1.72–1.75× two such
-/// passes at 256–1K and 0.72–0.87× at 4K–64K). Flags as [`div_rounded`]'s: the divisions'
-/// on AVX2, none from the embedded-rounding passes.
+/// passes at 256–1K and 0.72–0.87× at 4K–64K), except on a CPU family in
+/// [`crate::AVX512_BOUNDS_STEP_ONLY`] (family 0x19 model 0x11, where the step measured
+/// 1.46–1.50× two passes at 4K–16K): the step at every length there. Flags: those of the
+/// round-to-nearest divisions the step starts from (on either backend), none from the
+/// embedded-rounding passes or from the vectors they redo (as [`div_rounded`]'s).
 ///
 /// # Panics
 /// If the four slices do not have the same length (nothing is written then).
@@ -214,12 +217,13 @@ pub(crate) unsafe fn div_bounds_by<const STEP: u8>(
     hi: *mut f32,
     len: usize,
 ) -> bool {
+    let two_passes_from = crate::dispatch::bounds_two_passes_from();
     /// Both bounds by the backend whose entry points `$entry` names.
     macro_rules! bounds_with {
         ($entry:path) => {{
             use $entry as entry;
             // SAFETY: the caller's guarantees.
-            unsafe { entry::div_bounds::<STEP>(a, b, lo, hi, len) }
+            unsafe { entry::div_bounds::<STEP>(a, b, lo, hi, len, two_passes_from) }
         }};
     }
     crate::dispatch::with_entry!(backend, bounds_with, return false);

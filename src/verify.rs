@@ -193,9 +193,17 @@ pub const DIRECTED_FLAGGED_FROM_VECTORS: usize = crate::arch::simd::directed::FL
 pub const DIRECTED_ONE_PASS_FROM: usize = crate::arch::simd::directed::ONE_PASS_FROM;
 
 /// With embedded rounding, `div_bounds` takes two divider passes (one per bound) from this
-/// many elements, the directed loop below.
+/// many elements where the CPU says nothing else ([`directed_two_passes_from`]).
 #[cfg(fmadiv_x86)]
 pub const DIRECTED_TWO_PASSES_FROM: usize = crate::arch::simd::directed::TWO_PASSES_FROM;
+
+/// With embedded rounding, `div_bounds` takes two divider passes (one per bound) from this
+/// many elements on this CPU, the directed loop below (`usize::MAX`, never, on a family in
+/// [`crate::AVX512_BOUNDS_STEP_ONLY`]).
+#[cfg(fmadiv_x86)]
+pub fn directed_two_passes_from() -> usize {
+    crate::dispatch::bounds_two_passes_from()
+}
 
 /// `out[i] = a[i] / b[i]` by schedule `s`'s loop of `backend` as the plan runs it (the
 /// rounding-mode guard, the block check, the back-off, the divider vectors), with the

@@ -680,12 +680,12 @@ fn lanes_the_step_took(backend: Backend, target: Directed, a: &[f32], b: &[f32])
 /// The directed targets every backend runs its flag-checked chunks and window-checked
 /// blocks for: `div_rounded`'s forced loop in each mode, and `div_bounds` as it runs, below
 /// `below` elements or where the backend has no embedded rounding (with it, `div_bounds`
-/// takes two divider passes from `DIRECTED_TWO_PASSES_FROM`).
+/// takes two divider passes from `directed_two_passes_from()`).
 fn directed_loops(backend: Backend, below: usize) -> Vec<Directed> {
     let mut loops: Vec<Directed> = [Rounding::Down, Rounding::Up, Rounding::TowardZero]
         .map(Directed::Loop)
         .into();
-    if !backend.embedded_rounding() || below <= fmadiv::verify::DIRECTED_TWO_PASSES_FROM {
+    if !backend.embedded_rounding() || below <= fmadiv::verify::directed_two_passes_from() {
         loops.push(Directed::Bounds);
     }
     loops
@@ -858,12 +858,15 @@ fn the_window_checked_blocks_give_the_step_its_blocks_on_every_backend() {
 /// lane): `div_rounded` the step below `DIRECTED_ONE_PASS_FROM` elements and one divider
 /// pass under the mode from there (at every length with embedded rounding); `div_bounds`
 /// the step at every length (its window-checked blocks, then its flag-checked chunks), but
-/// two divider passes from `DIRECTED_TWO_PASSES_FROM` with embedded rounding. Bits alone
+/// two divider passes from `directed_two_passes_from()` with embedded rounding (the
+/// lengths probed around `DIRECTED_TWO_PASSES_FROM`, the threshold where the CPU says
+/// nothing else). Bits alone
 /// cannot show this: each of those loops gives the same ones.
 #[test]
 fn the_directed_functions_choose_their_loops_by_length_on_every_backend() {
     use fmadiv::verify::{
         DIRECTED_FLAGGED_FROM_VECTORS, DIRECTED_ONE_PASS_FROM, DIRECTED_TWO_PASSES_FROM,
+        directed_two_passes_from,
     };
     let longest = DIRECTED_TWO_PASSES_FROM + 100;
     let (a, b) = pairs_the_weakened_step_gets_wrong(longest, 19);
@@ -891,7 +894,10 @@ fn the_directed_functions_choose_their_loops_by_length_on_every_backend() {
                         )
                     })
                     .into();
-            targets.push((Directed::Bounds, !embedded || n < DIRECTED_TWO_PASSES_FROM));
+            targets.push((
+                Directed::Bounds,
+                !embedded || n < directed_two_passes_from(),
+            ));
             for (target, step) in targets {
                 let got = on_a_fresh_thread(|| lanes_the_step_took(backend, target, x, y));
                 let whose = if step { "the step" } else { "the divider" };

@@ -412,8 +412,9 @@ pub unsafe fn div_rounded_raw<W: Vector, const MODE: u8, const V: u8>(
 }
 
 /// `lo[i] = RD(a[i] / b[i])`, `hi[i] = RU(a[i] / b[i])` for `len` elements: one division
-/// and the directed step, or (with embedded rounding, from [`TWO_PASSES_FROM`] elements)
-/// two divider passes, one per direction.
+/// and the directed step, or (with embedded rounding, from `two_passes_from` elements:
+/// [`TWO_PASSES_FROM`], or `usize::MAX` on a CPU where the step measured faster at every
+/// length, as the caller looks it up) two divider passes, one per direction.
 ///
 /// # Safety
 /// `a` and `b` readable and `lo`, `hi` writable for `len` floats; no output overlaps an
@@ -426,8 +427,9 @@ pub unsafe fn div_bounds_raw<W: Vector, const V: u8>(
     lo: *mut f32,
     hi: *mut f32,
     len: usize,
+    two_passes_from: usize,
 ) {
-    if W::EMBEDDED_ROUNDING && len >= TWO_PASSES_FROM {
+    if W::EMBEDDED_ROUNDING && len >= two_passes_from {
         // SAFETY: the caller's guarantees.
         unsafe {
             div_in_mode_raw::<W, DOWN>(w, a, b, lo, len);

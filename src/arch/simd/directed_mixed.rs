@@ -27,8 +27,8 @@ use core::cell::Cell;
 
 use super::Vector;
 use super::directed::{
-    bounds_from_plus_zero, div_bounds_raw, div_in_mode_raw, div_rounded_raw, one_pass,
-    round_from_plus_zero, vector_by_vector,
+    TWO_PASSES_FROM, bounds_from_plus_zero, div_bounds_raw, div_in_mode_raw, div_rounded_raw,
+    one_pass, round_from_plus_zero, vector_by_vector,
 };
 use super::kernel::{InputCheck, kernel_quotient};
 use super::loops::{BLOCK_VECTORS, MixBackoff};
@@ -251,7 +251,7 @@ pub unsafe fn div_bounds_mixed_raw<W: Vector, const V: u8, const S: u8>(
     // nearest) the loop ask for.
     unsafe {
         if !rounds_to_nearest() {
-            return div_bounds_raw::<W, S>(w, a, b, lo, hi, len);
+            return div_bounds_raw::<W, S>(w, a, b, lo, hi, len, TWO_PASSES_FROM);
         }
         mixed_loop::<W, 2, V>(
             w,
@@ -277,7 +277,7 @@ pub unsafe fn div_bounds_mixed_raw<W: Vector, const V: u8, const S: u8>(
                 }
             },
             #[inline(always)]
-            |x, y, [l, h], n| div_bounds_raw::<W, S>(w, x, y, l, h, n),
+            |x, y, [l, h], n| div_bounds_raw::<W, S>(w, x, y, l, h, n, TWO_PASSES_FROM),
         )
     }
 }

@@ -161,9 +161,13 @@ macro_rules! entry_points {
                 lo: *mut f32,
                 hi: *mut f32,
                 len: usize,
+                two_passes_from: usize,
             ) {
                 // SAFETY: as in `divider`.
-                unsafe { directed::div_bounds_raw::<$W, V>($W::assume(), a, b, lo, hi, len) }
+                unsafe {
+                    let w = $W::assume();
+                    directed::div_bounds_raw::<$W, V>(w, a, b, lo, hi, len, two_passes_from)
+                }
             }
 
             /// [`crate::arch::simd::directed_mixed::div_rounded_mixed_raw`]: kernel variant
