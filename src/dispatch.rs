@@ -145,15 +145,15 @@ pub const BACKEND_ENV: &str = "FMADIV_BACKEND";
 /// holds the two together), or only the directed functions if the family is in
 /// [`AVX512_DIRECTED_ONLY`]. None yet: everywhere else the backend is opt-in through
 /// [`BACKEND_ENV`]. AMD family 0x19 model 0x11 (Zen 4) passed every native check
-/// (`docs/bench/native-0x19-0x11-9825303`) and stays out on measurement: its 512-bit divider
-/// is no faster per lane than the 256-bit one (the eight-lane divider schedule 1.00-1.01x
-/// the 512-bit loop at 256-16K in the same run), and at sixteen lanes `recip` gained (mix-8, 1.24-1.31x
-/// of that loop at 256-64K) but `div_bounds` ran 0.62-0.79x the eight-lane one at 256-16K
-/// (`docs/bench/0x19-0x11-directed-8-16-ab.txt`; since its step's masked add 0.90-1.15x of
-/// it at 256-1K, 0.65-0.67x from 4096, where it runs two passes:
-/// `docs/bench/0x19-0x11-masked-step-ab.txt`) and 24 of 248 floor cells fell below 0.97x
-/// against 1 at eight lanes (rows of a `Divisor` each, `div` with 1% specials at 1K;
-/// `docs/bench/0x19-0x11-sixteen-floors-ab.txt`).
+/// (`docs/bench/native-0x19-0x11-9825303`, `-99f539c`) and stays out on measurement
+/// (BENCHMARKS, "Sixteen lanes on Zen 4"): its 512-bit divider is no faster per lane than
+/// the 256-bit one (the eight-lane divider schedule 1.00-1.01x the 512-bit loop at 256-16K);
+/// at sixteen lanes `recip` gains (mix-8, 1.24-1.31x that loop at 256-64K) and so does
+/// `div_rounded` below 4K (1.10-2.09x the eight-lane one at 64-1K), but `div_bounds` on
+/// normal data runs 0.83-0.97x the eight-lane one at 64-16K
+/// (`docs/bench/0x19-0x11-bounds-step-only-ab.txt`) and 24 of 248 floor cells fell below
+/// 0.97x against 1 at eight lanes (the rows of a `Divisor` made per row, `div` with 1%
+/// specials at 1K: `docs/bench/0x19-0x11-sixteen-floors-ab.txt`).
 pub const AVX512_NATIVE_EVIDENCE: &[(&str, u32, u32)] = &[];
 
 /// The CPU families whose 512-bit backend, once on ([`AVX512_NATIVE_EVIDENCE`]), serves only

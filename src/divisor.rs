@@ -825,8 +825,9 @@ impl DividerLoop {
 }
 
 /// The divider loop when a slice of `len` dividends is too short for the proven sequence
-/// on this CPU (the plan made, a native SIMD backend in use and detected). Two loads and no
-/// call (nothing detected here: `None` sends the first calls the long way), so that the
+/// on this CPU (the plan made, a native SIMD backend in use and detected). Two loads (three
+/// for the sixteen-lane backend) and no call (nothing detected here: `None` sends the first
+/// calls the long way), so that the
 /// caller's short path keeps no frame. `once`: the divisor divides this one slice
 /// ([`div_scalar`]'s), so the sequence runs only from where a first slice makes the proof.
 #[cfg(fmadiv_x86)]
