@@ -44,7 +44,7 @@ fn main() {
     // With AVX-512F enabled too (`-C target-cpu=native` on an AVX-512 CPU, or
     // `-C target-feature=+avx512f,+avx2,+fma`) no feature is detected at run time either, but
     // the backend is still chosen once: the 16-lane one where its CPU family has native
-    // evidence (`dispatch::AVX512_NATIVE_EVIDENCE`) or `FMADIV_BACKEND` asks for it.
+    // evidence (`dispatch::AVX512_FAMILIES`, per entry point) or `FMADIV_BACKEND` asks for it.
     let static_avx512 = avx2_fma && enabled.contains(&"avx512f");
     let static_avx2_fma = avx2_fma && !static_avx512;
     if static_avx2_fma {

@@ -94,7 +94,7 @@ MUTATIONS=(
   "Divisor: public slices never run the sequence (the divider where the plan says the sequence)|src/divisor.rs|s/Some(p) => x86::divide_raw(k, p, Check::Flags, x, o, n),/Some(_) => x86::divide_by_divider(k, self.b, x, o, n),/"
   "plan: every length in the small class (the large class's schedules never run)|src/plan/mod.rs|s/^        usize::from(len >= self.small_below)$/        usize::from(len > usize::MAX)/"
   "plan: the small class's loop at every length|src/plan/mod.rs|s/self.runs\[LOOP\]\[self.class(len)\]/self.runs[LOOP][0]/"
-  "plan: div's loops made of recip's choices|src/plan/mod.rs|s/d.map(|s| disjoint_variant_fn_on::<V, false>(backend, s)),/r.map(|s| disjoint_variant_fn_on::<V, false>(backend, s)),/"
+  "plan: div's loops made of recip's choices|src/plan/mod.rs|s/d.map(|s| disjoint_variant_fn_on::<V, false>(div, s)),/r.map(|s| disjoint_variant_fn_on::<V, false>(div, s)),/"
   "in-register token: div_ps on vdivps whatever its choice|src/simd.rs|s/if self.div_kernel \&\& /if false \&\& self.div_kernel \&\& /"
   "in-register token: recip_ps on vdivps whatever its choice|src/simd.rs|s/if self.recip_kernel \&\& /if false \&\& self.recip_kernel \&\& /"
   "in-register token: recip's choice taken from div's|src/simd.rs|s/recip_kernel: plan.in_register_recip_kernel(),/recip_kernel: plan.in_register_kernel(),/"
@@ -116,6 +116,9 @@ MUTATIONS=(
   "directed blocks: a failing block counted off the back-off with the blocks after it in its region|src/arch/simd/directed.rs|s/^        backoff.skipped(skipped as u32);$/        backoff.skipped((failed + skipped) as u32);/"
   "16-lane model: step_by_signs() without the or 1 (no step where the signs agree)|src/arch/x86_64/avx512_model.rs|s/>> 31) | 1;$/>> 31);/"
   "div_bounds: the families whose step runs at every length take two passes from 4096 too|src/dispatch.rs|s/^        true => usize::MAX,$/        true => crate::arch::simd::directed::TWO_PASSES_FROM,/"
+  "per entry point: a family's record turns sixteen lanes on for every entry point|src/dispatch.rs|s/EntryPoint::ALL.map(|e| match sixteen.contains(\&e) {/EntryPoint::ALL.map(|_| match !sixteen.is_empty() {/"
+  "per entry point: the plan's recip loops on div's backend|src/plan/mod.rs|s/^            crate::backend_of(crate::EntryPoint::Recip),$/            crate::backend(),/"
+  "per entry point: div_rounded on div_bounds' backend|src/rounding.rs|s/^                crate::backend_of(crate::EntryPoint::DivRounded),$/                crate::backend_of(crate::EntryPoint::DivBounds),/"
 )
 
 if [ "${1:-}" = "--check" ]; then

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Native checks of the 512-bit backend, from a fresh clone, on 2 cores in well under 40
 # minutes: what turns the backend on by default for a CPU family (src/dispatch.rs,
-# AVX512_NATIVE_EVIDENCE; for every entry point, or for the directed functions only on a
-# family in AVX512_DIRECTED_ONLY, such as Emerald Rapids). On a CPU with AVX-512F it writes everything into
+# AVX512_FAMILIES: a family's record names its run and the entry points that take sixteen
+# lanes there, e.g. the directed functions only on Emerald Rapids). On a CPU with AVX-512F it writes everything into
 # docs/bench/native-<family>-<model>-<commit>/ (commit it, or hand the folder on):
 #   cpu.txt            the CPU (cpuid family/model/stepping, flags)
 #   tests-avx512.txt   the public API's suites with FMADIV_BACKEND=avx512, default and mix-1

@@ -101,7 +101,7 @@ impl Cpu {
     }
 
     /// Whether the CPU's `(vendor id, family, model)` is one of `families`' (the form of
-    /// the dispatch layer's lists of CPU families, `AVX512_NATIVE_EVIDENCE` and the like).
+    /// the dispatch layer's records of CPU families, `AVX512_FAMILIES`).
     pub fn is_one_of(&self, families: &[(&str, u32, u32)]) -> bool {
         families.iter().any(|&(vendor, family, model)| {
             self.vendor_id() == vendor && self.family == family && self.model == model

@@ -11,8 +11,8 @@ pub enum Backend {
     /// The same kernel and loops sixteen lanes at a time with AVX-512F (`vrcp14ps` seed, `k`
     /// masks, masked tails) for the slice functions and directed rounding; the rest runs
     /// the AVX2+FMA code. Opt-in (`FMADIV_BACKEND=avx512`) until the full test suite has
-    /// run natively on a CPU family ([`avx512_by_default`]; on some families it then serves
-    /// the directed functions only, [`directed_backend`]).
+    /// run natively on a CPU family; then it serves the entry points the family's record
+    /// names ([`AVX512_FAMILIES`], [`backend_of`]).
     Avx512,
     /// Hardware division lane by lane (SSE `divps` on x86-64), with x86's NaN bits.
     Portable,
@@ -137,49 +137,151 @@ pub const FORCE_PORTABLE_ENV: &str = "FMADIV_FORCE_PORTABLE";
 /// never silently dropped.
 pub const BACKEND_ENV: &str = "FMADIV_BACKEND";
 
-/// The CPU families on which the 512-bit backend is on by default: those where the full
-/// test suite ran natively with it (`scripts/native-avx512.sh`; output committed under
-/// `docs/bench/native-*` or given in the project's shared native folder), as `(vendor,
-/// family, model)`. There it serves every entry point ([`avx512_by_default`]) if the
-/// family's row of the plan's table has sixteen-lane choices (a test in `plan::table`
-/// holds the two together), or only the directed functions if the family is in
-/// [`AVX512_DIRECTED_ONLY`]. None yet: everywhere else the backend is opt-in through
-/// [`BACKEND_ENV`]. AMD family 0x19 model 0x11 (Zen 4) passed every native check
-/// (`docs/bench/native-0x19-0x11-9825303`, `-99f539c`) and stays out on measurement
-/// (BENCHMARKS, "Sixteen lanes on Zen 4"): its 512-bit divider is no faster per lane than
-/// the 256-bit one (the eight-lane divider schedule 1.00-1.01x the 512-bit loop at 256-16K);
-/// at sixteen lanes `recip` gains (mix-8, 1.24-1.31x that loop at 256-64K) and so does
-/// `div_rounded` below 4K (1.10-2.09x the eight-lane one at 64-1K), but `div_bounds` on
-/// normal data runs 0.83-0.97x the eight-lane one at 64-16K
-/// (`docs/bench/0x19-0x11-bounds-step-only-ab.txt`) and 24 of 248 floor cells fell below
-/// 0.97x against 1 at eight lanes (the rows of a `Divisor` made per row, `div` with 1%
-/// specials at 1K: `docs/bench/0x19-0x11-sixteen-floors-ab.txt`).
-pub const AVX512_NATIVE_EVIDENCE: &[(&str, u32, u32)] = &[];
+/// The entry points whose backend a CPU family chooses one by one ([`backend_of`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum EntryPoint {
+    /// `div`, `div_in_place`, `try_div`, `par_div`, the [`crate::Divisor`] and
+    /// `div_scalar`, and their ndarray forms: [`backend`].
+    Div,
+    /// `recip` and its parallel and ndarray forms.
+    Recip,
+    /// `div_rounded`.
+    DivRounded,
+    /// `div_bounds`.
+    DivBounds,
+}
 
-/// The CPU families whose 512-bit backend, once on ([`AVX512_NATIVE_EVIDENCE`]), serves only
-/// the directed functions ([`directed_backend`]: `div_rounded`, `div_bounds`), the slice
-/// functions and the `Divisor` keeping the eight-lane backend. Intel family 6 model 0xcf
-/// (Emerald Rapids): its 512-bit divider is no faster per lane than its 256-bit one
-/// (1.02-1.06x, `docs/bench/0x6-0xcf-wide-divider.txt`) and no sixteen-lane mix is measured,
-/// so `div` and `recip` keep their 256-bit `mix-8`; but a `{rd-sae}` pass there ran at
-/// 1.22-1.76x the eight-lane `div_rounded` of the time at 1K-16K
-/// (`docs/bench/0x6-0xcf-embedded-rounding.txt`), and the sixteen-lane step under two
-/// passes (the 512-bit quotient, its residual, a step by its sign) at 1.72-1.75x two
-/// embedded passes at 256-1K (a sketch measured there, reported in the project's issue 46),
-/// where the eight-lane `div_bounds` ran at 1.09x two passes at 1K and 0.83x at 4K (the
-/// same file).
-pub const AVX512_DIRECTED_ONLY: &[(&str, u32, u32)] = &[("GenuineIntel", 6, 0xcf)];
+impl EntryPoint {
+    /// Every entry point, each once.
+    pub const ALL: [EntryPoint; 4] = [
+        EntryPoint::Div,
+        EntryPoint::Recip,
+        EntryPoint::DivRounded,
+        EntryPoint::DivBounds,
+    ];
 
-/// The CPU families whose sixteen-lane `div_bounds` takes the directed step at every length,
-/// where elsewhere it runs two embedded-rounding passes from `TWO_PASSES_FROM` (4096)
-/// elements, a threshold measured on Emerald Rapids alone: AMD family 0x19 model 0x11
-/// (Zen 4), where the step measured 1.46-1.50x two passes at 4K-16K and the passes 0.99x
-/// (`docs/bench/0x19-0x11-masked-step-ab.txt`). As `(vendor, family, model)`.
-pub const AVX512_BOUNDS_STEP_ONLY: &[(&str, u32, u32)] = &[("AuthenticAMD", 0x19, 0x11)];
+    /// The function's name (`div` for the group it stands for).
+    pub fn name(self) -> &'static str {
+        match self {
+            EntryPoint::Div => "div",
+            EntryPoint::Recip => "recip",
+            EntryPoint::DivRounded => "div_rounded",
+            EntryPoint::DivBounds => "div_bounds",
+        }
+    }
+
+    /// Its place in [`EntryPoint::ALL`].
+    const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// What the 512-bit backend does by default on one CPU family: which entry points it
+/// serves there once the full test suite has run natively on the family, and how its
+/// `div_bounds` runs. A family in no record ([`AVX512_FAMILIES`]) runs eight lanes unless
+/// [`BACKEND_ENV`] asks for sixteen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Avx512Family {
+    /// The CPU's vendor id, family and model, as [`crate::Cpu`] reports them.
+    pub vendor: &'static str,
+    /// The cpuid family.
+    pub family: u32,
+    /// The cpuid model.
+    pub model: u32,
+    /// The committed output of `scripts/native-avx512.sh` on this family (`None`: none
+    /// yet, and the backend is opt-in there whatever the measurements below say).
+    pub native_run: Option<&'static str>,
+    /// The entry points that run sixteen lanes by default once [`Avx512Family::native_run`]
+    /// is in; the others keep the eight-lane backend.
+    pub sixteen_lanes_for: &'static [EntryPoint],
+    /// Whether `div_bounds` at sixteen lanes takes the directed step at every length;
+    /// `false`: two embedded-rounding passes from `TWO_PASSES_FROM` (4096) elements, a
+    /// threshold measured on Emerald Rapids, which is also what a family in no record runs
+    /// when forced.
+    pub bounds_step_only: bool,
+    /// Why, with the committed measurements.
+    pub evidence: &'static str,
+}
+
+impl Avx512Family {
+    /// Whether `cpu` is of this family.
+    pub fn is(&self, cpu: &crate::cpu::Cpu) -> bool {
+        cpu.is_one_of(&[(self.vendor, self.family, self.model)])
+    }
+
+    /// The entry points that run sixteen lanes by default on `cpu`: this record's where the
+    /// native run is in and `cpu` has AVX-512F, AVX2 and FMA; else none.
+    fn sixteen_lanes_on(&self, cpu: &crate::cpu::Cpu) -> &'static [EntryPoint] {
+        let on = self.native_run.is_some() && cpu.has_avx512f() && cpu.has_avx2_fma();
+        if on { self.sixteen_lanes_for } else { &[] }
+    }
+}
+
+/// The CPU families whose 512-bit backend has a record: what it serves by default and why.
+///
+/// - AMD family 0x19 model 0x11 (Zen 4): every native check passed
+///   (`docs/bench/native-0x19-0x11-9825303`, `-99f539c`). Its 512-bit divider is no faster
+///   per lane than the 256-bit one (the eight-lane divider schedule 1.00-1.01x the 512-bit
+///   loop at 256-16K), so the sixteen lanes serve only where they measured faster: `recip`
+///   (mix-8, 1.24-1.31x the plain 512-bit loop at 256-64K against 1.00-1.01x at eight
+///   lanes; `docs/bench/0x19-0x11-sixteen-floors-ab.txt`) and `div_rounded` (embedded
+///   rounding, 1.10-2.09x the eight-lane one at 64-1K and 0.98-1.01x from 4K:
+///   `docs/bench/0x19-0x11-directed-8-16-ab.txt`). `div` and its kin stay at eight lanes
+///   (24 of 248 floor cells under 0.97x at sixteen, against 1 at eight: the `Divisor` made
+///   per row, `div` with 1% specials at 1K) and so does `div_bounds` (0.83-0.97x the
+///   eight-lane one on normal data at 64-16K,
+///   `docs/bench/0x19-0x11-bounds-step-only-ab.txt`); forced to sixteen lanes, its
+///   `div_bounds` takes the step at every length (1.46-1.50x two passes at 4K-16K, where
+///   the passes run at 0.99x: `docs/bench/0x19-0x11-masked-step-ab.txt`).
+/// - Intel family 6 model 0xcf (Emerald Rapids): no native run yet. Once one is in, the
+///   directed functions only: its 512-bit divider is no faster per lane than its 256-bit
+///   one (1.02-1.06x, `docs/bench/0x6-0xcf-wide-divider.txt`) and no sixteen-lane mix is
+///   measured, so `div` and `recip` keep their 256-bit `mix-8`; but a `{rd-sae}` pass there
+///   ran at 1.22-1.76x the eight-lane `div_rounded` of the time at 1K-16K
+///   (`docs/bench/0x6-0xcf-embedded-rounding.txt`), and the sixteen-lane step under two
+///   passes (the 512-bit quotient, its residual, a step by its sign) at 1.72-1.75x two
+///   embedded passes at 256-1K (a sketch measured there, reported in the project's issue
+///   46), where the eight-lane `div_bounds` ran at 1.09x two passes at 1K and 0.83x at 4K.
+pub const AVX512_FAMILIES: &[Avx512Family] = &[
+    Avx512Family {
+        vendor: "AuthenticAMD",
+        family: 0x19,
+        model: 0x11,
+        native_run: Some("docs/bench/native-0x19-0x11-99f539c"),
+        sixteen_lanes_for: &[EntryPoint::Recip, EntryPoint::DivRounded],
+        bounds_step_only: true,
+        evidence: "Zen 4: recip (mix-8) 1.24-1.31x the plain 512-bit loop at 256-64K, \
+            div_rounded 1.10-2.09x the eight-lane one at 64-1K; div, the Divisor and \
+            div_bounds measured no faster at sixteen lanes",
+    },
+    Avx512Family {
+        vendor: "GenuineIntel",
+        family: 6,
+        model: 0xcf,
+        native_run: None,
+        sixteen_lanes_for: &[EntryPoint::DivRounded, EntryPoint::DivBounds],
+        bounds_step_only: false,
+        evidence: "Emerald Rapids: embedded rounding 1.22-1.76x the eight-lane div_rounded \
+            at 1K-16K and the sixteen-lane step 1.72-1.75x two embedded passes at 256-1K; \
+            its 512-bit divider no faster per lane, so div and recip keep the 256-bit mix-8",
+    },
+];
+
+/// This CPU's record in `families`, if it has one.
+fn family_of<'a>(cpu: &crate::cpu::Cpu, families: &'a [Avx512Family]) -> Option<&'a Avx512Family> {
+    families.iter().find(|f| f.is(cpu))
+}
+
+/// This CPU's record in [`AVX512_FAMILIES`], if it has one.
+pub fn avx512_family(cpu: &crate::cpu::Cpu) -> Option<&'static Avx512Family> {
+    family_of(cpu, AVX512_FAMILIES)
+}
 
 /// From how many elements `div_bounds` on a backend with embedded rounding runs two
-/// divider passes on this CPU: `usize::MAX` (never) on a family in
-/// [`AVX512_BOUNDS_STEP_ONLY`], else `TWO_PASSES_FROM`. Looked up once; one load after.
+/// divider passes on this CPU: `usize::MAX` (never) where its family's record says
+/// [`Avx512Family::bounds_step_only`], else `TWO_PASSES_FROM`. Looked up once; one load
+/// after.
 #[cfg(fmadiv_x86)]
 #[inline]
 pub(crate) fn bounds_two_passes_from() -> usize {
@@ -188,7 +290,7 @@ pub(crate) fn bounds_two_passes_from() -> usize {
     static FROM: AtomicUsize = AtomicUsize::new(0);
     match FROM.load(Ordering::Relaxed) {
         0 => {
-            let from = two_passes_from_on(&crate::cpu::Cpu::this());
+            let from = two_passes_from_on(&crate::cpu::Cpu::this(), AVX512_FAMILIES);
             FROM.store(from, Ordering::Relaxed);
             from
         }
@@ -196,40 +298,35 @@ pub(crate) fn bounds_two_passes_from() -> usize {
     }
 }
 
-/// [`bounds_two_passes_from`] on `cpu`.
+/// [`bounds_two_passes_from`] on `cpu`, with the records `families`.
 #[cfg(fmadiv_x86)]
-fn two_passes_from_on(cpu: &crate::cpu::Cpu) -> usize {
-    match cpu.is_one_of(AVX512_BOUNDS_STEP_ONLY) {
+fn two_passes_from_on(cpu: &crate::cpu::Cpu, families: &[Avx512Family]) -> usize {
+    match family_of(cpu, families).is_some_and(|f| f.bounds_step_only) {
         true => usize::MAX,
         false => crate::arch::simd::directed::TWO_PASSES_FROM,
     }
 }
 
-/// The default backends of `cpu`, for every entry point and for the directed functions,
-/// where `evidence` lists the families with a native run: the 16-lane one where it is on
-/// (AVX-512F, AVX2+FMA, the family in `evidence`; for the directed functions only where the
-/// family is in [`AVX512_DIRECTED_ONLY`]), else AVX2+FMA, else the portable path.
-fn defaults(cpu: &crate::cpu::Cpu, evidence: &[(&str, u32, u32)]) -> (Backend, Backend) {
+/// The default backend of each entry point on `cpu` (in the order of [`EntryPoint::ALL`])
+/// with the records `families`: the 16-lane one for the entry points its family's record
+/// names, where the record has a native run and `cpu` AVX-512F, AVX2 and FMA; else AVX2+FMA,
+/// else the portable path.
+fn defaults(cpu: &crate::cpu::Cpu, families: &[Avx512Family]) -> [Backend; 4] {
     let eight = match cpu.has_avx2_fma() {
         true => Backend::Avx2Fma,
         false => Backend::Portable,
     };
-    let on = cpu.has_avx512f() && cpu.has_avx2_fma() && cpu.is_one_of(evidence);
-    let every = on && !cpu.is_one_of(AVX512_DIRECTED_ONLY);
-    let sixteen_where = |on: bool| if on { Backend::Avx512 } else { eight };
-    (sixteen_where(every), sixteen_where(on))
+    let sixteen = family_of(cpu, families).map_or(&[][..], |f| f.sixteen_lanes_on(cpu));
+    EntryPoint::ALL.map(|e| match sixteen.contains(&e) {
+        true => Backend::Avx512,
+        false => eight,
+    })
 }
 
-/// Whether the 512-bit backend is on by default on this CPU for the directed functions: it
-/// has AVX-512F and its family is in [`AVX512_NATIVE_EVIDENCE`].
-pub fn avx512_directed_by_default(cpu: &crate::cpu::Cpu) -> bool {
-    defaults(cpu, AVX512_NATIVE_EVIDENCE).1 == Backend::Avx512
-}
-
-/// Whether the 512-bit backend is this CPU's default for every entry point: on by default
-/// ([`avx512_directed_by_default`]) and its family not in [`AVX512_DIRECTED_ONLY`].
-pub fn avx512_by_default(cpu: &crate::cpu::Cpu) -> bool {
-    defaults(cpu, AVX512_NATIVE_EVIDENCE).0 == Backend::Avx512
+/// The backend `entry` runs by default on `cpu` (what [`backend_of`] gives where
+/// [`BACKEND_ENV`] forces nothing).
+pub fn default_backend_of(cpu: &crate::cpu::Cpu, entry: EntryPoint) -> Backend {
+    defaults(cpu, AVX512_FAMILIES)[entry.index()]
 }
 
 /// The backend the environment asks for (`FMADIV_FORCE_PORTABLE=1` or [`BACKEND_ENV`]), if
@@ -258,20 +355,20 @@ pub fn backend_override() -> Result<Option<Backend>, String> {
     Ok(Some(backend))
 }
 
-/// The backends of this process, for every entry point and for the directed functions: the
-/// forced one for both, else what this CPU has by default.
+/// The backends of this process, one per entry point (in the order of
+/// [`EntryPoint::ALL`]): the forced one for all, else what this CPU has by default.
 #[cfg(all(fmadiv_x86, not(fmadiv_static_avx2_fma)))]
-fn choose() -> (Backend, Backend) {
+fn choose() -> [Backend; 4] {
     match backend_override() {
-        Ok(Some(b)) => (b, b),
-        Ok(None) => defaults(&crate::cpu::Cpu::this(), AVX512_NATIVE_EVIDENCE),
+        Ok(Some(b)) => [b; 4],
+        Ok(None) => defaults(&crate::cpu::Cpu::this(), AVX512_FAMILIES),
         Err(message) => panic!("{message}"),
     }
 }
 
 #[cfg(all(fmadiv_x86, not(fmadiv_static_avx2_fma)))]
 mod cache {
-    use super::Backend;
+    use super::{Backend, EntryPoint};
     use core::sync::atomic::{AtomicU8, Ordering};
 
     const UNKNOWN: u8 = 0;
@@ -281,9 +378,9 @@ mod cache {
     #[cfg(feature = "verify")]
     const MODEL: u8 = 4;
 
-    static BACKEND: AtomicU8 = AtomicU8::new(UNKNOWN);
-    /// The directed functions' backend, stored before [`BACKEND`].
-    static DIRECTED: AtomicU8 = AtomicU8::new(UNKNOWN);
+    /// Each entry point's backend, by [`EntryPoint::index`]; `div`'s (index 0) is stored
+    /// last, so that [`known`] implies all are.
+    static BACKENDS: [AtomicU8; 4] = [const { AtomicU8::new(UNKNOWN) }; 4];
 
     /// The backend a stored code stands for.
     #[inline]
@@ -304,20 +401,16 @@ mod cache {
     }
 
     #[inline]
-    pub fn backend() -> Backend {
-        decode(BACKEND.load(Ordering::Relaxed)).unwrap_or_else(|| detect().0)
+    pub fn backend_of(entry: EntryPoint) -> Backend {
+        let i = entry.index();
+        decode(BACKENDS[i].load(Ordering::Relaxed)).unwrap_or_else(|| detect()[i])
     }
 
-    #[inline]
-    pub fn directed() -> Backend {
-        decode(DIRECTED.load(Ordering::Relaxed)).unwrap_or_else(|| detect().1)
-    }
-
-    /// The backend if it is detected already (no detection): for hot paths that have a
+    /// `div`'s backend if it is detected already (no detection): for hot paths that have a
     /// slower correct way when it is not.
     #[inline]
     pub fn known() -> Option<Backend> {
-        decode(BACKEND.load(Ordering::Relaxed))
+        decode(BACKENDS[EntryPoint::Div.index()].load(Ordering::Relaxed))
     }
 
     /// The code that stands for a backend.
@@ -336,49 +429,42 @@ mod cache {
     }
 
     #[cold]
-    fn detect() -> (Backend, Backend) {
-        let (every, directed) = super::choose();
-        // Racing first calls all store the same values.
-        DIRECTED.store(encode(directed), Ordering::Relaxed);
-        BACKEND.store(encode(every), Ordering::Relaxed);
-        (every, directed)
+    fn detect() -> [Backend; 4] {
+        let backends = super::choose();
+        // Racing first calls all store the same values; `div`'s last.
+        for (slot, &b) in BACKENDS.iter().zip(&backends).rev() {
+            slot.store(encode(b), Ordering::Relaxed);
+        }
+        backends
     }
 }
 
-/// The kernel in use on this CPU.
+/// The backend of `div` and its kin ([`EntryPoint::Div`]): the one [`backend_of`] gives
+/// for them.
 #[inline]
 pub fn backend() -> Backend {
-    #[cfg(fmadiv_static_avx2_fma)]
-    {
-        Backend::Avx2Fma
-    }
-    #[cfg(all(fmadiv_x86, not(fmadiv_static_avx2_fma)))]
-    {
-        cache::backend()
-    }
-    #[cfg(not(fmadiv_x86))]
-    {
-        Backend::Portable
-    }
+    backend_of(EntryPoint::Div)
 }
 
-/// The backend of the directed functions (`div_rounded`, `div_bounds`): [`backend`], except
-/// on a CPU family whose 512-bit backend serves only them ([`AVX512_DIRECTED_ONLY`]) and is
-/// on there ([`AVX512_NATIVE_EVIDENCE`]): then the 16-lane one, whose directed division is
-/// embedded rounding ([`Backend::embedded_rounding`] says whether flags are raised). A
-/// forced backend ([`BACKEND_ENV`]) is theirs too.
+/// The backend that runs `entry` in this process: the one [`BACKEND_ENV`] forces for
+/// every entry point, else this CPU's default ([`default_backend_of`]: sixteen lanes for
+/// the entry points its family's record in [`AVX512_FAMILIES`] names, where the record has
+/// a native run). [`Backend::embedded_rounding`] says whether the directed functions'
+/// backend raises exception flags.
 #[inline]
-pub fn directed_backend() -> Backend {
+pub fn backend_of(entry: EntryPoint) -> Backend {
     #[cfg(fmadiv_static_avx2_fma)]
     {
+        let _ = entry;
         Backend::Avx2Fma
     }
     #[cfg(all(fmadiv_x86, not(fmadiv_static_avx2_fma)))]
     {
-        cache::directed()
+        cache::backend_of(entry)
     }
     #[cfg(not(fmadiv_x86))]
     {
+        let _ = entry;
         Backend::Portable
     }
 }
@@ -478,6 +564,7 @@ pub(crate) fn avx2_fma() -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
 mod tests {
     use super::*;
     use crate::cpu::Cpu;
+    use Backend::{Avx2Fma, Avx512, Portable};
 
     const EMERALD_RAPIDS: (&str, u32, u32) = ("GenuineIntel", 6, 0xcf);
     const ZEN_5: (&str, u32, u32) = ("AuthenticAMD", 0x1a, 0x44);
@@ -486,28 +573,80 @@ mod tests {
         Cpu::described(vendor, (family, model), true, avx512f)
     }
 
+    /// A record for `(vendor, family, model)` with a native run, serving `entries`.
+    fn record(
+        (vendor, family, model): (&'static str, u32, u32),
+        entries: &'static [EntryPoint],
+    ) -> Avx512Family {
+        Avx512Family {
+            vendor,
+            family,
+            model,
+            native_run: Some("a test"),
+            sixteen_lanes_for: entries,
+            bounds_step_only: false,
+            evidence: "a test",
+        }
+    }
+
     #[test]
-    fn a_native_run_turns_the_sixteen_lanes_on_for_what_the_family_lets_them_serve() {
-        use Backend::{Avx2Fma, Avx512, Portable};
-        let both = [EMERALD_RAPIDS, ZEN_5];
+    fn a_native_run_turns_the_sixteen_lanes_on_for_the_entry_points_its_record_names() {
+        use EntryPoint::{DivBounds, DivRounded};
+        let both = [
+            record(EMERALD_RAPIDS, &[DivRounded, DivBounds]),
+            record(ZEN_5, &EntryPoint::ALL),
+        ];
         // Emerald Rapids: the directed functions only; Zen 5: every entry point.
-        assert_eq!(
-            defaults(&cpu(EMERALD_RAPIDS, true), &both),
-            (Avx2Fma, Avx512)
-        );
-        assert_eq!(defaults(&cpu(ZEN_5, true), &both), (Avx512, Avx512));
-        // No native run of the family, or no AVX-512F: the eight lanes everywhere.
-        assert_eq!(
-            defaults(&cpu(EMERALD_RAPIDS, true), &[ZEN_5]),
-            (Avx2Fma, Avx2Fma)
-        );
-        assert_eq!(defaults(&cpu(ZEN_5, true), &[]), (Avx2Fma, Avx2Fma));
-        assert_eq!(defaults(&cpu(ZEN_5, false), &both), (Avx2Fma, Avx2Fma));
+        let er = cpu(EMERALD_RAPIDS, true);
+        assert_eq!(defaults(&er, &both), [Avx2Fma, Avx2Fma, Avx512, Avx512]);
+        assert_eq!(defaults(&cpu(ZEN_5, true), &both), [Avx512; 4]);
+        // One entry point alone, whichever it is.
+        for (i, e) in EntryPoint::ALL.into_iter().enumerate() {
+            let one = [record(ZEN_5, core::slice::from_ref(&EntryPoint::ALL[i]))];
+            let got = defaults(&cpu(ZEN_5, true), &one);
+            for (j, b) in got.into_iter().enumerate() {
+                assert_eq!(b == Avx512, i == j, "{e:?}: {got:?}");
+            }
+        }
+        // No native run, no record, or no AVX-512F: the eight lanes everywhere.
+        let unrun = [Avx512Family {
+            native_run: None,
+            ..record(ZEN_5, &EntryPoint::ALL)
+        }];
+        assert_eq!(defaults(&cpu(ZEN_5, true), &unrun), [Avx2Fma; 4]);
+        assert_eq!(defaults(&er, &both[1..]), [Avx2Fma; 4]);
+        assert_eq!(defaults(&cpu(ZEN_5, false), &both), [Avx2Fma; 4]);
         let other_model = cpu(("GenuineIntel", 6, 0x8f), true);
-        assert_eq!(defaults(&other_model, &both), (Avx2Fma, Avx2Fma));
-        // No AVX2+FMA: the portable path, whatever the evidence.
+        assert_eq!(defaults(&other_model, &both), [Avx2Fma; 4]);
+        // No AVX2+FMA: the portable path, whatever the records.
         let old = Cpu::described("GenuineIntel", (6, 0xcf), false, true);
-        assert_eq!(defaults(&old, &both), (Portable, Portable));
+        assert_eq!(defaults(&old, &both), [Portable; 4]);
+    }
+
+    #[test]
+    fn the_shipped_records_give_what_was_measured() {
+        use EntryPoint::{Div, DivBounds, DivRounded, Recip};
+        let zen_4 = cpu(("AuthenticAMD", 0x19, 0x11), true);
+        // Zen 4's native run is in: recip and div_rounded at sixteen lanes, the rest at eight.
+        let sixteen = |e| default_backend_of(&zen_4, e) == Avx512;
+        assert!(sixteen(Recip) && sixteen(DivRounded));
+        assert!(!sixteen(Div) && !sixteen(DivBounds));
+        // Emerald Rapids: no native run yet.
+        let er = cpu(EMERALD_RAPIDS, true);
+        assert!(
+            EntryPoint::ALL
+                .iter()
+                .all(|&e| default_backend_of(&er, e) == Avx2Fma)
+        );
+        // A record's entry points are distinct, and its native run a committed folder.
+        for f in AVX512_FAMILIES {
+            let entries = f.sixteen_lanes_for;
+            assert!((1..entries.len()).all(|i| !entries[..i].contains(&entries[i])));
+            if let Some(run) = f.native_run {
+                let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(run);
+                assert!(path.join("summary.txt").is_file(), "{run}");
+            }
+        }
     }
 
     #[cfg(fmadiv_x86)]
@@ -515,13 +654,12 @@ mod tests {
     fn div_bounds_runs_two_passes_where_no_measurement_said_otherwise() {
         use crate::arch::simd::directed::TWO_PASSES_FROM;
         // Zen 4 (family 0x19 model 0x11): the step at every length, as measured there.
-        assert_eq!(
-            two_passes_from_on(&cpu(("AuthenticAMD", 0x19, 0x11), true)),
-            usize::MAX
-        );
+        let zen_4 = cpu(("AuthenticAMD", 0x19, 0x11), true);
+        assert_eq!(two_passes_from_on(&zen_4, AVX512_FAMILIES), usize::MAX);
         // Emerald Rapids (whose sketch set the threshold), Zen 5, a Zen 4 of another model.
         for family in [EMERALD_RAPIDS, ZEN_5, ("AuthenticAMD", 0x19, 0x61)] {
-            assert_eq!(two_passes_from_on(&cpu(family, true)), TWO_PASSES_FROM);
+            let from = two_passes_from_on(&cpu(family, true), AVX512_FAMILIES);
+            assert_eq!(from, TWO_PASSES_FROM);
         }
     }
 }

@@ -91,9 +91,8 @@ pub mod verify;
 pub use cpu::{Cpu, Vendor};
 pub use direction::Rounding;
 pub use dispatch::{
-    AVX512_BOUNDS_STEP_ONLY, AVX512_DIRECTED_ONLY, AVX512_NATIVE_EVIDENCE, BACKEND_ENV, Backend,
-    FORCE_PORTABLE_ENV, avx512_by_default, avx512_directed_by_default, backend, backend_override,
-    directed_backend,
+    AVX512_FAMILIES, Avx512Family, BACKEND_ENV, Backend, EntryPoint, FORCE_PORTABLE_ENV,
+    avx512_family, backend, backend_of, backend_override, default_backend_of,
 };
 pub use divisor::{Divisor, Strategy, div_scalar, recip};
 pub use plan::{Plan, plan};

@@ -51,9 +51,9 @@ pub(crate) fn nearest_in_force() -> bool {
 /// quotients); on the 16-lane backend embedded rounding suppresses every exception, so the
 /// pass raises **no flag** ([`crate::Backend::embedded_rounding`]).
 ///
-/// Which backend runs: [`crate::directed_backend`] — the one in use, or the 16-lane one on
-/// a CPU family whose 512-bit backend serves only the directed functions
-/// ([`crate::AVX512_DIRECTED_ONLY`]) where it is on.
+/// Which backend runs: [`crate::backend_of`]`(EntryPoint::DivRounded)` — the forced one, or
+/// the 16-lane one on a CPU family whose record names `div_rounded`
+/// ([`crate::AVX512_FAMILIES`]) where it is on, else the eight-lane one.
 ///
 /// [`Rounding::Nearest`] is [`crate::div`] where MXCSR rounds to nearest.
 ///
@@ -87,7 +87,16 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
         let (x, y, o, n) = (a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len());
         // SAFETY: the directed backend is in use (its features present); a and b are
         // readable and out writable for n floats, and out (a unique borrow) overlaps neither.
-        if !unsafe { div_rounded_by::<SHIPPED>(crate::directed_backend(), x, y, o, n, mode) } {
+        if !unsafe {
+            div_rounded_by::<SHIPPED>(
+                crate::backend_of(crate::EntryPoint::DivRounded),
+                x,
+                y,
+                o,
+                n,
+                mode,
+            )
+        } {
             mxcsr::div_in_mode_sse(a, b, out, mode.control());
         }
     }
@@ -109,9 +118,10 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
 /// inside the kernel's input window; the others take `vdivps` under each mode). On the
 /// 16-lane backend, from 4096 elements, two passes of embedded rounding instead (one per
 /// bound: on family 6 model 0xcf a 512-bit sketch of the step measured 1.72–1.75× two such
-/// passes at 256–1K and 0.72–0.87× at 4K–64K), except on a CPU family in
-/// [`crate::AVX512_BOUNDS_STEP_ONLY`] (family 0x19 model 0x11, where the step measured
-/// 1.46–1.50× two passes at 4K–16K): the step at every length there. Flags: those of the
+/// passes at 256–1K and 0.72–0.87× at 4K–64K), except on a CPU family whose record says
+/// [`crate::Avx512Family::bounds_step_only`] (family 0x19 model 0x11, where the step
+/// measured 1.46–1.50× two passes at 4K–16K): the step at every length there. Which backend
+/// runs: [`crate::backend_of`]`(EntryPoint::DivBounds)`. Flags: those of the
 /// round-to-nearest divisions the step starts from (on either backend), none from the
 /// embedded-rounding passes or from the vectors they redo (as [`div_rounded`]'s).
 ///
@@ -141,7 +151,16 @@ pub fn div_bounds(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
         // SAFETY: the directed backend is in use (its features present); a and b are
         // readable and lo, hi writable for n floats; lo and hi are unique borrows,
         // overlapping nothing.
-        if !unsafe { div_bounds_by::<SHIPPED>(crate::directed_backend(), x, y, l, h, n) } {
+        if !unsafe {
+            div_bounds_by::<SHIPPED>(
+                crate::backend_of(crate::EntryPoint::DivBounds),
+                x,
+                y,
+                l,
+                h,
+                n,
+            )
+        } {
             mxcsr::div_in_mode_sse(a, b, lo, Rounding::Down.control());
             mxcsr::div_in_mode_sse(a, b, hi, Rounding::Up.control());
         }

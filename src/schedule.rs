@@ -203,7 +203,7 @@ pub(crate) fn run_in_place(s: Schedule, a: &mut [f32], b: &[f32]) -> Option<()> 
 /// [`run_raw`]'s safety conditions.
 pub(crate) type RawFn = unsafe fn(*const f32, *const f32, *mut f32, usize);
 
-/// The loop of schedule `s` on the backend in use, as a function pointer: what the
+/// The loop of schedule `s` on the backend of `div` (or, `RECIP`, of `recip`), as a function pointer: what the
 /// verification door runs for a schedule it is asked for (the plan takes its loops from
 /// [`variant_fn_on`] and [`disjoint_variant_fn_on`] once, so that a call costs one indirect
 /// call, not a match). The kernel's schedules are guarded: under an MXCSR rounding mode
@@ -219,7 +219,11 @@ pub(crate) fn raw_fn<const RECIP: bool>(s: Schedule) -> RawFn {
 /// `crate::arch::simd::entry_points`); the portable path runs everything else.
 #[cfg(feature = "verify")]
 pub(crate) fn kernel_fn<const RECIP: bool, const GUARDED: bool>(s: Schedule) -> RawFn {
-    kernel_fn_on::<RECIP, GUARDED>(crate::backend(), s)
+    let entry = match RECIP {
+        true => crate::EntryPoint::Recip,
+        false => crate::EntryPoint::Div,
+    };
+    kernel_fn_on::<RECIP, GUARDED>(crate::backend_of(entry), s)
 }
 
 /// [`kernel_fn`] on a given backend, which the caller knows this CPU runs.

@@ -198,8 +198,8 @@ pub const DIRECTED_ONE_PASS_FROM: usize = crate::arch::simd::directed::ONE_PASS_
 pub const DIRECTED_TWO_PASSES_FROM: usize = crate::arch::simd::directed::TWO_PASSES_FROM;
 
 /// With embedded rounding, `div_bounds` takes two divider passes (one per bound) from this
-/// many elements on this CPU, the directed loop below (`usize::MAX`, never, on a family in
-/// [`crate::AVX512_BOUNDS_STEP_ONLY`]).
+/// many elements on this CPU, the directed loop below (`usize::MAX`, never, on a family
+/// whose record says [`crate::Avx512Family::bounds_step_only`]).
 #[cfg(fmadiv_x86)]
 pub fn directed_two_passes_from() -> usize {
     crate::dispatch::bounds_two_passes_from()
@@ -319,10 +319,10 @@ pub fn run_plan_weakened_on(
 }
 
 /// `out[i] = 1 / b[i]` by the reciprocal kernel with the given variant's near-all-ones fix
-/// (or without it, for `Published`) on every lane of the backend in use, or `None` (nothing
+/// (or without it, for `Published`) on every lane of `recip`'s backend, or `None` (nothing
 /// written) without one. Panics if the lengths differ.
 pub fn recip_with(kernel: Kernel, b: &[f32], out: &mut [f32]) -> Option<()> {
-    recip_with_on(crate::backend(), kernel, b, out)
+    recip_with_on(crate::backend_of(crate::EntryPoint::Recip), kernel, b, out)
 }
 
 /// [`recip_with`] on a given backend (see [`div_with_on`]).
@@ -492,7 +492,7 @@ macro_rules! with_step {
 }
 
 /// `out[i] = a[i] / b[i]` rounded in direction `mode` by the directed loop of the directed
-/// functions' backend ([`crate::directed_backend`]), with the given step. `None` (nothing
+/// `div_rounded`'s backend ([`crate::backend_of`]), with the given step. `None` (nothing
 /// written) without one or for `Nearest`. Panics if the lengths differ.
 pub fn div_rounded_with(
     step: DirectedStep,
@@ -501,7 +501,14 @@ pub fn div_rounded_with(
     out: &mut [f32],
     mode: crate::Rounding,
 ) -> Option<()> {
-    div_rounded_on(crate::directed_backend(), step, a, b, out, mode)
+    div_rounded_on(
+        crate::backend_of(crate::EntryPoint::DivRounded),
+        step,
+        a,
+        b,
+        out,
+        mode,
+    )
 }
 
 /// [`div_rounded_with`] on a given backend: `None` (nothing written) for the portable path,

@@ -484,12 +484,19 @@ fn directed_flags(a: &[f32], b: &[f32]) -> [u32; 2] {
 /// voided attempt's residual read the subnormal quotient). With embedded
 /// rounding (the 16-lane backend and its model) both run passes that raise no flag at all,
 /// `div_bounds` where it takes two passes at this length (not on a family whose step runs
-/// at every length, `fmadiv::AVX512_BOUNDS_STEP_ONLY`: there its clean chunks raise the
-/// divider's flags, and a voided one none, being redone by embedded rounding).
+/// at every length, `fmadiv::Avx512Family::bounds_step_only`: there its clean chunks raise
+/// the divider's flags, and a voided one none, being redone by embedded rounding). Each
+/// function by its own backend (`fmadiv::backend_of`).
 #[test]
 fn directed_functions_raise_the_dividers_flags() {
-    let embedded = fmadiv::directed_backend().embedded_rounding();
-    let bounds_by_passes = embedded && 4 * 4096 >= fmadiv::verify::directed_two_passes_from();
+    use fmadiv::EntryPoint;
+    let embedded = |e| fmadiv::backend_of(e).embedded_rounding();
+    let (rounded_embedded, bounds_embedded) = (
+        embedded(EntryPoint::DivRounded),
+        embedded(EntryPoint::DivBounds),
+    );
+    let bounds_by_passes =
+        bounds_embedded && 4 * 4096 >= fmadiv::verify::directed_two_passes_from();
     let a: Vec<f32> = (0..4 * 4096).map(|i| 1.0 + i as f32 * 1e-4).collect();
     let b = vec![3.0f32; a.len()];
     let (mut over_a, mut nan_a, mut tiny_a) = (a.clone(), a.clone(), a.clone());
@@ -512,10 +519,11 @@ fn directed_functions_raise_the_dividers_flags() {
             DENORMAL,
         ),
     ] {
-        for ((name, flags), passes) in ["div_rounded", "div_bounds"]
+        for (((name, flags), passes), embedded) in ["div_rounded", "div_bounds"]
             .iter()
             .zip(directed_flags(a, b))
-            .zip([embedded, bounds_by_passes])
+            .zip([rounded_embedded, bounds_by_passes])
+            .zip([rounded_embedded, bounds_embedded])
         {
             // With embedded rounding a chunk voided by a flag is redone by passes that raise
             // none, so the divider's flags need not stay.

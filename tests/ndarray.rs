@@ -171,7 +171,7 @@ fn every_path_runs_the_plans_loop() {
     // The elements `fmadiv::ndarray` gathers from a strided lane at a time: a step longer
     // than that (mix-16 at sixteen lanes) runs on the divider, as it should.
     const PIECE: usize = 256;
-    let Some(probe) = common::PlansLoops::of_this_process(NAME) else {
+    let Some(probe) = common::PlansLoops::of_this_process(NAME, fmadiv::EntryPoint::Div) else {
         return;
     };
     let (x, y) = probe.failing_step();

@@ -247,18 +247,23 @@ fn backend_names_the_kernel() {
         && forced.is_none()
     {
         let cpu = fmadiv::Cpu::this();
-        let sixteen_where = |on: bool| match on {
-            true => fmadiv::Backend::Avx512,
-            false => fmadiv::Backend::Avx2Fma,
-        };
-        assert_eq!(backend, sixteen_where(fmadiv::avx512_by_default(&cpu)));
-        assert_eq!(
-            fmadiv::directed_backend(),
-            sixteen_where(fmadiv::avx512_directed_by_default(&cpu))
-        );
+        let sixteen = fmadiv::avx512_family(&cpu)
+            .filter(|f| f.native_run.is_some() && cpu.has_avx512f())
+            .map_or(&[][..], |f| f.sixteen_lanes_for);
+        for entry in fmadiv::EntryPoint::ALL {
+            let want = match sixteen.contains(&entry) {
+                true => fmadiv::Backend::Avx512,
+                false => fmadiv::Backend::Avx2Fma,
+            };
+            assert_eq!(fmadiv::backend_of(entry), want, "{entry:?}");
+            assert_eq!(fmadiv::default_backend_of(&cpu, entry), want, "{entry:?}");
+        }
     }
+    assert_eq!(fmadiv::backend_of(fmadiv::EntryPoint::Div), backend);
     if forced.is_some() {
-        assert_eq!(fmadiv::directed_backend(), backend);
+        for entry in fmadiv::EntryPoint::ALL {
+            assert_eq!(fmadiv::backend_of(entry), backend, "{entry:?}");
+        }
     }
     assert!(!backend.to_string().is_empty());
 }
@@ -273,20 +278,27 @@ fn backend_names_the_kernel() {
 #[test]
 fn the_public_slice_functions_run_the_plans_loops() {
     const NAME: &str = "the_public_slice_functions_run_the_plans_loops";
-    let Some(probe) = common::PlansLoops::of_this_process(NAME) else {
+    use fmadiv::EntryPoint;
+    let Some(probe) = common::PlansLoops::of_this_process(NAME, EntryPoint::Div) else {
+        return;
+    };
+    let Some(recip) = common::PlansLoops::of_this_process(NAME, EntryPoint::Recip) else {
         return;
     };
     let (x, y) = probe.failing_step();
     let out = || vec![0.0f32; probe.step];
     type Call<'a> = &'a (dyn Fn() + Sync);
-    let calls: [(&str, Call); 5] = [
+    let calls: [(&str, Call); 4] = [
         ("div", &|| fmadiv::div(&x, &y, &mut out())),
         ("try_div", &|| fmadiv::try_div(&x, &y, &mut out()).unwrap()),
         ("par_div", &|| fmadiv::par_div(&x, &y, &mut out())),
         ("div_in_place", &|| fmadiv::div_in_place(&mut x.clone(), &y)),
-        ("recip", &|| fmadiv::recip(&y, &mut out())),
     ];
     for (what, call) in calls {
         probe.assert_runs_the_plans_loop(what, call);
     }
+    // `recip` on its own backend's loop (sixteen lanes where its family's record says so).
+    let (_, y) = recip.failing_step();
+    let call = || fmadiv::recip(&y, &mut vec![0.0f32; recip.step]);
+    recip.assert_runs_the_plans_loop("recip", &call);
 }

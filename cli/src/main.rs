@@ -383,7 +383,10 @@ fn plan_json(plan: &fmadiv::Plan) -> serde_json::Value {
         },
         "made_in_us": plan.made_in_micros(),
         "backend": fmadiv::backend().name(),
-        "directed_backend": fmadiv::directed_backend().name(),
+        "backends": fmadiv::EntryPoint::ALL
+            .into_iter()
+            .map(|e| (e.name().to_string(), fmadiv::backend_of(e).name().into()))
+            .collect::<serde_json::Map<String, serde_json::Value>>(),
         "avx512": avx512_status(),
         "ignored_setting": plan.ignored_setting(),
         "plan_file_unused": plan.plan_file_unused(),
@@ -396,24 +399,38 @@ fn plan_json(plan: &fmadiv::Plan) -> serde_json::Value {
 fn avx512_status() -> String {
     let cpu = fmadiv::Cpu::this();
     if !cpu.has_avx512f() {
-        "this CPU has no AVX-512F: the 512-bit code runs only through the software model (tests)"
-            .into()
-    } else if fmadiv::avx512_by_default(&cpu) {
-        "the default here: the full test suite ran natively on this CPU family".into()
-    } else if fmadiv::avx512_directed_by_default(&cpu) {
-        "on here for the directed functions only (div_rounded, div_bounds: embedded rounding): \
-         the full test suite ran natively on this CPU family, and its 256-bit choices measured \
-         faster for the rest"
-            .into()
-    } else {
-        let scope = match cpu.is_one_of(fmadiv::AVX512_DIRECTED_ONLY) {
-            true => " (once one is, it serves the directed functions only)",
-            false => "",
-        };
-        format!(
-            "opt-in here ({}=avx512): this CPU family is not in fmadiv::AVX512_NATIVE_EVIDENCE (no native run of the full test suite committed, or one whose measurements kept eight lanes){scope}; the 256-bit choices stay",
-            fmadiv::BACKEND_ENV
-        )
+        return "this CPU has no AVX-512F: the 512-bit code runs only through the software \
+                model (tests)"
+            .into();
+    }
+    let sixteen: Vec<&str> = fmadiv::EntryPoint::ALL
+        .into_iter()
+        .filter(|&e| fmadiv::default_backend_of(&cpu, e) == fmadiv::Backend::Avx512)
+        .map(fmadiv::EntryPoint::name)
+        .collect();
+    let opt_in = format!("opt-in ({}=avx512)", fmadiv::BACKEND_ENV);
+    match fmadiv::avx512_family(&cpu) {
+        Some(f) if !sixteen.is_empty() => format!(
+            "the default here for {} (the full test suite ran natively on this CPU family: {}); \
+             the rest keeps eight lanes by measurement, {opt_in} for all: {}",
+            sixteen.join(", "),
+            f.native_run.unwrap_or("?"),
+            f.evidence
+        ),
+        Some(f) => format!(
+            "{opt_in} here: no native run of the full test suite on this CPU family is \
+             committed yet (fmadiv::AVX512_FAMILIES); once one is, it serves {}: {}",
+            f.sixteen_lanes_for
+                .iter()
+                .map(|e| e.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+            f.evidence
+        ),
+        None => format!(
+            "{opt_in} here: this CPU family has no record in fmadiv::AVX512_FAMILIES (no \
+             native run of the full test suite committed); the 256-bit choices stay"
+        ),
     }
 }
 
@@ -426,11 +443,11 @@ fn show_plan(json: bool) -> Result<ExitCode, String> {
         );
     } else {
         println!("backend: {}", fmadiv::backend());
-        if fmadiv::directed_backend() != fmadiv::backend() {
-            println!(
-                "directed functions (div_rounded, div_bounds): {}",
-                fmadiv::directed_backend()
-            );
+        for entry in fmadiv::EntryPoint::ALL {
+            let b = fmadiv::backend_of(entry);
+            if b != fmadiv::backend() {
+                println!("{}: {} ({} lanes)", entry.name(), b.name(), b.lanes());
+            }
         }
         println!("avx512: {}", avx512_status());
         println!("{plan}");

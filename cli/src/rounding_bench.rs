@@ -408,7 +408,7 @@ pub fn run() -> Result<Vec<Row>, String> {
         ),
     ];
     // Directed rounding from the kernel's and the mixes' quotients (measured before any
-    // plan chooses it), on the directed functions' backend.
+    // plan chooses it), on the backends of `div_bounds` and `div_rounded`.
     let mut jobs = jobs;
     for (name, schedule) in FROM_SCHEDULE_BOUNDS {
         let s = Schedule::from_name(schedule).expect("a schedule");
@@ -416,7 +416,7 @@ pub fn run() -> Result<Vec<Row>, String> {
             name,
             Box::new(move |a, b, lo, hi| {
                 let (backend, kernel, step) = (
-                    fmadiv::directed_backend(),
+                    fmadiv::backend_of(fmadiv::EntryPoint::DivBounds),
                     Kernel::Shipped,
                     DirectedStep::Shipped,
                 );
@@ -429,7 +429,7 @@ pub fn run() -> Result<Vec<Row>, String> {
         jobs.push((
             name,
             Box::new(move |a, b, o, _| {
-                let backend = fmadiv::directed_backend();
+                let backend = fmadiv::backend_of(fmadiv::EntryPoint::DivRounded);
                 fmadiv::verify::div_rounded_from_schedule_on(backend, s, a, b, o, Rounding::Down);
             }),
         ));

@@ -116,8 +116,11 @@ pub enum Origin {
     Table {
         /// The microarchitecture.
         row: &'static str,
-        /// What the row's choices rest on.
+        /// What the row's choices rest on (for `recip` too, unless `recip_evidence`).
         evidence: &'static str,
+        /// What `recip`'s choices rest on where it runs another width than `div`
+        /// ([`crate::backend_of`]): the row's column for that width.
+        recip_evidence: Option<&'static str>,
     },
     /// No row matches this CPU: the divider for `div` and `recip`.
     NotInTable,
@@ -159,6 +162,8 @@ pub struct Plan {
     file_unused: Option<String>,
     /// Microseconds it took to make the plan (the `rcpps` check included).
     made_in_micros: u64,
+    /// The backends whose loops `runs` holds: `div`'s, `recip`'s.
+    backends: [crate::Backend; 2],
     /// The loops of the chosen schedules, per size class (small, large), indexed by
     /// [`DIV_IN_PLACE`], [`DIV`], [`RECIP`]. A call is one load and one indirect call.
     runs: [[RawFn; 2]; 3],
@@ -250,18 +255,46 @@ impl Plan {
     /// What the choices rest on, in words: the table row's evidence, or where they come from.
     pub fn evidence(&self) -> String {
         match &self.origin {
-            Origin::Table { row, evidence } => format!("{row}: {evidence}"),
+            Origin::Table {
+                row,
+                evidence,
+                recip_evidence: None,
+            } => format!("{row}: {evidence}"),
+            Origin::Table {
+                row,
+                evidence,
+                recip_evidence: Some(recip),
+            } => format!(
+                "{row}: {evidence}; recip at {} lanes: {recip}",
+                self.backends[1].lanes()
+            ),
             other => other.to_string(),
         }
     }
 
-    /// The plan for `choices`.
+    /// The plan for `choices`, its loops those of the backends of `div` and `recip`.
     fn with(cpu: Cpu, choices: Choices, origin: Origin) -> Plan {
+        let backends = [
+            crate::backend(),
+            crate::backend_of(crate::EntryPoint::Recip),
+        ];
+        Plan::on::<{ Variant::SHIPPED }>(cpu, choices, origin, backends)
+    }
+
+    /// The plan for `choices` with the loops of `backends` (`div`'s, `recip`'s) and kernel
+    /// variant `V` in the kernel's blocks.
+    fn on<const V: u8>(
+        cpu: Cpu,
+        choices: Choices,
+        origin: Origin,
+        backends: [crate::Backend; 2],
+    ) -> Plan {
         let small_below = small_class_limit(cpu.l1d_bytes().unwrap_or(ASSUMED_L1D));
         Plan {
             cpu,
             small_below,
-            runs: loops_of::<{ Variant::SHIPPED }>(crate::backend(), &choices),
+            runs: loops_of::<V>(backends, &choices),
+            backends,
             choices,
             origin,
             ignored: None,
@@ -271,15 +304,16 @@ impl Plan {
     }
 }
 
-/// The loops of `choices` on `backend`, as [`Plan::run`] indexes them, with kernel variant
-/// `V` in the kernel's blocks: the shipped one for a plan, a weakened one for the tests that
-/// read which lanes the plan's loops give the kernel ([`Plan::weakened_on`]).
-fn loops_of<const V: u8>(backend: crate::Backend, choices: &Choices) -> [[RawFn; 2]; 3] {
+/// The loops of `choices` on `backends` (`div`'s, `recip`'s), as [`Plan::run`] indexes
+/// them, with kernel variant `V` in the kernel's blocks: the shipped one for a plan, a
+/// weakened one for the tests that read which lanes the plan's loops give the kernel
+/// ([`Plan::weakened_on`]).
+fn loops_of<const V: u8>([div, recip]: [crate::Backend; 2], choices: &Choices) -> [[RawFn; 2]; 3] {
     let (d, r) = (choices.div, choices.recip);
     [
-        d.map(|s| variant_fn_on::<V, false, true>(backend, s)),
-        d.map(|s| disjoint_variant_fn_on::<V, false>(backend, s)),
-        r.map(|s| disjoint_variant_fn_on::<V, true>(backend, s)),
+        d.map(|s| variant_fn_on::<V, false, true>(div, s)),
+        d.map(|s| disjoint_variant_fn_on::<V, false>(div, s)),
+        r.map(|s| disjoint_variant_fn_on::<V, true>(recip, s)),
     ]
 }
 
@@ -296,10 +330,7 @@ impl Plan {
     /// The plan of `choices` for this CPU, its loops those of `backend` with kernel variant
     /// `V` (weakened: for the verification door only).
     pub(crate) fn weakened_on<const V: u8>(backend: crate::Backend, choices: Choices) -> Plan {
-        Plan {
-            runs: loops_of::<V>(backend, &choices),
-            ..Plan::with(Cpu::this(), choices, Origin::Forced)
-        }
+        Plan::on::<V>(Cpu::this(), choices, Origin::Forced, [backend; 2])
     }
 }
 
@@ -319,9 +350,15 @@ impl fmt::Display for Plan {
             n => format!("from {n}"),
         };
         let d = &self.choices.divisor;
+        let recip_width = match self.backends {
+            [div, recip] if div.lanes() != recip.lanes() => {
+                format!(" at {} lanes", recip.lanes())
+            }
+            _ => String::new(),
+        };
         write!(
             f,
-            "div: {}; recip: {}; Divisor: sequence {} (first slice {}, in place {}) -- {}",
+            "div: {}; recip: {}{recip_width}; Divisor: sequence {} (first slice {}, in place {}) -- {}",
             per_class(&self.choices.div),
             per_class(&self.choices.recip),
             length(d.sequence_from),
@@ -387,13 +424,26 @@ fn make_plan() -> &'static Plan {
     })
 }
 
-/// The seed check of the backend in use: `rcpps` for AVX2+FMA, `vrcp14ps` (the CPU's, or
-/// the model's table) for the sixteen-lane backends, against the bound the kernels are
-/// proven for; `None` without a kernel.
+/// The seed check of the backends of `div` and `recip` (one check where they are one):
+/// the first that fails, or `None` without a kernel.
 fn seeds_in_use() -> Option<Result<(), OutOfBound>> {
+    let (div, recip) = (
+        crate::backend(),
+        crate::backend_of(crate::EntryPoint::Recip),
+    );
+    match seeds_of(div)? {
+        Ok(()) if recip != div => seeds_of(recip).or(Some(Ok(()))),
+        checked => Some(checked),
+    }
+}
+
+/// The seed check of `backend`: `rcpps` for AVX2+FMA, `vrcp14ps` (the CPU's, or the
+/// model's table) for the sixteen-lane backends, against the bound the kernels are proven
+/// for; `None` without a kernel.
+fn seeds_of(backend: crate::Backend) -> Option<Result<(), OutOfBound>> {
     #[cfg(fmadiv_x86)]
     use crate::seeds::{RCPPS_BOUND, check_sample_within};
-    match crate::backend() {
+    match backend {
         #[cfg(fmadiv_x86)]
         crate::Backend::Avx512 => {
             let k = crate::arch::x86_64::avx512::Avx512::new()?;
@@ -458,26 +508,34 @@ fn from_file_or_row(cpu: Cpu, file: Option<&Path>, row: Option<&'static table::R
         Some((_, Err(why))) => Some(why.to_string()),
         None => None,
     };
-    let sixteen_lanes = crate::backend().lanes() == 16;
+    // The row's column for each width: `div` and the `Divisor` from `div`'s, `recip` from
+    // its own backend's.
+    let column = |r: &'static table::Row, sixteen_lanes: bool| match sixteen_lanes {
+        true => r.sixteen.unwrap_or(table::Column {
+            choices: Choices::uniform(Schedule::Divider, r.choices.divisor),
+            evidence: table::SIXTEEN_UNMEASURED,
+        }),
+        false => table::Column {
+            choices: r.choices,
+            evidence: r.evidence,
+        },
+    };
+    let div_sixteen = crate::backend().lanes() == 16;
+    let recip_sixteen = crate::backend_of(crate::EntryPoint::Recip).lanes() == 16;
     let (choices, origin) = match row {
-        Some(r) if sixteen_lanes => {
-            let s = r.sixteen.unwrap_or(table::Sixteen {
-                choices: Choices::uniform(Schedule::Divider, r.choices.divisor),
-                evidence: table::SIXTEEN_UNMEASURED,
-            });
+        Some(r) => {
+            let (div, recip) = (column(r, div_sixteen), column(r, recip_sixteen));
+            let choices = Choices {
+                recip: recip.choices.recip,
+                ..div.choices
+            };
             let origin = Origin::Table {
                 row: r.name,
-                evidence: s.evidence,
+                evidence: div.evidence,
+                recip_evidence: (recip_sixteen != div_sixteen).then_some(recip.evidence),
             };
-            (s.choices, origin)
+            (choices, origin)
         }
-        Some(r) => (
-            r.choices,
-            Origin::Table {
-                row: r.name,
-                evidence: r.evidence,
-            },
-        ),
         None => (table::FALLBACK, Origin::NotInTable),
     };
     let mut plan = Plan::with(cpu, choices, origin);

@@ -60,16 +60,18 @@ pub(super) struct Row {
     /// Where the choices come from.
     pub evidence: &'static str,
     /// The choices where the sixteen-lane (AVX-512F) backend runs, and where they come
-    /// from; `None`: this family's slice functions and `Divisor` keep the eight-lane backend
-    /// by default whatever native evidence arrives (its directed functions may take sixteen
-    /// lanes: `dispatch::AVX512_DIRECTED_ONLY`), and a forced sixteen-lane backend runs
-    /// [`SIXTEEN_UNMEASURED`].
-    pub sixteen: Option<Sixteen>,
+    /// from (for the entry points its family's record in `dispatch::AVX512_FAMILIES` gives
+    /// sixteen lanes, or all where forced); `None`: this family's slice functions and
+    /// `Divisor` keep the eight-lane backend by default whatever native evidence arrives
+    /// (its directed functions may take sixteen lanes), and a forced sixteen-lane backend
+    /// runs [`SIXTEEN_UNMEASURED`].
+    pub sixteen: Option<Column>,
 }
 
-/// A row's choices for the sixteen-lane backend.
+/// A row's choices for one vector width (its eight-lane ones, or `sixteen`), and where they
+/// come from.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Sixteen {
+pub(super) struct Column {
     pub choices: Choices,
     pub evidence: &'static str,
 }
@@ -181,8 +183,8 @@ pub(super) const ROWS: &[Row] = &[
             recip: DIVIDER,
             divisor: ZEN4_DIVISOR,
         },
-        evidence: "measured on family 0x19 model 0x11 (AVX-512F hidden from that machine; \
-            without native evidence family 0x19 runs eight lanes anyway): `fmadiv bench \
+        evidence: "measured on family 0x19 model 0x11 (AVX-512F hidden from that machine): \
+            `fmadiv bench \
             --schedules` in three fresh processes (docs/bench/0x19-0x11-schedules.txt): \
             against the divider schedule `div` mix-16 0.84-1.02x and mix-8 0.67-0.88x from 256 \
             to 64K, `recip` mix-16 1.05-1.10x from 1K to 16K and 0.85-0.89x at 256: no mix \
@@ -209,15 +211,16 @@ pub(super) const ROWS: &[Row] = &[
             --floors` in three fresh processes (docs/bench/0x19-0x11-floors*.json): 237-240 \
             of 248 medians at least 0.97x of the plain divider loop doing the same job, the \
             rest divider against divider",
-        sixteen: Some(Sixteen {
+        sixteen: Some(Column {
             choices: Choices {
                 div: DIVIDER,
                 recip: [mixed(8), mixed(8)],
                 divisor: ZEN4_DIVISOR,
             },
             evidence: "measured on family 0x19 model 0x11 with AVX-512F exposed (the native \
-                run: docs/bench/native-0x19-0x11-9825303; the backend opt-in there, see \
-                `dispatch::AVX512_NATIVE_EVIDENCE`): `fmadiv bench --schedules` against the \
+                run: docs/bench/native-0x19-0x11-9825303; by default only `recip` runs \
+                sixteen lanes there, see `dispatch::AVX512_FAMILIES`): `fmadiv bench \
+                --schedules` against the \
                 512-bit divider loop, `recip` mix-8 1.20, 1.28, 1.30, 1.29, 1.29x at 256, 1K, \
                 4K, 16K, 64K (best or within 0.03 of it at each), `div` no mix clearing 1.10 \
                 but at 1K (mix-8 0.98-1.15x from 256 to 64K, the kernel alone 0.62-0.72x); \
@@ -243,7 +246,7 @@ pub(super) const ROWS: &[Row] = &[
             divider of 2.4 cycles per vector, kernel alone 0.33x), `Divisor`'s sequence from \
             512 elements (one process 1024), its proof paying for itself in a first slice from \
             20,395-23,519 elements; no AVX-512 code yet",
-        sixteen: Some(Sixteen {
+        sixteen: Some(Column {
             choices: Choices {
                 div: DIVIDER,
                 recip: DIVIDER,
@@ -284,7 +287,7 @@ pub(super) const ROWS: &[Row] = &[
         // The 512-bit divider measured no faster per lane (1.02-1.06x the 256-bit loop,
         // docs/bench/0x6-0xcf-wide-divider.txt) and no 512-bit mix is measured: the
         // 256-bit mix-8 stays, and the eight-lane backend with it, but for the directed
-        // functions (`dispatch::AVX512_DIRECTED_ONLY`: embedded rounding measured faster).
+        // functions (`dispatch::AVX512_FAMILIES`: embedded rounding measured faster).
         sixteen: None,
     },
     Row {
@@ -336,33 +339,22 @@ mod tests {
             }
             assert!(!a.evidence.is_empty());
         }
-        // A family whose native run turns the 16-lane backend on for every entry point has a
-        // row with sixteen-lane choices; one whose 16 lanes serve the directed functions
-        // only has a row without them (its slice functions keep the eight-lane schedules).
-        let row_of = |&(vendor, family, model): &(&str, u32, u32)| {
-            let vendor_of = match vendor {
-                "AuthenticAMD" => Vendor::Amd,
-                "GenuineIntel" => Vendor::Intel,
-                _ => Vendor::Other,
-            };
-            ROWS.iter().find(|r| {
-                r.vendor == vendor_of
-                    && r.family == family
-                    && r.models.iter().any(|&(lo, hi)| (lo..=hi).contains(&model))
-            })
-        };
-        for family in crate::dispatch::AVX512_NATIVE_EVIDENCE {
-            if !crate::dispatch::AVX512_DIRECTED_ONLY.contains(family) {
-                assert!(
-                    row_of(family).is_some_and(|r| r.sixteen.is_some()),
-                    "{family:?} has native evidence but no sixteen-lane row"
-                );
-            }
-        }
-        for family in crate::dispatch::AVX512_DIRECTED_ONLY {
-            assert!(
-                row_of(family).is_some_and(|r| r.sixteen.is_none()),
-                "{family:?}: 16 lanes for the directed functions only, but a sixteen-lane row"
+        // A family whose record gives `div` or `recip` sixteen lanes has a row with
+        // sixteen-lane choices; one whose 16 lanes serve the directed functions only has a
+        // row without them (its slice functions keep the eight-lane schedules).
+        use crate::dispatch::{AVX512_FAMILIES, EntryPoint};
+        for f in AVX512_FAMILIES {
+            let cpu = Cpu::described(f.vendor, (f.family, f.model), true, true);
+            let slices = [EntryPoint::Div, EntryPoint::Recip];
+            let serves_slices = slices.iter().any(|e| f.sixteen_lanes_for.contains(e));
+            assert_eq!(
+                row_of(&cpu).map(|r| r.sixteen.is_some()),
+                Some(serves_slices),
+                "{}/{:#x}/{:#x}: sixteen lanes for {:?}, and the row's sixteen-lane column",
+                f.vendor,
+                f.family,
+                f.model,
+                f.sixteen_lanes_for
             );
         }
         // The lowest prediction a row takes (Broadwell's div mix-4, 1.90x) clears the bar.

@@ -252,19 +252,23 @@ impl PlansLoops {
     /// The schedule a test forces where this process's plan runs none it can read.
     const FORCED: &str = "mix-4";
 
-    /// The reader for this process's plan. `None` where the test `name` ran itself again
-    /// with `FMADIV_SCHEDULE=mix-4` instead (the plan runs no kernel schedule for one step,
-    /// or `div`'s and `recip`'s differ: bits cannot show which loop ran) or skips, saying so.
-    pub fn of_this_process(name: &str) -> Option<Self> {
+    /// The reader for this process's plan of `entry` (`Div` or `Recip`), on its backend
+    /// (`fmadiv::backend_of`). `None` where the test `name` ran itself again with
+    /// `FMADIV_SCHEDULE=mix-4` instead (the plan runs no kernel schedule for one step of
+    /// `entry`: bits cannot show which loop ran) or skips, saying so.
+    pub fn of_this_process(name: &str, entry: fmadiv::EntryPoint) -> Option<Self> {
         if !fmadiv::verify::has_kernel() {
             skipped_once("the plan's kernel loops (needs a SIMD backend)");
             return None;
         }
-        let backend = fmadiv::backend();
+        let backend = fmadiv::backend_of(entry);
         let lanes = backend.lanes();
         let block = fmadiv::verify::MIXED_BLOCK_VECTORS * lanes;
-        let schedule = fmadiv::plan().div(block);
-        if !(schedule.uses_kernel() && fmadiv::plan().recip(block) == schedule) {
+        let schedule = match entry {
+            fmadiv::EntryPoint::Recip => fmadiv::plan().recip(block),
+            _ => fmadiv::plan().div(block),
+        };
+        if !schedule.uses_kernel() {
             if std::env::var_os("FMADIV_SCHEDULE").is_some() {
                 eprintln!("{name}: SKIPPED, the forced plan runs no kernel schedule ({schedule})");
                 return None;
@@ -300,10 +304,12 @@ impl PlansLoops {
     }
 
     /// One step of dividends 1.5 over divisors in the window, its kernel block failed by a
-    /// zero divisor in lane 1.
+    /// zero divisor in the first lane of the block's second half: the loop of half the
+    /// width finds it among its divider vectors (every mix has some) and leaves no back-off,
+    /// so the probe tells the width too.
     pub fn failing_step(&self) -> (Vec<f32>, Vec<f32>) {
         let mut b = Self::divisors(self.step);
-        b[1] = 0.0;
+        b[self.block / 2] = 0.0;
         (vec![1.5; self.step], b)
     }
 
@@ -335,7 +341,9 @@ impl PlansLoops {
 
     /// Whether the first block of the plan's loop with a weakened kernel (the divisor's
     /// window only) is the kernel's on this thread: NaN from that kernel for infinite
-    /// dividends over divisors in the window, an infinity from the divider.
+    /// dividends over divisors in the window, an infinity from the divider. (`div`'s loop
+    /// of the schedule on the probe's backend: the back-off is one per thread, shared by
+    /// `div` and `recip` and both widths.)
     fn first_block_is_the_kernels(&self) -> bool {
         let n = 4 * self.step;
         let a: Vec<f32> = (0..n)
