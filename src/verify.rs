@@ -694,6 +694,7 @@ pub fn div_bounds_from_schedule_on(
         }
         let (x, y, n) = (a.as_ptr(), b.as_ptr(), a.len());
         let (l, h) = (lo.as_mut_ptr(), hi.as_mut_ptr());
+        let from = directed_two_passes_from();
         macro_rules! with {
             ($entry:path) => {{
                 use $entry as entry;
@@ -702,7 +703,9 @@ pub fn div_bounds_from_schedule_on(
                         // SAFETY: the backend runs here; a and b readable and lo, hi
                         // writable for n floats, unique borrows overlapping nothing.
                         unsafe {
-                            entry::div_bounds_mixed::<{ $kernel }, { $step }>(x, y, l, h, n, d)
+                            entry::div_bounds_mixed::<{ $kernel }, { $step }>(
+                                x, y, l, h, n, d, from,
+                            )
                         }
                     };
                 }

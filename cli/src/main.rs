@@ -189,6 +189,9 @@ fn print_header() {
         fmadiv_verify::fingerprint::cpu().signature
     );
     println!("  backend: {}", fmadiv::backend());
+    for (entry, backend) in other_backends() {
+        println!("  {entry}: {} ({} lanes)", backend.name(), backend.lanes());
+    }
     println!("  plan:    {}", fmadiv::plan());
     println!(
         "  build:   {} [{}], {}, {}",
@@ -231,12 +234,31 @@ fn default_run() -> Result<ExitCode, String> {
     })
 }
 
+/// The entry points whose backend is not `div`'s ([`fmadiv::backend`]), with theirs.
+fn other_backends() -> Vec<(&'static str, fmadiv::Backend)> {
+    fmadiv::EntryPoint::ALL
+        .into_iter()
+        .map(|e| (e.name(), fmadiv::backend_of(e)))
+        .filter(|&(_, b)| b != fmadiv::backend())
+        .collect()
+}
+
+/// Each entry point's backend by name, as JSON.
+fn backends_json() -> serde_json::Value {
+    fmadiv::EntryPoint::ALL
+        .into_iter()
+        .map(|e| (e.name().to_string(), fmadiv::backend_of(e).name().into()))
+        .collect::<serde_json::Map<String, serde_json::Value>>()
+        .into()
+}
+
 /// What every benchmark JSON document says about where it was measured.
 fn machine_json() -> serde_json::Value {
     serde_json::json!({
         "cpu": cpu_model(),
         "cpu_signature": fmadiv_verify::fingerprint::cpu().signature,
         "backend": fmadiv::backend().to_string(),
+        "backends": backends_json(),
         "plan": fmadiv::plan().to_string(),
         "build": {
             "version": fmadiv::build_info::VERSION,
@@ -383,10 +405,7 @@ fn plan_json(plan: &fmadiv::Plan) -> serde_json::Value {
         },
         "made_in_us": plan.made_in_micros(),
         "backend": fmadiv::backend().name(),
-        "backends": fmadiv::EntryPoint::ALL
-            .into_iter()
-            .map(|e| (e.name().to_string(), fmadiv::backend_of(e).name().into()))
-            .collect::<serde_json::Map<String, serde_json::Value>>(),
+        "backends": backends_json(),
         "avx512": avx512_status(),
         "ignored_setting": plan.ignored_setting(),
         "plan_file_unused": plan.plan_file_unused(),
@@ -443,11 +462,8 @@ fn show_plan(json: bool) -> Result<ExitCode, String> {
         );
     } else {
         println!("backend: {}", fmadiv::backend());
-        for entry in fmadiv::EntryPoint::ALL {
-            let b = fmadiv::backend_of(entry);
-            if b != fmadiv::backend() {
-                println!("{}: {} ({} lanes)", entry.name(), b.name(), b.lanes());
-            }
+        for (entry, b) in other_backends() {
+            println!("{entry}: {} ({} lanes)", b.name(), b.lanes());
         }
         println!("avx512: {}", avx512_status());
         println!("{plan}");

@@ -199,13 +199,15 @@ macro_rules! entry_points {
             }
 
             /// [`crate::arch::simd::directed_mixed::div_bounds_mixed_raw`]: kernel variant
-            /// `V`, step variant `S`, `d` divider vectors per kernel block.
+            /// `V`, step variant `S`, `d` divider vectors per kernel block, the shipped form's
+            /// threshold `two_passes_from` for what it takes.
             ///
             /// # Safety
             /// The backend's features;
             /// [`crate::arch::simd::directed_mixed::div_bounds_mixed_raw`]'s conditions.
             #[cfg(feature = "verify")]
             #[target_feature(enable = $features)]
+            #[allow(clippy::too_many_arguments)]
             pub unsafe fn div_bounds_mixed<const V: u8, const S: u8>(
                 a: *const f32,
                 b: *const f32,
@@ -213,6 +215,7 @@ macro_rules! entry_points {
                 hi: *mut f32,
                 len: usize,
                 d: usize,
+                two_passes_from: usize,
             ) {
                 // SAFETY: as in `divider`.
                 unsafe {
@@ -224,6 +227,7 @@ macro_rules! entry_points {
                         hi,
                         len,
                         d,
+                        two_passes_from,
                     )
                 }
             }
