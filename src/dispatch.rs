@@ -132,9 +132,11 @@ impl fmt::Display for Backend {
 pub const FORCE_PORTABLE_ENV: &str = "FMADIV_FORCE_PORTABLE";
 
 /// Set this environment variable to a [`Backend::name`] before the first division to force
-/// that backend. A name that is no backend's, or a backend this CPU cannot run, panics at
-/// the first division with a message saying so: an override that cannot be honoured is
-/// never silently dropped.
+/// that backend for every entry point; to `ENTRY=NAME` ([`EntryPoint::name`]) to force one
+/// entry point's; or to a list of both, separated by commas (`avx2,recip=avx512`: every
+/// entry point on AVX2+FMA but `recip`). A name that is no backend's or entry point's, or a
+/// backend this CPU cannot run, panics at the first division with a message saying so: an
+/// override that cannot be honoured is never silently dropped.
 pub const BACKEND_ENV: &str = "FMADIV_BACKEND";
 
 /// The entry points whose backend a CPU family chooses one by one ([`backend_of`]).
@@ -174,6 +176,20 @@ impl EntryPoint {
     /// Its place in [`EntryPoint::ALL`].
     const fn index(self) -> usize {
         self as usize
+    }
+
+    /// Parses [`EntryPoint::name`]; anything else is an error that lists the names.
+    pub fn from_name(name: &str) -> Result<EntryPoint, String> {
+        EntryPoint::ALL
+            .into_iter()
+            .find(|e| e.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = EntryPoint::ALL.into_iter().map(EntryPoint::name).collect();
+                format!(
+                    "{name:?} names no entry point (one of: {})",
+                    names.join(", ")
+                )
+            })
     }
 }
 
@@ -221,19 +237,28 @@ impl Avx512Family {
 /// The CPU families whose 512-bit backend has a record: what it serves by default and why.
 ///
 /// - AMD family 0x19 model 0x11 (Zen 4): every native check passed
-///   (`docs/bench/native-0x19-0x11-9825303`, `-99f539c`). Its 512-bit divider is no faster
-///   per lane than the 256-bit one (the eight-lane divider schedule 1.00-1.01x the 512-bit
-///   loop at 256-16K), so the sixteen lanes serve only where they measured faster: `recip`
-///   (mix-8, 1.24-1.31x the plain 512-bit loop at 256-64K against 1.00-1.01x at eight
-///   lanes; `docs/bench/0x19-0x11-sixteen-floors-ab.txt`) and `div_rounded` (embedded
-///   rounding, 1.10-2.09x the eight-lane one at 64-1K and 0.98-1.01x from 4K:
-///   `docs/bench/0x19-0x11-directed-8-16-ab.txt`). `div` and its kin stay at eight lanes
-///   (24 of 248 floor cells under 0.97x at sixteen, against 1 at eight: the `Divisor` made
-///   per row, `div` with 1% specials at 1K) and so does `div_bounds` (0.83-0.97x the
-///   eight-lane one on normal data at 64-16K,
-///   `docs/bench/0x19-0x11-bounds-step-only-ab.txt`); forced to sixteen lanes, its
-///   `div_bounds` takes the step at every length (1.46-1.50x two passes at 4K-16K, where
-///   the passes run at 0.99x: `docs/bench/0x19-0x11-masked-step-ab.txt`).
+///   (`docs/bench/native-0x19-0x11-9825303`, `-99f539c`), and no entry point takes sixteen
+///   lanes by default. Its 512-bit divider is no faster per lane than the 256-bit one (the
+///   eight-lane divider schedule 1.00-1.01x the 512-bit loop at 256-16K). `div` and its kin
+///   lost at sixteen lanes (24 of 248 floor cells under 0.97x, against 1 at eight: the
+///   `Divisor` made per row, `div` with 1% specials at 1K), and so did `div_bounds`
+///   (0.83-0.97x the eight-lane one on normal data at 64-16K,
+///   `docs/bench/0x19-0x11-bounds-step-only-ab.txt`). The two that gained on the
+///   benchmarks' cache-line-aligned layouts lose where users' arrays often are:
+///   `div_rounded` (embedded rounding, 1.03-2.15x the eight-lane one at 8-4K,
+///   `docs/bench/0x19-0x11-per-entry-rounding-ab.txt`) falls to 0.75-0.92x the plain pass
+///   where its output sits 64-192 bytes past an input modulo 4 KiB, 0.34x in one layout at
+///   256 elements (4K aliasing; consecutive allocations of one length sit 16-32 bytes
+///   apart), where the eight-lane pass holds 0.86-0.98x; `recip` (mix-8, 1.27-1.31x the
+///   plain 512-bit loop at 256-64K on the benchmarks' aligned layouts against 1.00-1.01x,
+///   `docs/bench/0x19-0x11-per-entry-floors-ab.txt`) ran at 0.82-0.98x the eight-lane one
+///   at 1K-64K with its arrays 16 bytes past a cache line, as the system allocator places a
+///   `Vec<f32>`, and about 9.6 or 12.5 G divisions per second from process to process on
+///   aligned ones (`examples/aliasing_by_width.rs`,
+///   `docs/bench/0x19-0x11-aliasing-by-width.txt`).
+///   Forced to sixteen lanes, its `div_bounds` takes the step at every length (1.46-1.50x
+///   two passes at 4K-16K, where the passes run at 0.99x:
+///   `docs/bench/0x19-0x11-masked-step-ab.txt`).
 /// - Intel family 6 model 0xcf (Emerald Rapids): no native run yet. Once one is in, the
 ///   directed functions only: its 512-bit divider is no faster per lane than its 256-bit
 ///   one (1.02-1.06x, `docs/bench/0x6-0xcf-wide-divider.txt`) and no sixteen-lane mix is
@@ -249,11 +274,13 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
         family: 0x19,
         model: 0x11,
         native_run: Some("docs/bench/native-0x19-0x11-99f539c"),
-        sixteen_lanes_for: &[EntryPoint::Recip, EntryPoint::DivRounded],
+        sixteen_lanes_for: &[],
         bounds_step_only: true,
-        evidence: "Zen 4: recip (mix-8) 1.24-1.31x the plain 512-bit loop at 256-64K, \
-            div_rounded 1.10-2.09x the eight-lane one at 64-1K; div, the Divisor and \
-            div_bounds measured no faster at sixteen lanes",
+        evidence: "Zen 4: div, the Divisor and div_bounds measured slower at sixteen lanes; \
+            recip and div_rounded faster on cache-line-aligned arrays but slower than eight \
+            lanes where the output 4K-aliases an input (div_rounded 0.34-0.92x the plain \
+            pass) or the arrays sit 16 bytes past a cache line (recip 0.82-0.98x the eight \
+            lanes), as allocated arrays often do",
     },
     Avx512Family {
         vendor: "GenuineIntel",
@@ -311,6 +338,10 @@ fn two_passes_from_on(cpu: &crate::cpu::Cpu, families: &[Avx512Family]) -> usize
 /// with the records `families`: the 16-lane one for the entry points its family's record
 /// names, where the record has a native run and `cpu` AVX-512F, AVX2 and FMA; else AVX2+FMA,
 /// else the portable path.
+#[cfg_attr(
+    not(all(fmadiv_x86, not(fmadiv_static_avx2_fma))),
+    allow(dead_code, reason = "the backends are fixed by the build there")
+)]
 fn defaults(cpu: &crate::cpu::Cpu, families: &[Avx512Family]) -> [Backend; 4] {
     let eight = match cpu.has_avx2_fma() {
         true => Backend::Avx2Fma,
@@ -323,45 +354,84 @@ fn defaults(cpu: &crate::cpu::Cpu, families: &[Avx512Family]) -> [Backend; 4] {
     })
 }
 
-/// The backend `entry` runs by default on `cpu` (what [`backend_of`] gives where
-/// [`BACKEND_ENV`] forces nothing).
+/// The backend `entry` runs by default on `cpu` in this build (what [`backend_of`] gives
+/// where [`BACKEND_ENV`] forces nothing): AVX2+FMA in a build with them enabled at compile
+/// time, the portable path in one without x86 SIMD.
 pub fn default_backend_of(cpu: &crate::cpu::Cpu, entry: EntryPoint) -> Backend {
-    defaults(cpu, AVX512_FAMILIES)[entry.index()]
+    #[cfg(fmadiv_static_avx2_fma)]
+    {
+        let _ = (cpu, entry);
+        Backend::Avx2Fma
+    }
+    #[cfg(all(fmadiv_x86, not(fmadiv_static_avx2_fma)))]
+    {
+        defaults(cpu, AVX512_FAMILIES)[entry.index()]
+    }
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (cpu, entry);
+        Backend::Portable
+    }
 }
 
-/// The backend the environment asks for (`FMADIV_FORCE_PORTABLE=1` or [`BACKEND_ENV`]), if
-/// any: `Err` with the message the first division would panic with, for a value that names
-/// no backend or one this CPU cannot run. A program can call it first to report a bad
-/// setting its own way (the `fmadiv` tool exits 2 with the message).
-pub fn backend_override() -> Result<Option<Backend>, String> {
+/// The backends the environment forces (`FMADIV_FORCE_PORTABLE=1` or [`BACKEND_ENV`]), one
+/// per entry point in the order of [`EntryPoint::ALL`] (`None` where it forces none): `Err`
+/// with the message the first division would panic with, for a value that names no backend
+/// or entry point, or a backend this CPU cannot run. A program can call it first to report a
+/// bad setting its own way (the `fmadiv` tool exits 2 with the message).
+pub fn backend_override() -> Result<[Option<Backend>; 4], String> {
     if std::env::var_os(FORCE_PORTABLE_ENV).is_some_and(|v| v == "1") {
-        return Ok(Some(Backend::Portable));
+        return Ok([Some(Backend::Portable); 4]);
     }
     let Some(value) = std::env::var_os(BACKEND_ENV) else {
-        return Ok(None);
+        return Ok([None; 4]);
     };
-    let name = value.to_string_lossy();
-    let name = name.trim();
-    if name.is_empty() {
-        return Ok(None);
-    }
-    let backend = Backend::from_name(name).map_err(|e| format!("fmadiv: {BACKEND_ENV}={e}"))?;
-    if !backend.runs_here() {
+    let value = value.to_string_lossy();
+    let forced =
+        parse_override(&value).map_err(|e| format!("fmadiv: {BACKEND_ENV}={value}: {e}"))?;
+    if let Some(b) = forced.iter().flatten().find(|b| !b.runs_here()) {
         return Err(format!(
-            "fmadiv: {BACKEND_ENV}={name} asks for a backend this CPU cannot run ({})",
+            "fmadiv: {BACKEND_ENV}={value} asks for a backend this CPU cannot run ({}: {})",
+            b.name(),
             crate::cpu::Cpu::this()
         ));
     }
-    Ok(Some(backend))
+    Ok(forced)
+}
+
+/// [`BACKEND_ENV`]'s value read: a bare name for every entry point, `ENTRY=NAME` for one
+/// (which wins over a bare name wherever it stands), items separated by commas; blank items
+/// are none. Naming one entry point twice, or two bare names, is an error: one of the two
+/// would be dropped.
+fn parse_override(value: &str) -> Result<[Option<Backend>; 4], String> {
+    let (mut every, mut each) = (None, [None; 4]);
+    for item in value.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        match item.split_once('=') {
+            None => match every {
+                None => every = Some(Backend::from_name(item)?),
+                Some(_) => return Err(format!("two backends for every entry point ({item:?})")),
+            },
+            Some((entry, name)) => {
+                let e = EntryPoint::from_name(entry.trim())?;
+                match each[e.index()] {
+                    None => each[e.index()] = Some(Backend::from_name(name.trim())?),
+                    Some(_) => return Err(format!("{} named twice", e.name())),
+                }
+            }
+        }
+    }
+    Ok(each.map(|b| b.or(every)))
 }
 
 /// The backends of this process, one per entry point (in the order of
-/// [`EntryPoint::ALL`]): the forced one for all, else what this CPU has by default.
+/// [`EntryPoint::ALL`]): the forced ones, else what this CPU has by default.
 #[cfg(all(fmadiv_x86, not(fmadiv_static_avx2_fma)))]
 fn choose() -> [Backend; 4] {
     match backend_override() {
-        Ok(Some(b)) => [b; 4],
-        Ok(None) => defaults(&crate::cpu::Cpu::this(), AVX512_FAMILIES),
+        Ok(forced) => {
+            let defaults = defaults(&crate::cpu::Cpu::this(), AVX512_FAMILIES);
+            EntryPoint::ALL.map(|e| forced[e.index()].unwrap_or(defaults[e.index()]))
+        }
         Err(message) => panic!("{message}"),
     }
 }
@@ -625,19 +695,12 @@ mod tests {
 
     #[test]
     fn the_shipped_records_give_what_was_measured() {
-        use EntryPoint::{Div, DivBounds, DivRounded, Recip};
-        let zen_4 = cpu(("AuthenticAMD", 0x19, 0x11), true);
-        // Zen 4's native run is in: recip and div_rounded at sixteen lanes, the rest at eight.
-        let sixteen = |e| default_backend_of(&zen_4, e) == Avx512;
-        assert!(sixteen(Recip) && sixteen(DivRounded));
-        assert!(!sixteen(Div) && !sixteen(DivBounds));
-        // Emerald Rapids: no native run yet.
-        let er = cpu(EMERALD_RAPIDS, true);
-        assert!(
-            EntryPoint::ALL
-                .iter()
-                .all(|&e| default_backend_of(&er, e) == Avx2Fma)
-        );
+        // Zen 4's native run is in, and every entry point measured best at eight lanes;
+        // Emerald Rapids has no native run yet.
+        for family in [("AuthenticAMD", 0x19, 0x11), EMERALD_RAPIDS] {
+            let c = cpu(family, true);
+            assert_eq!(defaults(&c, AVX512_FAMILIES), [Avx2Fma; 4], "{family:?}");
+        }
         // A record's entry points are distinct, and its native run a committed folder.
         for f in AVX512_FAMILIES {
             let entries = f.sixteen_lanes_for;
@@ -646,6 +709,37 @@ mod tests {
                 let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(run);
                 assert!(path.join("summary.txt").is_file(), "{run}");
             }
+        }
+    }
+
+    #[test]
+    fn the_override_names_a_backend_for_all_or_one_per_entry_point() {
+        use EntryPoint::{Div, DivBounds, DivRounded, Recip};
+        let at = |forced: [Option<Backend>; 4], e: EntryPoint| forced[e.index()];
+        assert_eq!(parse_override("avx2"), Ok([Some(Avx2Fma); 4]));
+        assert_eq!(parse_override(" , "), Ok([None; 4]));
+        let mixed = parse_override("recip=avx512, avx2 ,div_bounds = portable").unwrap();
+        assert_eq!(at(mixed, Div), Some(Avx2Fma));
+        assert_eq!(at(mixed, Recip), Some(Avx512));
+        assert_eq!(at(mixed, DivRounded), Some(Avx2Fma));
+        assert_eq!(at(mixed, DivBounds), Some(Portable));
+        let one = parse_override("div_rounded=portable").unwrap();
+        assert_eq!(one.iter().filter(|b| b.is_some()).count(), 1);
+        assert_eq!(at(one, DivRounded), Some(Portable));
+        // Nothing that cannot be honoured is dropped quietly.
+        for bad in [
+            "avx3",
+            "recip=avx3",
+            "rcp=avx2",
+            "avx2,portable",
+            "recip=avx2,recip=avx512",
+            "recip",
+        ] {
+            let e = parse_override(bad).expect_err(bad);
+            assert!(
+                e.contains("names no") || e.contains("two") || e.contains("twice"),
+                "{e}"
+            );
         }
     }
 

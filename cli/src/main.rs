@@ -436,6 +436,12 @@ fn avx512_status() -> String {
             f.native_run.unwrap_or("?"),
             f.evidence
         ),
+        Some(f) if f.native_run.is_some() => format!(
+            "{opt_in} here: the full test suite ran natively on this CPU family ({}), and \
+             every entry point measured best at eight lanes: {}",
+            f.native_run.unwrap_or("?"),
+            f.evidence
+        ),
         Some(f) => format!(
             "{opt_in} here: no native run of the full test suite on this CPU family is \
              committed yet (fmadiv::AVX512_FAMILIES); once one is, it serves {}: {}",
