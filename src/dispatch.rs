@@ -237,7 +237,7 @@ impl Avx512Family {
 /// The CPU families whose 512-bit backend has a record: what it serves by default and why.
 ///
 /// - AMD family 0x19 model 0x11 (Zen 4): every native check passed
-///   (`docs/bench/native-0x19-0x11-9825303`, `-99f539c`), and no entry point takes sixteen
+///   (`docs/bench/native-0x19-0x11-9825303`, `-99f539c`, `-27bbff9`), and no entry point takes sixteen
 ///   lanes by default. Its 512-bit divider is no faster per lane than the 256-bit one (the
 ///   eight-lane divider schedule 1.00-1.01x the 512-bit loop at 256-16K). `div` and its kin
 ///   lost at sixteen lanes (24 of 248 floor cells under 0.97x, against 1 at eight: the
@@ -273,7 +273,7 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
         vendor: "AuthenticAMD",
         family: 0x19,
         model: 0x11,
-        native_run: Some("docs/bench/native-0x19-0x11-99f539c"),
+        native_run: Some("docs/bench/native-0x19-0x11-27bbff9"),
         sixteen_lanes_for: &[],
         bounds_step_only: true,
         evidence: "Zen 4: div, the Divisor and div_bounds measured slower at sixteen lanes; \
