@@ -203,11 +203,12 @@ pub(crate) fn run_in_place(s: Schedule, a: &mut [f32], b: &[f32]) -> Option<()> 
 /// [`run_raw`]'s safety conditions.
 pub(crate) type RawFn = unsafe fn(*const f32, *const f32, *mut f32, usize);
 
-/// The loop of schedule `s` on the backend of `div` (or, `RECIP`, of `recip`), as a function pointer: what the
-/// verification door runs for a schedule it is asked for (the plan takes its loops from
-/// [`variant_fn_on`] and [`disjoint_variant_fn_on`] once, so that a call costs one indirect
-/// call, not a match). The kernel's schedules are guarded: under an MXCSR rounding mode
-/// other than to nearest they run the divider (see `simd::loops::div_raw_guarded`).
+/// The loop of schedule `s` on the backend of `div` (or, `RECIP`, of `recip`), as a
+/// function pointer: what the verification door runs for a schedule it is asked for (the
+/// plan takes its loops from [`variant_fn_on`] and [`disjoint_variant_fn_on`] once, so that a
+/// call costs one indirect call, not a match). The kernel's schedules are guarded: under an
+/// MXCSR rounding mode other than to nearest they run the divider (see
+/// `simd::loops::div_raw_guarded`).
 #[cfg(feature = "verify")]
 pub(crate) fn raw_fn<const RECIP: bool>(s: Schedule) -> RawFn {
     kernel_fn::<RECIP, true>(s)
