@@ -429,29 +429,29 @@ fn avx512_status() -> String {
         .collect();
     let opt_in = format!("opt-in ({}=avx512)", fmadiv::BACKEND_ENV);
     match fmadiv::avx512_family(&cpu) {
-        Some(f) if !sixteen.is_empty() => format!(
-            "the default here for {} (the full test suite ran natively on this CPU family: {}); \
-             the rest keeps eight lanes by measurement, {opt_in} for all: {}",
-            sixteen.join(", "),
-            f.native_run.unwrap_or("?"),
-            f.evidence
-        ),
-        Some(f) if f.native_run.is_some() => format!(
-            "{opt_in} here: the full test suite ran natively on this CPU family ({}), and \
-             every entry point measured best at eight lanes: {}",
-            f.native_run.unwrap_or("?"),
-            f.evidence
-        ),
-        Some(f) => format!(
-            "{opt_in} here: no native run of the full test suite on this CPU family is \
-             committed yet (fmadiv::AVX512_FAMILIES); once one is, it serves {}: {}",
-            f.sixteen_lanes_for
-                .iter()
-                .map(|e| e.name())
-                .collect::<Vec<_>>()
-                .join(", "),
-            f.evidence
-        ),
+        Some(f) => match f.native_run {
+            Some(run) if !sixteen.is_empty() => format!(
+                "the default here for {} (the full test suite ran natively on this CPU family: \
+                 {run}); the rest keeps eight lanes by measurement, {opt_in} for all: {}",
+                sixteen.join(", "),
+                f.evidence
+            ),
+            Some(run) => format!(
+                "{opt_in} here: the full test suite ran natively on this CPU family ({run}), \
+                 and every entry point measured best at eight lanes: {}",
+                f.evidence
+            ),
+            None => format!(
+                "{opt_in} here: no native run of the full test suite on this CPU family is \
+                 committed yet (fmadiv::AVX512_FAMILIES); once one is, it serves {}: {}",
+                f.sixteen_lanes_for
+                    .iter()
+                    .map(|e| e.name())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                f.evidence
+            ),
+        },
         None => format!(
             "{opt_in} here: this CPU family has no record in fmadiv::AVX512_FAMILIES (no \
              native run of the full test suite committed); the 256-bit choices stay"
