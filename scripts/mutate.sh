@@ -45,7 +45,7 @@ MUTATIONS=(
   "directed: the blocks' window check ignored|src/arch/simd/directed.rs|s/^            if check.all_accepted(w) {/            if true || check.all_accepted(w) {/"
   "directed: one vector's window check ignored|src/arch/simd/directed.rs|s/^    if InputCheck::window_of(w, a, b).all_accepted(w) {/    if true || InputCheck::window_of(w, a, b).all_accepted(w) {/"
   "Divisor: the proof's flags left in MXCSR|src/divisor.rs|s/^            write_flags(callers);/            let _ = callers;/"
-  "divider tail padded with 1/0 (a spurious divide-by-zero flag)|src/arch/simd/loops.rs|s/let vb = w.load_partial(b.add(from), rest, 1.0);/let vb = w.load_partial(b.add(from), rest, 0.0);/"
+  "divider tail padded with 1/0 (a spurious divide-by-zero flag)|src/arch/simd/divider.rs|s/let vb = w.load_partial(b.add(from), rest, 1.0);/let vb = w.load_partial(b.add(from), rest, 0.0);/"
   "mixed loop: a block checked by its first vector only|src/arch/simd/loops.rs|s/check = Some(check.map_or(c, |acc| acc.merge(w, c)));/check = Some(check.unwrap_or(c));/"
   "mixed loop: the kernel under a directed MXCSR mode|src/arch/simd/loops.rs|s/if len < step || crate::arch::x86_64::mode::rounds_to_nearest() {/if true {/"
   "par_div: rayon's threads whatever the caller's MXCSR|src/slices.rs|s/if out.len() < PAR_MIN_LEN || !default_float_environment() {/if out.len() < PAR_MIN_LEN {/"
@@ -119,6 +119,9 @@ MUTATIONS=(
   "per entry point: a family's record turns sixteen lanes on for every entry point|src/dispatch.rs|s/EntryPoint::ALL.map(|e| match sixteen.contains(\&e) {/EntryPoint::ALL.map(|_| match !sixteen.is_empty() {/"
   "per entry point: the plan's recip loops on div's backend|src/plan/mod.rs|s/^            crate::backend_of(crate::EntryPoint::Recip),$/            crate::backend(),/"
   "per entry point: div_rounded on div_bounds' backend|src/rounding.rs|s/^                crate::backend_of(crate::EntryPoint::DivRounded),$/                crate::backend_of(crate::EntryPoint::DivBounds),/"
+  "sixteen lanes: the mixed loop's steps from the slice's start, no head to the output's line|src/arch/simd/loops.rs|s/^    let head = unsafe { line_head::<W, RECIP>(w, a, b, out, len) };$/    let head = 0;/"
+  "sixteen lanes: the divisors not moved past the head|src/arch/simd/divider.rs|s/^        b.wrapping_add(head),$/        b,/"
+  "sixteen lanes: the embedded-rounding pass's head rounded to nearest|src/arch/simd/divider.rs|s/let head = unsafe { line_head_by::<W, RECIP>(w, a, b, out, len, divide) };/let head = unsafe { line_head_by::<W, RECIP>(w, a, b, out, len, \|x, y\| w.div(x, y)) };/"
 )
 
 if [ "${1:-}" = "--check" ]; then

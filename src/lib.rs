@@ -58,7 +58,7 @@
 //! 7  detection  dispatch
 //! 6  backends   arch::x86_64::avx2 arch::x86_64::avx512 arch::x86_64::avx512_model
 //! 5  loops      arch::simd arch::simd::loops arch::simd::directed
-//! 4  chunks     arch::simd::flagged
+//! 4  chunks     arch::simd::divider arch::simd::flagged
 //! 3  arithmetic arch::portable arch::simd::kernel arch::x86_64::mode arch::x86_64::short seeds
 //! 2  ground     bits variant backoff cpu kernel_notes direction
 //! ```

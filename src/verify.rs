@@ -148,6 +148,23 @@ pub fn div_divisor_window_only_on(
 #[cfg(fmadiv_x86)]
 pub const MIXED_BLOCK_VECTORS: usize = crate::arch::simd::loops::BLOCK_VECTORS;
 
+/// The elements `backend`'s slice loops (the divider's, the mixed schedules', the
+/// embedded-rounding pass of `div_rounded` and `div_bounds`) divide first when writing to
+/// `out`: those before its first cache-line boundary, as one partial vector on the divider,
+/// where the backend aligns its stores (a vector a line: the sixteen-lane backend and its
+/// model); 0 elsewhere. A mixed loop's steps and kernel blocks count from there.
+#[cfg(fmadiv_x86)]
+pub fn line_head(backend: crate::Backend, out: &[f32]) -> usize {
+    macro_rules! aligns_of {
+        ($entry:path) => {{
+            use $entry as entry;
+            entry::ALIGNS_STORES
+        }};
+    }
+    let aligns = crate::dispatch::with_entry!(backend, aligns_of, false);
+    crate::arch::simd::divider::line_head_len(aligns, out.as_ptr(), out.len())
+}
+
 /// The steps a mixed loop gives the divider alone after a kernel block that failed its
 /// check with a lane outside the input window, doubling after each further failure with no
 /// passing block between, up to the second.

@@ -19,8 +19,8 @@ mod contract;
 use std::hint::black_box;
 
 use common::{
-    SplitMix64, describe, edge_pairs, near_all_ones_divisors, on_a_fresh_thread, read_mxcsr,
-    recip_lanes_readable, two_products_where_wrong, write_mxcsr,
+    LineOutput, SplitMix64, describe, edge_pairs, near_all_ones_divisors, on_a_fresh_thread,
+    read_mxcsr, recip_lanes_readable, two_products_where_wrong, write_mxcsr,
 };
 use fmadiv::verify::avx512_model::{RCP14_BOUND, Seeds, rcp14, rcp14_reference};
 use fmadiv::verify::{DirectedStep, Kernel};
@@ -243,7 +243,7 @@ fn every_tail_length_on_every_backend() {
 /// `run_schedule_divisor_window_only_on` on infinite dividends (NaN there, an infinity from
 /// the divider): `true` for a kernel lane. Every other lane must be the divider's `a / b`.
 fn kernel_lanes(backend: Backend, s: Schedule, a: &[f32], b: &[f32]) -> Vec<bool> {
-    let mut out = vec![0.0f32; a.len()];
+    let mut out = LineOutput::new(a.len());
     fmadiv::verify::run_schedule_divisor_window_only_on(backend, s, a, b, &mut out)
         .expect("a schedule with the kernel on a backend this CPU runs");
     kernel_lanes_of(&format!("{} {}", backend.name(), s.name()), a, b, &out)
@@ -267,12 +267,17 @@ fn kernel_lanes_of(what: &str, a: &[f32], b: &[f32], out: &[f32]) -> Vec<bool> {
         .collect()
 }
 
-/// A mixed loop's shape over a slice: kernel blocks of `block` lanes, steps of `step`.
+/// A mixed loop's shape over a slice: after the head to the output's cache line (a
+/// [`LineOutput`]'s, on a backend that aligns its stores), kernel blocks of `block` lanes,
+/// steps of `step`.
 struct MixedShape {
     what: String,
+    /// The elements the divider takes before the first step.
+    head: usize,
     block: usize,
     step: usize,
-    /// The whole steps of a slice of `len` (what is left after them is the divider's).
+    /// The whole steps of a slice of `len` after the head (what is left after them is the
+    /// divider's).
     whole: usize,
     len: usize,
 }
@@ -288,20 +293,30 @@ impl MixedShape {
         let step = block + divider_vectors * backend.lanes();
         let steps = 2 * fmadiv::verify::MIXED_STEPS_AFTER_FAILURE.0 as usize + 5;
         let len = steps * step + 37;
+        let head = fmadiv::verify::line_head(backend, &LineOutput::new(len));
         MixedShape {
             what: format!("{} {}", backend.name(), s.name()),
+            head,
             block,
             step,
-            whole: len / step,
+            whole: (len - head) / step,
             len,
         }
+    }
+
+    /// Where step `k` starts.
+    fn step_at(&self, k: usize) -> usize {
+        self.head + k * self.step
     }
 
     /// Kernel lanes: the first `block` of each whole step the kernel takes.
     fn lanes_of(&self, taken: &[bool]) -> Vec<bool> {
         (0..self.len)
             .map(|i| {
-                i / self.step < self.whole && taken[i / self.step] && i % self.step < self.block
+                let Some(j) = i.checked_sub(self.head) else {
+                    return false;
+                };
+                j / self.step < self.whole && taken[j / self.step] && j % self.step < self.block
             })
             .collect()
     }
@@ -340,7 +355,7 @@ impl MixedShape {
         let failed = [0, after_failure + 2];
         let mut zeros = b.to_vec();
         for k in failed {
-            zeros[k * self.step + 1] = 0.0;
+            zeros[self.step_at(k) + 1] = 0.0;
         }
         let got = on_a_fresh_thread(|| read(&zeros));
         let taken = units_the_fast_path_takes(self.whole, &failed, BACKOFF, &mut (0, BACKOFF.0));
@@ -348,7 +363,7 @@ impl MixedShape {
 
         // A one-step call that fails, then the clean slice, whose first steps then go to
         // the divider.
-        let (first, second) = on_a_fresh_thread(|| (read(&zeros[..self.step]), read(b)));
+        let (first, second) = on_a_fresh_thread(|| (read(&zeros[..self.step_at(1)]), read(b)));
         assert!(first.iter().all(|&k| !k), "{}: the failed step", self.what);
         let mut state = (0, BACKOFF.0);
         units_the_fast_path_takes(1, &[0], BACKOFF, &mut state);
@@ -391,12 +406,13 @@ fn the_mixed_loops_give_the_kernel_its_blocks_on_every_backend() {
             // A near-all-ones divisor in a block of finite dividends (every lane inside the
             // window): the block is redone by the divider, and no back-off follows.
             let mut near_all_ones = b.clone();
-            near_all_ones[1] = f32::from_bits(0x3fff_ffff);
+            let first_block = shape.step_at(0)..shape.step_at(0) + shape.block;
+            near_all_ones[first_block.start + 1] = f32::from_bits(0x3fff_ffff);
             let mut finite_first = a.clone();
-            finite_first[..shape.block].fill(1.5);
+            finite_first[first_block.clone()].fill(1.5);
             let got = on_a_fresh_thread(|| kernel_lanes(backend, s, &finite_first, &near_all_ones));
             let mut want = shape.lanes_of(&vec![true; shape.whole]);
-            want[..shape.block].fill(false);
+            want[first_block].fill(false);
             shape.check(&got, &want, "a near-all-ones divisor");
 
             // Under a directed MXCSR mode the guard sends everything to the divider.
@@ -419,7 +435,7 @@ fn the_mixed_loops_give_the_kernel_its_blocks_on_every_backend() {
 /// ulp wrong where the seed of `2 - 2^-23` is 0.5: `true` for a kernel lane. Every other
 /// lane must be the divider's `1 / b`.
 fn recip_kernel_lanes(backend: Backend, s: Schedule, b: &[f32]) -> Vec<bool> {
-    let mut out = vec![0.0f32; b.len()];
+    let mut out = LineOutput::new(b.len());
     fmadiv::verify::run_recip_schedule_published_on(backend, s, b, &mut out)
         .expect("a schedule with the kernel on a backend this CPU runs");
     recip_kernel_lanes_of(&format!("{} {} recip", backend.name(), s.name()), b, &out)
@@ -503,10 +519,14 @@ fn the_plan_runs_each_size_class_its_own_schedule_on_every_backend() {
             for len in lengths {
                 let class = usize::from(len >= small_below);
                 let (div, recip) = (choices.div[class], choices.recip[class]);
-                // The kernel alone: every whole block its own, the rest the divider's.
-                let whole = len / block * block;
+                // The kernel alone: past the head to the output's line, every whole block its
+                // own; the rest the divider's.
+                let head = fmadiv::verify::line_head(backend, &LineOutput::new(len));
+                let whole = head + (len - head) / block * block;
                 let lanes_of = |s: Schedule| -> Vec<bool> {
-                    (0..len).map(|i| s.uses_kernel() && i < whole).collect()
+                    (0..len)
+                        .map(|i| s.uses_kernel() && (head..whole).contains(&i))
+                        .collect()
                 };
                 let (_, b) = in_window_pairs(len, rng.next_u64());
                 let b: Vec<f32> = b
@@ -526,14 +546,14 @@ fn the_plan_runs_each_size_class_its_own_schedule_on_every_backend() {
                     )
                 };
                 let run = |which, a: &[f32], b: &[f32]| {
-                    let mut out = vec![0.0f32; len];
+                    let mut out = LineOutput::new(len);
                     on_a_fresh_thread(|| {
                         fmadiv::verify::run_plan_weakened_on(
                             backend, choices, which, a, b, &mut out,
                         )
                     })
                     .expect("a backend this CPU runs");
-                    out
+                    out.to_vec()
                 };
                 for which in [PlanLoop::DivInPlace, PlanLoop::Div] {
                     let got = kernel_lanes_of(&what(which), &a, &b, &run(which, &a, &b));

@@ -175,7 +175,7 @@ fn every_path_runs_the_plans_loop() {
         return;
     };
     let (x, y) = probe.failing_step();
-    let n = probe.step;
+    let n = x.len();
     let (a, b) = (Array::from(x.clone()), Array::from(y.clone()));
     // Two rows of one step each over one row, and the step's operands every other element.
     let rows = Array2::from_shape_fn((2, n), |(_, j)| x[j]);
@@ -212,7 +212,9 @@ fn every_path_runs_the_plans_loop() {
     ];
     for (what, call) in calls {
         if what.ends_with("strided") && n > PIECE {
-            eprintln!("{what}: SKIPPED, a gathered piece ({PIECE}) is shorter than a step ({n})");
+            eprintln!(
+                "{what}: SKIPPED, a gathered piece ({PIECE}) is shorter than the probe's slice ({n})"
+            );
             continue;
         }
         probe.assert_runs_the_plans_loop(what, call);

@@ -281,7 +281,7 @@ fn the_public_slice_functions_run_the_plans_loops() {
         return;
     };
     let (x, y) = probe.failing_step();
-    let out = || vec![0.0f32; probe.step];
+    let out = || vec![0.0f32; x.len()];
     type Call<'a> = &'a (dyn Fn() + Sync);
     let calls: [(&str, Call); 4] = [
         ("div", &|| fmadiv::div(&x, &y, &mut out())),
@@ -294,6 +294,6 @@ fn the_public_slice_functions_run_the_plans_loops() {
     }
     // `recip` on its own backend's loop (sixteen lanes where its family's record says so).
     let (_, y) = recip.failing_step();
-    let call = || fmadiv::recip(&y, &mut vec![0.0f32; recip.step]);
+    let call = || fmadiv::recip(&y, &mut vec![0.0f32; y.len()]);
     recip.assert_runs_the_plans_loop("recip", &call);
 }

@@ -6,6 +6,46 @@
 pub use fmadiv_verify::mxcsr::{ALL_FLAGS, flags_of, read_mxcsr, write_mxcsr};
 pub use fmadiv_verify::samples::{SplitMix64, edge_pairs, edge_values, seed, skipped_once};
 
+/// Floats past a cache line's start where [`LineOutput`] puts its first: 16 bytes, where
+/// the system allocator puts a `Vec<f32>`. The sixteen-lane loops divide the elements before
+/// the output's next line first (`fmadiv::verify::line_head`); a test that reads which lanes
+/// a loop gave its kernel places the output so, the same on every run.
+pub const OUTPUT_PAST_LINE: usize = 4;
+
+/// A zeroed output of some floats, the first [`OUTPUT_PAST_LINE`] floats past a line.
+pub struct LineOutput {
+    buf: Vec<f32>,
+    start: usize,
+    len: usize,
+}
+
+impl LineOutput {
+    /// `len` zeroed floats.
+    pub fn new(len: usize) -> LineOutput {
+        let buf = vec![0.0f32; len + 16 + OUTPUT_PAST_LINE];
+        let start = buf.as_ptr().align_offset(64) + OUTPUT_PAST_LINE;
+        LineOutput { buf, start, len }
+    }
+
+    /// The floats as a vector of their own (wherever that lies).
+    pub fn to_vec(&self) -> Vec<f32> {
+        self.buf[self.start..self.start + self.len].to_vec()
+    }
+}
+
+impl core::ops::Deref for LineOutput {
+    type Target = [f32];
+    fn deref(&self) -> &[f32] {
+        &self.buf[self.start..self.start + self.len]
+    }
+}
+
+impl core::ops::DerefMut for LineOutput {
+    fn deref_mut(&mut self) -> &mut [f32] {
+        &mut self.buf[self.start..self.start + self.len]
+    }
+}
+
 /// Formats a mismatch for a failure message.
 pub fn describe(a: f32, b: f32, got: f32, want: f32) -> String {
     format!(
@@ -242,9 +282,10 @@ pub fn near_all_ones_divisors(len: usize, seed: u64) -> Vec<f32> {
 pub struct PlansLoops {
     backend: fmadiv::Backend,
     schedule: fmadiv::Schedule,
+    lanes: usize,
     block: usize,
     /// Elements of one step of the plan's loop (a kernel block and its divider vectors).
-    pub step: usize,
+    step: usize,
 }
 
 #[cfg(fmadiv_x86)]
@@ -293,6 +334,7 @@ impl PlansLoops {
         let probe = Self {
             backend,
             schedule,
+            lanes,
             block,
             step: block + divider_vectors * lanes,
         };
@@ -303,14 +345,17 @@ impl PlansLoops {
         Some(probe)
     }
 
-    /// One step of dividends 1.5 over divisors in the window, its kernel block failed by a
-    /// zero divisor in the first lane of the block's second half: the loop of half the
-    /// width finds it among its divider vectors (every mix has some) and leaves no back-off,
-    /// so the probe tells the width too.
+    /// Dividends 1.5 over divisors in the window for one step after any head to the
+    /// output's cache line (`fmadiv::verify::line_head`: fewer than a vector, where the
+    /// caller's output lies is not known here), its kernel block failed by a zero divisor
+    /// in the first lane of the block's second half whatever the head: the loop of half
+    /// the width (no head) finds it among its divider vectors (every mix has some) and
+    /// leaves no back-off, so the probe tells the width too.
     pub fn failing_step(&self) -> (Vec<f32>, Vec<f32>) {
-        let mut b = Self::divisors(self.step);
+        let len = self.step + self.lanes - 1;
+        let mut b = Self::divisors(len);
         b[self.block / 2] = 0.0;
-        (vec![1.5; self.step], b)
+        (vec![1.5; len], b)
     }
 
     /// Asserts that `call`, run on a fresh thread, ran the plan's mixed loop there (it leaves
@@ -356,7 +401,7 @@ impl PlansLoops {
             })
             .collect();
         let b = Self::divisors(n);
-        let mut out = vec![0.0f32; n];
+        let mut out = LineOutput::new(n);
         fmadiv::verify::run_schedule_divisor_window_only_on(
             self.backend,
             self.schedule,
@@ -365,7 +410,9 @@ impl PlansLoops {
             &mut out,
         )
         .expect("a kernel schedule on the backend in use");
-        let kernel = out[..self.block].iter().filter(|q| q.is_nan()).count();
+        let head = fmadiv::verify::line_head(self.backend, &out);
+        let first_block = &out[head..head + self.block];
+        let kernel = first_block.iter().filter(|q| q.is_nan()).count();
         assert!(
             kernel == 0 || kernel == self.block,
             "{kernel} of the first block's lanes"

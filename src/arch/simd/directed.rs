@@ -469,8 +469,9 @@ pub unsafe fn div_bounds_raw<W: Vector, const V: u8>(
     }
 }
 
-/// `vdivps` rounded in direction `MODE` over the whole slice: MXCSR set once (or embedded
-/// rounding, MXCSR untouched), the last few lanes by [`div_rounded_vector`]. How
+/// `vdivps` rounded in direction `MODE` over the whole slice: with embedded rounding the
+/// divider loop's shape ([`super::divider::divider_in_mode`]: MXCSR untouched); otherwise MXCSR set
+/// once, the last few lanes by [`div_rounded_vector`]. How
 /// `div_rounded(.., Nearest)` divides where MXCSR holds another mode, and `div_rounded` in
 /// a directed mode where [`one_pass`] says so.
 ///
@@ -484,6 +485,10 @@ pub unsafe fn div_in_mode_raw<W: Vector, const MODE: u8>(
     out: *mut f32,
     len: usize,
 ) {
+    if W::EMBEDDED_ROUNDING {
+        // SAFETY: the caller's guarantees.
+        return unsafe { super::divider::divider_in_mode::<W, MODE>(w, a, b, out, len) };
+    }
     let full = len / W::LANES;
     // SAFETY: `full` whole vectors inside the slices (the caller's guarantee).
     unsafe { w.div_in_mode_region::<MODE>(a, b, out, full) };
@@ -496,12 +501,8 @@ pub unsafe fn div_in_mode_raw<W: Vector, const MODE: u8>(
                 w.load_partial(a.add(i), n, 1.0),
                 w.load_partial(b.add(i), n, 1.0),
             );
-            let q = if W::EMBEDDED_ROUNDING {
-                w.div_in_mode(x, y, MODE)
-            } else {
-                // The directed step where the lanes allow: no second MXCSR write.
-                div_rounded_vector::<W, MODE, SHIPPED>(w, x, y)
-            };
+            // The directed step where the lanes allow: no second MXCSR write.
+            let q = div_rounded_vector::<W, MODE, SHIPPED>(w, x, y);
             w.store_partial(out.add(i), n, q);
         }
     }

@@ -18,9 +18,34 @@
 //! it needs a mask as numbers (the directed step's `±1`), [`Vector::mask_lanes`] makes them,
 //! free on AVX2.
 
+/// Marks the start or end of a code region for `llvm-mca` (`scripts/mca.sh`) in builds with
+/// `--cfg fmadiv_mca`; nothing otherwise. The marker is an assembly comment: it emits no
+/// instruction.
+macro_rules! mca_region {
+    (begin, $name:literal $(, $arg:ident = $value:expr)*) => {
+        #[cfg(fmadiv_mca)]
+        // SAFETY: an assembly comment; it touches no register, memory or flag.
+        unsafe {
+            core::arch::asm!(
+                concat!("# LLVM-MCA-BEGIN ", $name)
+                $(, $arg = const $value)*,
+                options(nomem, nostack, preserves_flags)
+            );
+        }
+    };
+    (end) => {
+        #[cfg(fmadiv_mca)]
+        // SAFETY: as above.
+        unsafe {
+            core::arch::asm!("# LLVM-MCA-END", options(nomem, nostack, preserves_flags));
+        }
+    };
+}
+
 pub mod directed;
 #[cfg(feature = "verify")]
 pub mod directed_mixed;
+pub mod divider;
 pub mod flagged;
 pub mod kernel;
 pub mod loops;
@@ -50,12 +75,16 @@ macro_rules! entry_points {
         /// generic loop it runs, and runs only where the backend's features are present.
         pub mod entry {
             use super::$W;
-            use crate::arch::simd::{Vector, directed, loops};
+            use crate::arch::simd::{Vector, directed, divider, loops};
 
-            /// [`loops::divider_raw`].
+            /// [`Vector::ALIGNS_STORES`] of this backend: whether its slice loops begin
+            /// with the head to the output's cache line ([`divider::line_head`]).
+            pub const ALIGNS_STORES: bool = <$W as Vector>::ALIGNS_STORES;
+
+            /// [`divider::divider_raw`].
             ///
             /// # Safety
-            /// The backend's features; [`loops::divider_raw`]'s conditions.
+            /// The backend's features; [`divider::divider_raw`]'s conditions.
             #[target_feature(enable = $features)]
             pub unsafe fn divider<const RECIP: bool>(
                 a: *const f32,
@@ -65,13 +94,13 @@ macro_rules! entry_points {
             ) {
                 // SAFETY: this function runs only where the features are present; the
                 // caller's pointers.
-                unsafe { loops::divider_raw::<$W, RECIP>($W::assume(), a, b, out, len) }
+                unsafe { divider::divider_raw::<$W, RECIP>($W::assume(), a, b, out, len) }
             }
 
-            /// [`loops::divider_disjoint`].
+            /// [`divider::divider_disjoint`].
             ///
             /// # Safety
-            /// The backend's features; [`loops::divider_disjoint`]'s conditions.
+            /// The backend's features; [`divider::divider_disjoint`]'s conditions.
             #[target_feature(enable = $features)]
             pub unsafe fn divider_disjoint<const RECIP: bool>(
                 a: *const f32,
@@ -80,7 +109,7 @@ macro_rules! entry_points {
                 len: usize,
             ) {
                 // SAFETY: as in `divider`.
-                unsafe { loops::divider_disjoint::<$W, RECIP>($W::assume(), a, b, out, len) }
+                unsafe { divider::divider_disjoint::<$W, RECIP>($W::assume(), a, b, out, len) }
             }
 
             /// [`loops::kernel_raw`]: the kernel of variant `V` on every lane (the
@@ -266,6 +295,12 @@ pub unsafe trait Vector: Copy {
     /// embedded rounding, which suppresses every exception): then a directed division needs
     /// no MXCSR write and costs what a plain one does, and raises no flag.
     const EMBEDDED_ROUNDING: bool;
+    /// Whether the slice loops first divide the elements before the output's first cache
+    /// line boundary (one partial vector), so that every whole vector after them is stored
+    /// inside one line: where a vector is a whole line, an output on no line's start (a
+    /// `Vec<f32>` from the system allocator sits 16 bytes past one) makes every store write
+    /// two (the head: `divider::line_head`).
+    const ALIGNS_STORES: bool;
     /// `LANES` f32 lanes.
     type F: Copy;
     /// `LANES` 32-bit lanes of bit patterns.

@@ -332,6 +332,8 @@ fn mask_where(f: impl Fn(usize) -> bool) -> u16 {
 unsafe impl<const SEEDS: u8> Vector for Avx512Model<SEEDS> {
     const LANES: usize = LANES;
     const EMBEDDED_ROUNDING: bool = true;
+    /// As the backend it models: the loops run the same blocks over the same lanes.
+    const ALIGNS_STORES: bool = true;
     type F = [f32; LANES];
     type I = [u32; LANES];
     /// One bit a lane, as a `k` register.
