@@ -9,8 +9,8 @@
 # How: the library is compiled once as a user's release build compiles it (every backend's
 # entry points with their own `#[target_feature]`s, chosen at run time) with
 # `--cfg fmadiv_mca`, which marks the body of each schedule's loop (`div_raw`'s step: 4
-# kernel vectors + D divider vectors; `divider_raw`'s group of 4 divider vectors) with
-# LLVM-MCA-BEGIN/END comments (`mca_region!` in src/arch/simd/loops.rs, named by schedule,
+# kernel vectors + D divider vectors; `divider_raw`'s group of 4 divider vectors, src/arch/simd/divider.rs) with
+# LLVM-MCA-BEGIN/END comments (`mca_region!` in src/arch/simd/mod.rs, named by schedule,
 # lanes and reciprocal). The regions of the backend with that many lanes (8: AVX2+FMA; 16:
 # AVX-512F) are cut from `--emit asm` and fed to llvm-mca for every CPU model below (those
 # the installed LLVM knows; the others are listed as unknown). Cycles per vector =

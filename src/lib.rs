@@ -1,4 +1,5 @@
-//! Exact `f32` division, eight lanes at a time with AVX2+FMA (sixteen with AVX-512F, opt-in).
+//! Exact `f32` division, eight lanes at a time with AVX2+FMA (sixteen with AVX-512F where a
+//! CPU family's record says so, opt-in elsewhere).
 //!
 //! Every function returns exactly the IEEE-754 round-to-nearest-even quotient: the same
 //! bits as `a / b` on x86, for every input, NaN bits and signed zeros included. On a CPU

@@ -523,8 +523,8 @@ pub const ONE_PASS_FROM: usize = 256;
 /// With embedded rounding, `div_bounds` from this many elements runs two divider passes
 /// instead of one division and the step: on family 6 model 0xcf a 512-bit sketch of the
 /// step ran at 1.72–1.75× two embedded-rounding passes at 256–1K but 0.72–0.87× at 4K–64K
-/// (the cause not found). On family 0x19 model 0x11 (Zen 4, where the 16-lane backend is
-/// opt-in) the shipped step, its move a masked add, measured 1.46-1.50x two passes at
+/// (the cause not found). On family 0x19 model 0x11 (Zen 4, where `div_bounds` keeps eight
+/// lanes by default) the shipped step, its move a masked add, measured 1.46-1.50x two passes at
 /// 4K-16K, where the passes run at 0.99x (`docs/bench/0x19-0x11-masked-step-ab.txt`): the
 /// threshold is Emerald Rapids' alone, and a CPU whose 16 lanes turn on by default there
 /// wants its own.

@@ -48,11 +48,11 @@ pub unsafe fn divider_raw<W: Vector, const RECIP: bool>(
 
 /// `out[i] = a[i] / b[i]` rounded in direction `MODE` by a divider that takes the direction
 /// in the instruction ([`Vector::EMBEDDED_ROUNDING`]: MXCSR neither read nor written):
-/// [`divider_raw`]'s loop, `div_in_mode` for `div`. Where the 4K-aliasing layouts and the
-/// output's line matter as much as they do for the plain pass: one vector a step, forward
-/// whatever the layout, measured 0.71–0.78× the plain 256-bit pass with the output 64 bytes
-/// past the divisors modulo 4 KiB at 16K–256K on family 0x19 model 0x11, 0.99–1.01× this way
-/// (`docs/bench/0x19-0x11-line-head-ab.txt`).
+/// [`divider_raw`]'s loop, `div_in_mode` for `div`: the 4K-aliasing layouts and the output's
+/// line matter to it as to the plain pass. One vector a step, forward whatever the layout
+/// and unaligned, it measured 0.68–0.75× the plain 256-bit pass on the benchmarks' layout 0
+/// (the output 64 bytes past an input modulo 4 KiB) at 16K–256K on family 0x19 model 0x11,
+/// and 0.96–1.01× this way (`docs/bench/0x19-0x11-line-head-ab.txt`).
 ///
 /// # Safety
 /// As [`divider_raw`] (with `RECIP` false); `W::EMBEDDED_ROUNDING`.

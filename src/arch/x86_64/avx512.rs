@@ -91,9 +91,10 @@ fn first_lanes(n: usize) -> __mmask16 {
 unsafe impl Vector for Avx512 {
     const LANES: usize = LANES;
     const EMBEDDED_ROUNDING: bool = true;
-    /// A vector is a cache line: measured on family 0x19 model 0x11 (`recip` and the
-    /// embedded-rounding pass, arrays 16 bytes past a line: 1.27–1.47× the plain 256-bit
-    /// pass aligned against 1.08–1.38× not, `docs/bench/0x19-0x11-line-head-ab.txt`).
+    /// A vector is a cache line: on family 0x19 model 0x11, with the arrays 16 bytes past a
+    /// line, `recip` measured 1.08–1.46× the plain 256-bit pass with the head and 0.97–1.35×
+    /// without, and `div_rounded`'s embedded-rounding pass 0.96–1.12× against 0.77–1.00×
+    /// (`docs/bench/0x19-0x11-line-head-ab.txt`).
     const ALIGNS_STORES: bool = true;
     type F = __m512;
     type I = __m512i;
