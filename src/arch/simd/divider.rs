@@ -244,7 +244,7 @@ pub unsafe fn divider_disjoint<W: Vector, const RECIP: bool>(
     }
     if full < len {
         // SAFETY: the caller's guarantees; `len - full` < LANES elements remain at `full`.
-        unsafe { divider_tail::<W, RECIP>(w, a, b, out, full, len - full) }
+        unsafe { tail_by::<W, RECIP>(w, a, b, out, full, len - full, |x, y| w.div(x, y)) }
     }
 }
 
@@ -367,27 +367,11 @@ unsafe fn divider_vectors_by<W: Vector, const RECIP: bool>(
     }
 }
 
-/// [`DIVIDER_GROUP`] vectors from element `i` through the divider: all loaded and divided
+/// [`DIVIDER_GROUP`] vectors from element `i` through `divide`: all loaded and divided
 /// before any is stored (see [`divider_vectors`]).
 ///
 /// # Safety
 /// As [`divider_raw`], with `i + DIVIDER_GROUP * LANES <= len`.
-#[inline(always)]
-unsafe fn divider_group<W: Vector, const RECIP: bool>(
-    w: W,
-    a: *const f32,
-    b: *const f32,
-    out: *mut f32,
-    i: usize,
-) {
-    // SAFETY: the caller's guarantees.
-    unsafe { group_by::<W, RECIP>(w, a, b, out, i, |x, y| w.div(x, y)) }
-}
-
-/// [`divider_group`] with `divide` for the division.
-///
-/// # Safety
-/// As [`divider_group`].
 #[inline(always)]
 unsafe fn group_by<W: Vector, const RECIP: bool>(
     w: W,
@@ -409,28 +393,12 @@ unsafe fn group_by<W: Vector, const RECIP: bool>(
     }
 }
 
-/// The last `rest < LANES` elements: partial loads and stores touch only them, and the
-/// lanes beyond are padded with 1/1 so that no spurious exception flag is raised.
+/// The last `rest < LANES` elements through `divide`: partial loads and stores touch only
+/// them, and the lanes beyond are padded with 1/1 so that no spurious exception flag is
+/// raised.
 ///
 /// # Safety
 /// As [`divider_raw`], with `from + rest <= len` and `rest < LANES`.
-#[inline(always)]
-unsafe fn divider_tail<W: Vector, const RECIP: bool>(
-    w: W,
-    a: *const f32,
-    b: *const f32,
-    out: *mut f32,
-    from: usize,
-    rest: usize,
-) {
-    // SAFETY: the caller's guarantees.
-    unsafe { tail_by::<W, RECIP>(w, a, b, out, from, rest, |x, y| w.div(x, y)) }
-}
-
-/// [`divider_tail`] with `divide` for the division.
-///
-/// # Safety
-/// As [`divider_tail`].
 #[inline(always)]
 unsafe fn tail_by<W: Vector, const RECIP: bool>(
     w: W,
@@ -470,7 +438,7 @@ pub unsafe fn divider_step<W: Vector, const RECIP: bool, const D: usize>(
     let mut k = 0;
     while k + DIVIDER_GROUP <= D {
         // SAFETY: k + DIVIDER_GROUP <= D: inside the step.
-        unsafe { divider_group::<W, RECIP>(w, a, b, out, i + k * W::LANES) };
+        unsafe { group_by::<W, RECIP>(w, a, b, out, i + k * W::LANES, |x, y| w.div(x, y)) };
         k += DIVIDER_GROUP;
     }
     while k < D {
