@@ -98,7 +98,7 @@ MUTATIONS=(
   "in-register token: div_ps on vdivps whatever its choice|src/simd.rs|s/if self.div_kernel \&\& /if false \&\& self.div_kernel \&\& /"
   "in-register token: recip_ps on vdivps whatever its choice|src/simd.rs|s/if self.recip_kernel \&\& /if false \&\& self.recip_kernel \&\& /"
   "in-register token: recip's choice taken from div's|src/simd.rs|s/recip_kernel: plan.in_register_recip_kernel(),/recip_kernel: plan.in_register_kernel(),/"
-  "plan: one vector at a time takes the large class's kernel|src/plan/mod.rs|s/self.choices.div\[0\] == Schedule::Kernel/self.choices.div[1] == Schedule::Kernel/"
+  "plan: one vector at a time takes the large class's kernel|src/plan/mod.rs|s/\[choices.div\[0\], choices.recip\[0\]\]/[choices.div[1], choices.recip[1]]/"
   "par_div: long slices on the calling thread (rayon never used)|src/slices.rs|s/^    par_div_chunks(a, b, out);$/    div(a, b, out);/"
   "par_div: rayon's threads at every length (the threshold ignored)|src/slices.rs|s/if out.len() < PAR_MIN_LEN || !default_float_environment() {/if !default_float_environment() {/"
   "div, try_div: every slice on the short loop (the plan never consulted)|src/slices.rs|s/    if len < crate::arch::x86_64::short::SHORT {/    if len < usize::MAX {/"
@@ -122,6 +122,7 @@ MUTATIONS=(
   "sixteen lanes: the mixed loop's steps from the slice's start, no head to the output's line|src/arch/simd/loops.rs|s/^    let head = unsafe { line_head::<W, RECIP>(w, a, b, out, len) };$/    let head = 0;/"
   "sixteen lanes: the divisors not moved past the head|src/arch/simd/divider.rs|s/^        b.wrapping_add(head),$/        b,/"
   "sixteen lanes: the embedded-rounding pass's head rounded to nearest|src/arch/simd/divider.rs|s/let head = unsafe { line_head_by::<W, RECIP>(w, a, b, out, len, divide) };/let head = unsafe { line_head_by::<W, RECIP>(w, a, b, out, len, \|x, y\| w.div(x, y)) };/"
+  "in-register token: the choices of the width recip's loops run, not the row's eight-lane column|src/plan/mod.rs|s/^        plan.in_register = in_register_of(\&r.choices);$/        plan.in_register = in_register_of(\&plan.choices);/"
 )
 
 if [ "${1:-}" = "--check" ]; then

@@ -164,6 +164,11 @@ pub struct Plan {
     made_in_micros: u64,
     /// The backends whose loops `runs` holds: `div`'s, `recip`'s.
     backends: [crate::Backend; 2],
+    /// Whether one vector at a time (the eight-lane in-register token) runs the kernel for
+    /// `div` and for `recip`: where the small class's schedule at eight lanes is the kernel
+    /// alone. From a table row, its eight-lane column's, whatever width the slice functions
+    /// run (a sixteen-lane column's choices were measured over sixteen-lane loops).
+    in_register: [bool; 2],
     /// The loops of the chosen schedules, per size class (small, large), indexed by
     /// [`DIV_IN_PLACE`], [`DIV`], [`RECIP`]. A call is one load and one indirect call.
     runs: [[RawFn; 2]; 3],
@@ -227,13 +232,13 @@ impl Plan {
     /// the divider: only where the kernel alone is the small class's schedule.
     #[inline]
     pub fn in_register_kernel(&self) -> bool {
-        self.choices.div[0] == Schedule::Kernel
+        self.in_register[0]
     }
 
     /// Whether one vector at a time runs the reciprocal kernel rather than the divider.
     #[inline]
     pub fn in_register_recip_kernel(&self) -> bool {
-        self.choices.recip[0] == Schedule::Kernel
+        self.in_register[1]
     }
 
     /// Microseconds it took to make the plan: the CPU's identity, the `rcpps` check, the
@@ -295,6 +300,7 @@ impl Plan {
             small_below,
             runs: loops_of::<V>(backends, &choices),
             backends,
+            in_register: in_register_of(&choices),
             choices,
             origin,
             ignored: None,
@@ -302,6 +308,12 @@ impl Plan {
             made_in_micros: 0,
         }
     }
+}
+
+/// [`Plan::in_register_kernel`] and [`Plan::in_register_recip_kernel`] for eight-lane
+/// `choices`: the kernel where it alone is the small class's schedule.
+fn in_register_of(choices: &Choices) -> [bool; 2] {
+    [choices.div[0], choices.recip[0]].map(|s| s == Schedule::Kernel)
 }
 
 /// The loops of `choices` on `backends` (`div`'s, `recip`'s), as [`Plan::run`] indexes
@@ -539,6 +551,9 @@ fn from_file_or_row(cpu: Cpu, file: Option<&Path>, row: Option<&'static table::R
         None => (table::FALLBACK, Origin::NotInTable),
     };
     let mut plan = Plan::with(cpu, choices, origin);
+    if let Some(r) = row {
+        plan.in_register = in_register_of(&r.choices);
+    }
     plan.file_unused = file_unused;
     plan
 }
@@ -658,6 +673,38 @@ mod tests {
                 "{what}"
             );
         }
+    }
+
+    #[test]
+    fn one_vector_at_a_time_follows_the_rows_eight_lane_column_at_either_width() {
+        use Schedule::{Divider, Kernel};
+        // The kernel alone for one vector of `div` at eight lanes and not for `recip`; the
+        // sixteen-lane column the other way round: whichever width this process's slice
+        // functions run (eight by default, sixteen where forced or a family's record says
+        // so), the eight-lane token follows the eight-lane column.
+        static ROW: table::Row = table::Row {
+            name: "a row whose columns disagree",
+            vendor: crate::cpu::Vendor::Amd,
+            family: 0,
+            models: &[],
+            choices: Choices {
+                div: [Kernel, Divider],
+                recip: [Divider, Kernel],
+                ..table::FALLBACK
+            },
+            evidence: "a test",
+            sixteen: Some(table::Column {
+                choices: Choices {
+                    div: [Divider, Kernel],
+                    recip: [Kernel, Divider],
+                    ..table::FALLBACK
+                },
+                evidence: "a test",
+            }),
+        };
+        let plan = from_file_or_row(Cpu::this(), None, Some(&ROW));
+        assert!(plan.in_register_kernel());
+        assert!(!plan.in_register_recip_kernel());
     }
 
     #[test]

@@ -78,7 +78,9 @@ macro_rules! entry_points {
             use crate::arch::simd::{Vector, directed, divider, loops};
 
             /// [`Vector::ALIGNS_STORES`] of this backend: whether its slice loops begin
-            /// with the head to the output's cache line ([`divider::line_head`]).
+            /// with the head to the output's cache line ([`divider::line_head`]; read by
+            /// the verification door).
+            #[cfg(feature = "verify")]
             pub const ALIGNS_STORES: bool = <$W as Vector>::ALIGNS_STORES;
 
             /// [`divider::divider_raw`].
