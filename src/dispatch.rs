@@ -58,7 +58,9 @@ impl Backend {
     /// Whether the backend's directed division (`div_rounded`, `div_bounds` from 4096
     /// elements, `div_rounded(.., Nearest)` under another MXCSR mode) is AVX-512's embedded
     /// rounding, which raises no exception flag: the 16-lane backend and its model. The
-    /// others raise the flags of the divisions they run.
+    /// others raise the flags of the divisions they run, and so does every backend in a
+    /// build without optimisation, whose directed functions run an `asm!` divider loop
+    /// under the mode (`verify::UNOPTIMIZED`).
     pub fn embedded_rounding(self) -> bool {
         match self {
             Backend::Avx512 => true,

@@ -49,7 +49,9 @@ pub(crate) fn nearest_in_force() -> bool {
 /// (under the mode, or, where the step is kept, those of the round-to-nearest divider, which
 /// can differ from `vdivps` under `mode` in the inexact and overflow flags of a few edge
 /// quotients); on the 16-lane backend embedded rounding suppresses every exception, so the
-/// pass raises **no flag** ([`crate::Backend::embedded_rounding`]).
+/// pass raises **no flag** ([`crate::Backend::embedded_rounding`]), except in a build
+/// without optimisation, which runs an `asm!` divider loop under the mode and raises its
+/// flags.
 ///
 /// Which backend runs: [`crate::backend_of`]`(EntryPoint::DivRounded)` — the forced one, or
 /// the 16-lane one on a CPU family whose record names `div_rounded`

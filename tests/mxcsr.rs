@@ -490,7 +490,8 @@ fn directed_flags(a: &[f32], b: &[f32]) -> [u32; 2] {
 #[test]
 fn directed_functions_raise_the_dividers_flags() {
     use fmadiv::EntryPoint;
-    let embedded = |e| fmadiv::backend_of(e).embedded_rounding();
+    // A build without optimisation runs the `asm!` loop under the mode on every backend.
+    let embedded = |e| !fmadiv::verify::UNOPTIMIZED && fmadiv::backend_of(e).embedded_rounding();
     let (rounded_embedded, bounds_embedded) = (
         embedded(EntryPoint::DivRounded),
         embedded(EntryPoint::DivBounds),
