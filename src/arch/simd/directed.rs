@@ -470,8 +470,8 @@ pub unsafe fn div_bounds_raw<W: Vector, const V: u8>(
 }
 
 /// `vdivps` rounded in direction `MODE` over the whole slice: with embedded rounding the
-/// divider loop's shape ([`super::divider::divider_in_mode`]: MXCSR untouched); otherwise MXCSR set
-/// once, the last few lanes by [`div_rounded_vector`]. How
+/// divider loop's shape ([`super::divider::divider_in_mode`]: MXCSR untouched); otherwise
+/// MXCSR set once, the last few lanes by [`div_rounded_vector`]. How
 /// `div_rounded(.., Nearest)` divides where MXCSR holds another mode, and `div_rounded` in
 /// a directed mode where [`one_pass`] says so.
 ///
@@ -524,8 +524,8 @@ pub const ONE_PASS_FROM: usize = 256;
 /// instead of one division and the step: on family 6 model 0xcf a 512-bit sketch of the
 /// step ran at 1.72–1.75× two embedded-rounding passes at 256–1K but 0.72–0.87× at 4K–64K
 /// (the cause not found). On family 0x19 model 0x11 (Zen 4, where `div_bounds` keeps eight
-/// lanes by default) the shipped step, its move a masked add, measured 1.46-1.50x two passes at
-/// 4K-16K, where the passes run at 0.99x (`docs/bench/0x19-0x11-masked-step-ab.txt`): the
+/// lanes by default) the shipped step, its move a masked add, measured 1.46-1.50x two passes
+/// at 4K-16K, where the passes run at 0.99x (`docs/bench/0x19-0x11-masked-step-ab.txt`): the
 /// threshold is Emerald Rapids' alone, and a CPU whose 16 lanes turn on by default there
 /// wants its own.
 pub const TWO_PASSES_FROM: usize = 4096;
