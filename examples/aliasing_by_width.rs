@@ -1,8 +1,10 @@
-//! `div_rounded` and `recip` against one plain divider pass, layout by layout: what 4K
-//! aliasing costs each width.
+//! `div_rounded`, `recip`, `div_bounds` and a `Divisor`'s slices against one plain divider
+//! pass, layout by layout: what 4K aliasing and lines split by stores cost each width.
 //!
-//! `cargo run --release --example aliasing_by_width`, and again with `FMADIV_BACKEND=avx2`
-//! and `FMADIV_BACKEND=avx512`, alternating processes, to compare the widths.
+//! `cargo run --release --example aliasing_by_width [ENTRY ...]` (the entries by the names
+//! printed, `div_rounded`, `recip`, `div_bounds`, `Divisor`; all without one), and again
+//! with `FMADIV_BACKEND=avx2` and `FMADIV_BACKEND=avx512`, alternating processes, to
+//! compare the widths (`scripts/aliasing_ab.py` runs them so).
 //!
 //! Which width each entry point takes is chosen per CPU family (`fmadiv::AVX512_FAMILIES`).
 //! This times, alternating in one process, each of the two against one pass of the
@@ -42,13 +44,53 @@ fn main() {
     /// The output's offsets past the divisors modulo 4 KiB, in bytes.
     const OFFSETS: [usize; 9] = [0, 64, 128, 192, 256, 320, 384, 512, 1024];
 
+    /// The `Divisor`'s divisor: one its proof gives two products.
+    const DIVISOR: f32 = 3.7;
+    std::thread_local! {
+        /// `div_bounds`' upper bounds: a vector of their own, as a caller's would be.
+        static UPPER: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+        static BY: fmadiv::Divisor = fmadiv::Divisor::new(DIVISOR);
+    }
+
     type Job = fn(&[f32], &[f32], &mut [f32]);
-    let entries: [(&str, EntryPoint, Job); 2] = [
+    let all: [(&str, EntryPoint, Job); 4] = [
         ("div_rounded down", EntryPoint::DivRounded, |a, b, o| {
             fmadiv::div_rounded(a, b, o, Rounding::Down)
         }),
         ("recip", EntryPoint::Recip, |_, b, o| fmadiv::recip(b, o)),
+        ("div_bounds", EntryPoint::DivBounds, |a, b, o| {
+            UPPER.with_borrow_mut(|hi| {
+                hi.resize(o.len(), 0.0);
+                fmadiv::div_bounds(a, b, o, hi)
+            })
+        }),
+        ("Divisor", EntryPoint::Div, |a, _, o| {
+            BY.with(|d| d.divide_slice(a, o))
+        }),
     ];
+    let asked: Vec<String> = std::env::args().skip(1).collect();
+    for name in &asked {
+        if !all
+            .iter()
+            .any(|(n, ..)| n.split(' ').next() == Some(name.as_str()))
+        {
+            let names: Vec<&str> = all
+                .iter()
+                .map(|(n, ..)| n.split(' ').next().unwrap())
+                .collect();
+            eprintln!(
+                "aliasing_by_width: {name:?} names no entry (one of: {})",
+                names.join(", ")
+            );
+            std::process::exit(2);
+        }
+    }
+    let entries = all.into_iter().filter(|(n, ..)| {
+        asked.is_empty()
+            || asked
+                .iter()
+                .any(|a| n.split(' ').next() == Some(a.as_str()))
+    });
     /// Median of `ratios` (sorted in place).
     fn median(ratios: &mut [f64]) -> f64 {
         ratios.sort_by(f64::total_cmp);
@@ -71,6 +113,8 @@ fn main() {
     fn check(name: &str, job: Job, a: &[f32], b: &[f32]) {
         let want = match name {
             "recip" => b.iter().map(|y| 1.0 / y).collect(),
+            "Divisor" => a.iter().map(|x| x / DIVISOR).collect(),
+            // div_rounded down, or div_bounds' lower bounds.
             _ => fmadiv_verify::mxcsr::divide_in_mode(a, b, Rounding::Down),
         };
         let mut got = vec![0.0f32; a.len()];
@@ -83,6 +127,9 @@ fn main() {
     println!("({})", common::cpu());
     for (name, entry, job) in entries {
         let backend = fmadiv::backend_of(entry);
+        if name == "Divisor" {
+            BY.with(|d| println!("(Divisor({DIVISOR}): {:?})", d.strategy()));
+        }
         println!(
             "{name} on {} ({} lanes): median ratio over {ROUNDS} alternating rounds (higher is \
              faster) against one plain divider pass (MXCSR untouched), normal data",

@@ -657,20 +657,21 @@ fn lanes_the_step_took(backend: Backend, target: Directed, a: &[f32], b: &[f32])
     // Each output and the divider's bits of it under its mode.
     let outputs: Vec<(Vec<f32>, Vec<f32>)> = match target {
         Directed::Loop(mode) | Directed::Rounded(mode) => {
-            let mut out = vec![0.0f32; n];
+            let mut out = LineOutput::new(n);
             let run = match target {
                 Directed::Loop(_) => div_rounded_on,
                 _ => run_div_rounded_on,
             };
             run(backend, weakened, a, b, &mut out, mode).expect("a backend this CPU runs");
-            vec![(out, hardware_in(mode, 0, a, b))]
+            vec![(out.to_vec(), hardware_in(mode, 0, a, b))]
         }
         Directed::Bounds => {
-            let (mut lo, mut hi) = (vec![0.0f32; n], vec![0.0f32; n]);
+            let (mut lo, mut hi) = (LineOutput::new(n), LineOutput::new(n));
             run_div_bounds_on(backend, weakened, a, b, &mut lo, &mut hi)
                 .expect("a backend this CPU runs");
             let down = hardware_in(Rounding::Down, 0, a, b);
-            vec![(lo, down), (hi, hardware_in(Rounding::Up, 0, a, b))]
+            let up = hardware_in(Rounding::Up, 0, a, b);
+            vec![(lo.to_vec(), down), (hi.to_vec(), up)]
         }
     };
     (0..n)
@@ -695,6 +696,23 @@ fn lanes_the_step_took(backend: Backend, target: Directed, a: &[f32], b: &[f32])
             sides[0]
         })
         .collect()
+}
+
+/// [`lanes_the_step_took`] for `a` and `b` placed after the head to the output's cache line
+/// (that of a [`LineOutput`], `fmadiv::verify::line_head`; none where a backend does not
+/// align its stores): pairs the weakened step gets wrong fill the head, and only the lanes of
+/// `a` and `b` are returned, so the blocks and chunks a directed loop starts after its head
+/// start at lane 0 of `a`.
+fn lanes_the_step_took_past_head(
+    backend: Backend,
+    target: Directed,
+    a: &[f32],
+    b: &[f32],
+) -> Vec<bool> {
+    let head = fmadiv::verify::line_head(backend, &LineOutput::new(backend.lanes()));
+    let (x, y) = pairs_the_weakened_step_gets_wrong(head, 29);
+    let (x, y) = ([&x[..], a].concat(), [&y[..], b].concat());
+    lanes_the_step_took(backend, target, &x, &y).split_off(head)
 }
 
 /// The directed targets every backend runs its flag-checked chunks and window-checked
@@ -722,8 +740,9 @@ fn with_nans(a: &[f32], at: &[usize]) -> Vec<f32> {
 }
 
 /// The flag-checked chunks give the directed step what the back-off says, on every backend
-/// (the engine the `Divisor`'s two products share), read by [`lanes_the_step_took`]. Bits
-/// alone cannot show this: a loop that sent every chunk to the divider would pass.
+/// (the engine the `Divisor`'s two products share), read by
+/// [`lanes_the_step_took_past_head`]: the chunks start after the head to the output's line.
+/// Bits alone cannot show this: a loop that sent every chunk to the divider would pass.
 #[test]
 fn the_flag_checked_chunks_give_the_step_its_chunks_on_every_backend() {
     use fmadiv::verify::FLAG_CHUNK;
@@ -734,7 +753,7 @@ fn the_flag_checked_chunks_give_the_step_its_chunks_on_every_backend() {
             // The chunks the step took in a run on `x`: each the step's or the divider's
             // as a whole.
             let step_chunks = |x: &[f32]| -> Vec<bool> {
-                let lanes = lanes_the_step_took(backend, target, x, &b[..x.len()]);
+                let lanes = lanes_the_step_took_past_head(backend, target, x, &b[..x.len()]);
                 whole_chunks(&what, &lanes, |_| false)
             };
 
@@ -818,7 +837,8 @@ fn chunks_back_off_by_the_rule(
 
 /// The directed loops' window-checked blocks (slices shorter than the flag-checked ones)
 /// give the step what the back-off says, and the tail vectors after them take it lane by
-/// lane where they are inside the window: read by [`lanes_the_step_took`], on every backend.
+/// lane where they are inside the window: read by [`lanes_the_step_took_past_head`] (the
+/// blocks start after the head to the output's line), on every backend.
 #[test]
 fn the_window_checked_blocks_give_the_step_its_blocks_on_every_backend() {
     use fmadiv::verify::{
@@ -842,7 +862,9 @@ fn the_window_checked_blocks_give_the_step_its_blocks_on_every_backend() {
         };
         for target in directed_loops(backend, len) {
             let what = format!("{} {target:?}", backend.name());
-            let got = on_a_fresh_thread(|| lanes_the_step_took(backend, target, &a, &b));
+            let step_past_head =
+                |x: &[f32], y: &[f32]| lanes_the_step_took_past_head(backend, target, x, y);
+            let got = on_a_fresh_thread(|| step_past_head(&a, &b));
             assert_eq!(got, lanes_of(vec![true; blocks]), "{what}: a clean slice");
 
             // Lanes outside the window in blocks 0 and 2: 0 and the next block to the
@@ -852,7 +874,7 @@ fn the_window_checked_blocks_give_the_step_its_blocks_on_every_backend() {
                 let nans = failed.map(|k| k * block + 7);
                 let x = with_nans(&a, &nans);
                 let taken = units_the_fast_path_takes(blocks, &failed, BACKOFF, &mut { clear });
-                let got = on_a_fresh_thread(|| lanes_the_step_took(backend, target, &x, &b));
+                let got = on_a_fresh_thread(|| step_past_head(&x, &b));
                 assert_eq!(got, lanes_of(taken), "{what}: failed blocks {failed:?}");
             }
 
@@ -860,8 +882,8 @@ fn the_window_checked_blocks_give_the_step_its_blocks_on_every_backend() {
             // clean slice.
             let (one, next) = on_a_fresh_thread(|| {
                 let x = with_nans(&a[..block], &[1]);
-                let one = lanes_the_step_took(backend, target, &x, &b[..block]);
-                (one, lanes_the_step_took(backend, target, &a, &b))
+                let one = step_past_head(&x, &b[..block]);
+                (one, step_past_head(&a, &b))
             });
             assert!(one.iter().all(|&s| !s), "{what}: a failing call");
             let mut state = clear;
@@ -949,7 +971,8 @@ fn the_flag_checked_chunks_start_at_their_length_on_every_backend() {
         for target in directed_loops(backend, flagged_from) {
             for (n, chunk) in [(flagged_from - 1, false), (flagged_from, true)] {
                 let (x, y) = (&a[..n], &b[..n]);
-                let got = on_a_fresh_thread(|| lanes_the_step_took(backend, target, x, y));
+                let got =
+                    on_a_fresh_thread(|| lanes_the_step_took_past_head(backend, target, x, y));
                 let what = format!("{} {target:?} over {n} elements", backend.name());
                 if chunk {
                     assert!(
@@ -1085,10 +1108,14 @@ fn the_divisors_flag_checked_chunks_give_the_sequence_its_chunks_on_every_backen
         // The chunks the sequence took in a run on `x` (its first lanes), each the
         // sequence's or the divider's as a whole (NaN lanes are the same either way); the
         // lanes after the whole vectors are the divider's.
+        // Placed after the head to the output's cache line (a `LineOutput`'s), which the
+        // divider takes.
+        let head = fmadiv::verify::line_head(backend, &LineOutput::new(backend.lanes()));
         let sequence_chunks = |x: &[f32]| -> Vec<bool> {
-            let mut out = vec![0.0f32; x.len()];
-            divide_slice_on(backend, &weakened, true, x, &mut out).expect("runs here");
-            let sequence: Vec<bool> = (0..x.len())
+            let x = [&a[..head], x].concat();
+            let mut out = LineOutput::new(x.len());
+            divide_slice_on(backend, &weakened, true, &x, &mut out).expect("runs here");
+            let mut sequence: Vec<bool> = (0..x.len())
                 .map(|i| {
                     let (got, right) = (out[i].to_bits(), (x[i] / b).to_bits());
                     let wrong = weakened.divide(x[i]).to_bits();
@@ -1096,6 +1123,13 @@ fn the_divisors_flag_checked_chunks_give_the_sequence_its_chunks_on_every_backen
                     got != right
                 })
                 .collect();
+            let past_head = sequence.split_off(head);
+            assert!(
+                !sequence.contains(&true),
+                "{what}: a head lane from the sequence"
+            );
+            let sequence = past_head;
+            let x = &x[head..];
             let full = x.len() - x.len() % backend.lanes();
             assert!(
                 sequence[full..].iter().all(|&s| !s),
@@ -1104,7 +1138,8 @@ fn the_divisors_flag_checked_chunks_give_the_sequence_its_chunks_on_every_backen
             whole_chunks(what, &sequence[..full], |i| x[i].is_nan())
         };
         let directed_chunks = |x: &[f32], y: &[f32]| -> Vec<bool> {
-            let lanes = lanes_the_step_took(backend, Directed::Loop(Rounding::Down), x, y);
+            let down = Directed::Loop(Rounding::Down);
+            let lanes = lanes_the_step_took_past_head(backend, down, x, y);
             whole_chunks(what, &lanes, |_| false)
         };
 

@@ -417,8 +417,9 @@ fn in_place_and_operators_match_the_divider() {
 /// A `Divisor`'s public slices run what the plan chooses at each length, on the backend in
 /// use, read from a divisor forced to two products where they are wrong
 /// (`common::two_products_where_wrong`, its proof already made): below the plan's length
-/// every lane is the divider's; from it, every lane of the whole vectors is the sequence's
-/// (a clean slice voids no chunk); in place the same from `in_place_from`. Bits alone
+/// every lane is the divider's; from it, every lane of the whole vectors after the head to
+/// the output's cache line is the sequence's (a clean slice voids no chunk); in place the
+/// same from `in_place_from`. Bits alone
 /// cannot show this: the divider gives the same ones.
 #[cfg(fmadiv_x86)]
 #[test]
@@ -433,21 +434,18 @@ fn the_divisors_slices_run_the_plans_choice_by_length() {
     let (b, weakened, wrong) = common::two_products_where_wrong();
     let a: Vec<f32> = wrong.iter().copied().cycle().take(LONGEST).collect();
     // The lanes a call on the first `n` dividends gave the sequence (on a thread of its
-    // own: the flag-checked chunks' back-off is the thread's); every other lane the
-    // divider's.
+    // own: the flag-checked chunks' back-off is the thread's), the output (or the slice
+    // divided in place) a `LineOutput`; every other lane the divider's.
     let sequence_lanes = |n: usize, in_place: bool| -> Vec<bool> {
         let x = &a[..n];
-        let out = std::thread::scope(|t| {
-            t.spawn(|| {
-                let mut out = x.to_vec();
-                match in_place {
-                    true => weakened.divide_in_place(&mut out),
-                    false => weakened.divide_slice(x, &mut out),
-                }
-                out
-            })
-            .join()
-            .expect("the thread finished")
+        let out = common::on_a_fresh_thread(|| {
+            let mut out = common::LineOutput::new(n);
+            out.copy_from_slice(x);
+            match in_place {
+                true => weakened.divide_in_place(&mut out),
+                false => weakened.divide_slice(x, &mut out),
+            }
+            out.to_vec()
         });
         (0..n)
             .map(|i| {
@@ -482,8 +480,12 @@ fn the_divisors_slices_run_the_plans_choice_by_length() {
             continue;
         }
         let got = sequence_lanes(from, in_place);
-        let whole = from - from % backend.lanes();
-        let want: Vec<bool> = (0..from).map(|i| i < whole).collect();
+        // The head to the output's cache line goes to the divider, as do the lanes after
+        // the whole vectors past it.
+        let head = fmadiv::verify::line_head(backend, &common::LineOutput::new(from));
+        let whole = from - (from - head) % backend.lanes();
+        let want: Vec<bool> = (head..from).map(|i| i < whole).collect();
+        let want = [vec![false; head], want].concat();
         if let Some(i) = (0..from).find(|&i| got[i] != want[i]) {
             panic!(
                 "{what} over {from} elements (the plan's length for the sequence): lane {i} \

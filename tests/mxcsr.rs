@@ -951,3 +951,52 @@ fn par_div_divides_long_slices_on_rayons_threads() {
         "par_div of {long} under round-down: not the caller"
     );
 }
+
+/// The `Divisor`'s sixteen-lane loops first divide the elements before the output's next
+/// cache line, as one partial vector on the divider, padded with a dividend that raises no
+/// flag over any divisor: the call's flags are the divider's over the elements alone. Read
+/// on every backend this CPU runs (the sixteen-lane ones natively or through the model),
+/// into a `LineOutput` (a head of 12 elements at sixteen lanes, none at eight) and in place
+/// on one, by divisors whose reciprocal raises what no quotient of the data does:
+/// `f32::MAX` (`1/b` underflows; dividends from 8 up give normal quotients) and a
+/// subnormal (`1/b` overflows; dividends from 1e-10 up give finite quotients), over short
+/// slices and slices long enough for the flag-checked chunks. Both divisors take the
+/// divider, whose loop the two products' chunks also take their head from. A head padded
+/// with 1.0 is caught.
+#[test]
+fn the_divisors_head_raises_no_flag_of_its_padding() {
+    use common::LineOutput;
+    use fmadiv::verify::divisor::{divide_in_place_on, divide_slice_on};
+    let backends = fmadiv::Backend::all()
+        .into_iter()
+        .filter(|b| *b != fmadiv::Backend::Portable && b.runs_here());
+    let mut failures = Vec::new();
+    for backend in backends {
+        for (y, smallest) in [(f32::MAX, 8.0f32), (1e-39, 1e-10)] {
+            let d = Divisor::new(y);
+            for n in [21, 4096 + 21] {
+                let a: Vec<f32> = (0..n).map(|i| smallest * (1.0 + i as f32 * 0.01)).collect();
+                let by = vec![y; n];
+                let (want, want_flags) = (hardware(&a, &by), dividers_flags(&a, &by));
+                let mut out = LineOutput::new(n);
+                let flags = flags_of(|| {
+                    divide_slice_on(backend, &d, false, black_box(&a), &mut out).expect("runs");
+                });
+                let mut in_place = LineOutput::new(n);
+                in_place.copy_from_slice(&a);
+                let flags_in_place = flags_of(|| {
+                    divide_in_place_on(backend, &d, false, black_box(&mut in_place)).expect("runs");
+                });
+                for (how, got, flags) in [("", out, flags), (" in place", in_place, flags_in_place)]
+                {
+                    let what = format!("{} Divisor({y:e}) over {n}{how}", backend.name());
+                    failures.extend(first_difference(&what, &a, &by, &got, &want));
+                    if flags & !want_flags != 0 {
+                        failures.push(format!("{what}: flags {flags:#04x}, `/` {want_flags:#04x}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -59,14 +59,21 @@ std::thread_local! {
     static BACKOFF: Cell<ChunkBackoff> = const { Cell::new(ChunkBackoff::CLEAR) };
 }
 
-/// `out[i] = a[i] / d` for a two-products divisor: flag-checked chunks of the bare
-/// sequence (the engine's), the leftover lanes and voided chunks by the divider.
+/// `out[i] = a[i] / d` for a two-products divisor: the head to the output's cache line
+/// ([`lanes::line_head`]: none at eight lanes) by the divider, flag-checked chunks of the
+/// bare sequence (the engine's), the leftover lanes and voided chunks by the divider.
 ///
 /// # Safety
 /// `w`'s features are present; `a` readable and `out` writable for `len` floats, not
 /// overlapping.
 #[inline(always)]
 pub unsafe fn two_products<W: Vector>(w: W, d: &Proven, a: *const f32, out: *mut f32, len: usize) {
+    // The head to the output's cache line on the divider, where `W` aligns its stores:
+    // then the chunks' every whole store fills one line.
+    let by = w.splat(d.b);
+    // SAFETY: the caller's guarantees.
+    let head = unsafe { lanes::line_head(w, a, out, len, lanes::FLAGLESS_PAD, |x| w.div(x, by)) };
+    let (a, out, len) = (a.wrapping_add(head), out.wrapping_add(head), len - head);
     // One loop per repair (the sign OR costs one or two operations a vector, so the loop
     // of divisors that need none does not test for it).
     // SAFETY: the caller's guarantees.

@@ -1,11 +1,14 @@
 //! A [`super::Divisor`]'s lane-checked loops, written once over one vector width
 //! ([`Vector`]): the strategy's FMA sequence on every vector, a range check of each
 //! quotient, and the divider for the lanes the check flags; and the divider's own loop.
+//! Where the width aligns its stores ([`Vector::ALIGNS_STORES`]), each loop first divides
+//! the elements before the output's next cache line as one partial vector ([`line_head`]).
 //!
 //! Every function is `#[inline(always)]` and generic; `divisor::x86`'s `#[target_feature]`
 //! functions inline them, so they are compiled for the backend's instructions.
 
 use super::{Proven, Strategy};
+use crate::arch::simd::divider::line_head_len;
 use crate::arch::simd::{Vector, array_of};
 use crate::backoff::Backoff;
 use crate::bits::{ABS_MASK, QUOTIENT_MAX_BITS};
@@ -160,8 +163,39 @@ unsafe fn fix_block<W: Vector>(
     )
 }
 
-/// `out[i] = a[i] / d` by strategy `S`, lane-checked: blocks of [`UNROLL`] vectors with one
-/// combined check, single vectors, then the last few lanes padded with 1.0.
+/// Where `W` aligns its stores: the elements of `a` before `out`'s next cache line (all of a
+/// shorter slice; fewer than a vector) as one partial vector, padded with `pad`, by
+/// `divide`; returns how many (0 elsewhere). Every whole vector stored after them fills one
+/// line.
+///
+/// # Safety
+/// `a` readable and `out` writable for `len` floats; `out` is `a` or does not overlap it.
+#[inline(always)]
+pub(super) unsafe fn line_head<W: Vector>(
+    w: W,
+    a: *const f32,
+    out: *mut f32,
+    len: usize,
+    pad: f32,
+    divide: impl Fn(W::F) -> W::F,
+) -> usize {
+    let head = line_head_len(W::ALIGNS_STORES, out, len);
+    if head > 0 {
+        // SAFETY: head < LANES elements, inside both slices; the padded lanes are not
+        // stored; the vector is loaded before it is stored.
+        unsafe { w.store_partial(out, head, divide(w.load_partial(a, head, pad))) };
+    }
+    head
+}
+
+/// The dividend that pads a partial vector for the divider: a quiet NaN over any divisor
+/// raises no exception flag (not even divide-by-zero over a zero), so the padded lanes add
+/// none to those of the elements (a signaling NaN divisor raises invalid in those too).
+pub(super) const FLAGLESS_PAD: f32 = f32::NAN;
+
+/// `out[i] = a[i] / d` by strategy `S`, lane-checked: the head to the output's cache line
+/// ([`line_head`]), blocks of [`UNROLL`] vectors with one combined check, single vectors,
+/// then the last few lanes padded with 1.0.
 ///
 /// # Safety
 /// `a` readable and `out` writable for `len` floats; `out` either does not overlap `a` or
@@ -175,9 +209,13 @@ pub(super) unsafe fn divide_loop<W: Vector, const S: u8>(
     len: usize,
 ) {
     let consts = Consts::of(w, d);
+    // The head padded as the tail is, with 1.0.
+    let divide = |x| divide_one::<W, S>(w, consts, x);
+    // SAFETY: the caller's guarantees.
+    let head = unsafe { line_head(w, a, out, len, 1.0, divide) };
     let block = UNROLL * W::LANES;
-    let blocks_end = len - len % block;
-    let mut i = 0;
+    let blocks_end = len - (len - head) % block;
+    let mut i = head;
     // Special-rich data (random bit patterns) would pay the sequence, the check and the
     // divider for every block (and microcode assists for subnormal intermediates): after
     // a block with flagged lanes in two or more of its vectors, the following blocks go
@@ -247,8 +285,9 @@ pub(super) unsafe fn divide<W: Vector>(w: W, d: &Proven, a: *const f32, out: *mu
     }
 }
 
-/// `out[i] = a[i] / b` on the divider alone, with nothing to set up: the plain loop, one
-/// vector at a time as the loop it must never lose to, then the last few in scalar. (Loads
+/// `out[i] = a[i] / b` on the divider alone, with nothing to set up: the head to the output's
+/// cache line ([`line_head`]), then the plain loop, one vector at a time as the loop it must
+/// never lose to, then the last few in scalar. (Loads
 /// grouped ahead of their stores lost 20% to it where the output lies 128 bytes past the
 /// input modulo 4 KiB: a load that seems to alias a store waits for its quotient.)
 ///
@@ -262,9 +301,12 @@ pub(super) unsafe fn divide_by_divider_in<W: Vector>(
     out: *mut f32,
     len: usize,
 ) {
-    let full = len - len % W::LANES;
-    // SAFETY: `full / LANES` whole vectors, inside both.
-    unsafe { divider_vectors(w, w.splat(b), a, out, 0, full / W::LANES) };
+    let by = w.splat(b);
+    // SAFETY: the caller's guarantees.
+    let head = unsafe { line_head(w, a, out, len, FLAGLESS_PAD, |x| w.div(x, by)) };
+    let full = len - (len - head) % W::LANES;
+    // SAFETY: `(full - head) / LANES` whole vectors from `head`, inside both.
+    unsafe { divider_vectors(w, by, a, out, head, (full - head) / W::LANES) };
     for i in full..len {
         // SAFETY: i < len; `divss` gives the bits of `vdivps` (NaN rules included).
         unsafe { *out.add(i) = *a.add(i) / b };

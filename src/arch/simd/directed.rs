@@ -24,6 +24,7 @@
 use core::cell::Cell;
 
 use super::Vector;
+use super::divider::line_head_len;
 use super::flagged::{self, ChunkBackoff, flagged_chunks};
 use super::kernel::InputCheck;
 use crate::arch::x86_64::mode::{
@@ -240,7 +241,9 @@ std::thread_local! {
 /// a vector and its quotient to the outputs, `fast_plus_zero` the same where an exact
 /// residual is `+0` (the flag-checked chunks know it from MXCSR's rounding field); `slow`
 /// fills the outputs of whole vectors through the control-word region; `vector` does one
-/// vector whatever it holds.
+/// vector whatever it holds (the head to the first output's cache line where `W` aligns its
+/// stores, [`Vector::ALIGNS_STORES`], and the tail): the blocks and chunks start after the
+/// head.
 ///
 /// # Safety
 /// `a` and `b` readable and every output writable for `len` floats; the outputs overlap
@@ -259,6 +262,15 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8>(
     slow: impl Fn(*const f32, *const f32, [*mut f32; OUTS], usize),
     vector: impl Fn(W::F, W::F) -> [W::F; OUTS],
 ) {
+    // The elements before the first output's next cache line one (partial) vector, where
+    // `W` aligns its stores: then every whole store of the first output fills one line (the
+    // second, `div_bounds`' upper bounds, where it lies as the first does: vectors of one
+    // length from one allocator usually do).
+    let head = line_head_len(W::ALIGNS_STORES, out[0], len);
+    // SAFETY: head <= len; the caller's guarantees.
+    unsafe { vector_by_vector(w, a, b, out, 0, head, &vector) };
+    let (a, b) = (a.wrapping_add(head), b.wrapping_add(head));
+    let (out, len) = (out.map(|o| o.wrapping_add(head)), len - head);
     let block = BLOCK_VECTORS * W::LANES;
     let at = |i: usize| out.map(|o| o.wrapping_add(i));
     let mut i = 0;
