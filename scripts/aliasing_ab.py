@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs `examples/aliasing_by_width.rs` builds in alternating processes and summarises them.
 
-    python3 scripts/aliasing_ab.py --rounds N [--cpu C] [--out FILE] NAME=[ENV=VALUE,...:]BINARY ...
+    python3 scripts/aliasing_ab.py --rounds N [--cpu C] [--out FILE] [--entries "E ..."] NAME=[ENV=VALUE,...:]BINARY ...
 
 Each NAME is one process setting: a binary of the example (copy it out of target/ to keep a
 build) and the environment it runs with, e.g. `eight=FMADIV_BACKEND=avx2:/tmp/abw` and
@@ -9,7 +9,9 @@ build) and the environment it runs with, e.g. `eight=FMADIV_BACKEND=avx2:/tmp/ab
 rotating with r, each process pinned to CPU C with taskset. The summary gives, per table cell
 (entry point, layout or offset, length), the median over the processes of each process's
 median ratio against the plain divider pass, the settings side by side ('a/b/...'); higher
-is faster. With --out, every process's output is written there too.
+is faster. With --out, every process's output is written there too. With --entries, every
+process times only those entry points (the example's arguments: div_rounded, recip,
+div_bounds, Divisor).
 """
 
 import argparse
@@ -49,6 +51,7 @@ def main():
     parser.add_argument("--rounds", type=int, required=True)
     parser.add_argument("--cpu", default="1")
     parser.add_argument("--out")
+    parser.add_argument("--entries", default="")
     parser.add_argument("settings", nargs="+")
     args = parser.parse_args()
     settings = []
@@ -71,7 +74,7 @@ def main():
         for k in range(len(settings)):
             name, env, binary = settings[(k + r) % len(settings)]
             out = subprocess.run(
-                ["taskset", "-c", args.cpu, binary], env=env, check=True,
+                ["taskset", "-c", args.cpu, binary, *args.entries.split()], env=env, check=True,
                 capture_output=True, text=True,
             ).stdout
             runs[name].append(parse(out))

@@ -123,7 +123,8 @@ MUTATIONS=(
   "sixteen lanes: the divisors not moved past the head|src/arch/simd/divider.rs|s/^        b.wrapping_add(head),$/        b,/"
   "sixteen lanes: the embedded-rounding pass's head rounded to nearest|src/arch/simd/divider.rs|s/let head = unsafe { line_head_by::<W, RECIP>(w, a, b, out, len, divide) };/let head = unsafe { line_head_by::<W, RECIP>(w, a, b, out, len, \|x, y\| w.div(x, y)) };/"
   "in-register token: the choices of the width recip's loops run, not the row's eight-lane column|src/plan/mod.rs|s/^        plan.in_register = in_register_of(\&r.choices);$/        plan.in_register = in_register_of(\&plan.choices);/"
-  "sixteen lanes: the directed loops' blocks and chunks from the slice's start, no head|src/arch/simd/directed.rs|s/^    let head = line_head_len(W::ALIGNS_STORES, out\[0\], len);$/    let head = 0;/"
+  "sixteen lanes: the directed loops' blocks and chunks from the slice's start, no head|src/arch/simd/directed.rs|s/^        true => line_head_len(W::ALIGNS_STORES, out\[0\], len),$/        true => 0,/"
+  "sixteen lanes: the directed loops' head at every length, short slices included|src/arch/simd/directed.rs|s/let head = match len >= head_from(W::LANES) {/let head = match true {/"
   "sixteen lanes: the Divisor's two products chunked from the slice's start, no head|src/divisor/flagged.rs|s/lanes::line_head(w, a, out, len, /lanes::line_head(w, a, out, 0, /"
   "sixteen lanes: the Divisor's head padded with 1.0 (the flags of 1\/b)|src/divisor/lanes.rs|s/FLAGLESS_PAD: f32 = f32::NAN;/FLAGLESS_PAD: f32 = 1.0;/"
 )

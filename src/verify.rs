@@ -149,10 +149,11 @@ pub fn div_divisor_window_only_on(
 pub const MIXED_BLOCK_VECTORS: usize = crate::arch::simd::loops::BLOCK_VECTORS;
 
 /// The elements `backend`'s slice loops (the divider's, the mixed schedules', the
-/// embedded-rounding pass of `div_rounded` and `div_bounds`) divide first when writing to
-/// `out`: those before its first cache-line boundary, as one partial vector on the divider,
+/// embedded-rounding pass of `div_rounded` and `div_bounds`, the `Divisor`'s) divide first
+/// when writing to `out`: those before its first cache-line boundary, as one partial vector,
 /// where the backend aligns its stores (a vector a line: the sixteen-lane backend and its
-/// model); 0 elsewhere. A mixed loop's steps and kernel blocks count from there.
+/// model); 0 elsewhere. A mixed loop's steps and kernel blocks count from there. (The
+/// directed loops take it from a length on: [`directed_line_head`].)
 #[cfg(fmadiv_x86)]
 pub fn line_head(backend: crate::Backend, out: &[f32]) -> usize {
     macro_rules! aligns_of {
@@ -163,6 +164,18 @@ pub fn line_head(backend: crate::Backend, out: &[f32]) -> usize {
     }
     let aligns = crate::dispatch::with_entry!(backend, aligns_of, false);
     crate::arch::simd::divider::line_head_len(aligns, out.as_ptr(), out.len())
+}
+
+/// The elements the directed loops (`div_rounded`'s and `div_bounds`' step) divide first
+/// when their first output is `out`: [`line_head`] for slices of
+/// `(DIRECTED_FLAGGED_FROM_VECTORS + 1)` vectors and more, 0 for shorter ones. Their blocks
+/// and chunks count from there.
+#[cfg(fmadiv_x86)]
+pub fn directed_line_head(backend: crate::Backend, out: &[f32]) -> usize {
+    match out.len() >= crate::arch::simd::directed::head_from(backend.lanes()) {
+        true => line_head(backend, out),
+        false => 0,
+    }
 }
 
 /// The steps a mixed loop gives the divider alone after a kernel block that failed its

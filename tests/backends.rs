@@ -699,17 +699,19 @@ fn lanes_the_step_took(backend: Backend, target: Directed, a: &[f32], b: &[f32])
 }
 
 /// [`lanes_the_step_took`] for `a` and `b` placed after the head to the output's cache line
-/// (that of a [`LineOutput`], `fmadiv::verify::line_head`; none where a backend does not
-/// align its stores): pairs the weakened step gets wrong fill the head, and only the lanes of
-/// `a` and `b` are returned, so the blocks and chunks a directed loop starts after its head
-/// start at lane 0 of `a`.
+/// (that of a [`LineOutput`] of the whole call, `fmadiv::verify::directed_line_head`: none
+/// for short slices or where a backend does not align its stores): pairs the weakened step
+/// gets wrong fill the head, and only the lanes of `a` and `b` are returned, so the blocks
+/// and chunks a directed loop starts after its head start at lane 0 of `a`.
 fn lanes_the_step_took_past_head(
     backend: Backend,
     target: Directed,
     a: &[f32],
     b: &[f32],
 ) -> Vec<bool> {
-    let head = fmadiv::verify::line_head(backend, &LineOutput::new(backend.lanes()));
+    use fmadiv::verify::{directed_line_head, line_head};
+    let line = line_head(backend, &LineOutput::new(backend.lanes()));
+    let head = directed_line_head(backend, &LineOutput::new(line + a.len()));
     let (x, y) = pairs_the_weakened_step_gets_wrong(head, 29);
     let (x, y) = ([&x[..], a].concat(), [&y[..], b].concat());
     lanes_the_step_took(backend, target, &x, &y).split_off(head)

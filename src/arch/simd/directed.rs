@@ -230,6 +230,19 @@ pub const FLAGGED_FROM_VECTORS: usize = 32;
 pub const fn flagged_from<W: Vector>() -> usize {
     FLAGGED_FROM_VECTORS * W::LANES
 }
+/// Slices of at least this many elements (at `lanes` lanes) begin with the head to the first
+/// output's cache line, where the width aligns its stores: [`flagged_from`] elements and
+/// more remain after it, so the flag-checked chunks still run. Shorter slices take none:
+/// there the head and the tail it leaves (vectors one at a time, each window-checked) cost
+/// more than the split stores save. On family 0x19 model 0x11, `div_bounds` at sixteen
+/// lanes (every array 16 bytes past a line, best of 200 × 100 calls) went from 19.6 to
+/// 24.1 ns at 64 elements, 27 to 34 at 128 and 94 to 104 at 512 with a head at every
+/// length, and from 133 to 125 at 768, 383 to 301 at 2048 and 625 to 593 at 4096
+/// (`docs/bench/0x19-0x11-directed-divisor-head-ab.txt`).
+pub const fn head_from(lanes: usize) -> usize {
+    (FLAGGED_FROM_VECTORS + 1) * lanes
+}
+
 std::thread_local! {
     /// The flag-checked chunks' back-off, kept between calls on this thread (see
     /// [`flagged::flagged_chunks`]).
@@ -242,8 +255,8 @@ std::thread_local! {
 /// residual is `+0` (the flag-checked chunks know it from MXCSR's rounding field); `slow`
 /// fills the outputs of whole vectors through the control-word region; `vector` does one
 /// vector whatever it holds (the head to the first output's cache line where `W` aligns its
-/// stores, [`Vector::ALIGNS_STORES`], and the tail): the blocks and chunks start after the
-/// head.
+/// stores, [`Vector::ALIGNS_STORES`], from [`head_from`] elements; and the tail): the blocks
+/// and chunks start after the head.
 ///
 /// # Safety
 /// `a` and `b` readable and every output writable for `len` floats; the outputs overlap
@@ -260,15 +273,21 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8>(
     fast: impl Fn(W::F, W::F, W::F) -> [W::F; OUTS],
     fast_plus_zero: impl Fn(W::F, W::F, W::F) -> [W::F; OUTS],
     slow: impl Fn(*const f32, *const f32, [*mut f32; OUTS], usize),
-    vector: impl Fn(W::F, W::F) -> [W::F; OUTS],
+    vector: impl Fn(W::F, W::F) -> [W::F; OUTS] + Copy,
 ) {
     // The elements before the first output's next cache line one (partial) vector, where
-    // `W` aligns its stores: then every whole store of the first output fills one line (the
-    // second, `div_bounds`' upper bounds, where it lies as the first does: vectors of one
-    // length from one allocator usually do).
-    let head = line_head_len(W::ALIGNS_STORES, out[0], len);
-    // SAFETY: head <= len; the caller's guarantees.
-    unsafe { vector_by_vector(w, a, b, out, 0, head, &vector) };
+    // `W` aligns its stores and the slice is long enough ([`head_from`]): then every whole
+    // store of the first output fills one line (the second, `div_bounds`' upper bounds,
+    // where it lies as the first does: vectors of one length from one allocator usually
+    // do).
+    let head = match len >= head_from(W::LANES) {
+        true => line_head_len(W::ALIGNS_STORES, out[0], len),
+        false => 0,
+    };
+    if head > 0 {
+        // SAFETY: head <= len; the caller's guarantees.
+        unsafe { vector_by_vector(w, a, b, out, 0, head, vector) };
+    }
     let (a, b) = (a.wrapping_add(head), b.wrapping_add(head));
     let (out, len) = (out.map(|o| o.wrapping_add(head)), len - head);
     let block = BLOCK_VECTORS * W::LANES;
