@@ -2,12 +2,14 @@
 """Floors of two builds compared: `fmadiv bench --floors --json` of each, run alternately
 (pinned to one CPU), summarised per cell against a committed table.
 
-Run:       scripts/floors_ab.py run --rounds N --cpu C --out DIR NAME=BINARY NAME=BINARY
+Run:       scripts/floors_ab.py run --rounds N --cpu C --out DIR NAME=BINARY[,ARG...] ...
 Summarise: scripts/floors_ab.py summary --table TABLE.json DIR NAME NAME
 Per size:  scripts/floors_ab.py sizes DIR TEXT NAME [NAME ...]
 
 `run` writes DIR/NAME-R.json for round R of each binary (each round runs the binaries in the
-order given). `summary` prints, per binary, the cells of each run with a ratio of at least
+order given); ARGs after a binary go to its `bench --floors --json`, e.g.
+`users=target/release/fmadiv,--past-line,16` for the arrays where the system allocator puts a
+`Vec<f32>` (one binary may appear under two names, with and without). `summary` prints, per binary, the cells of each run with a ratio of at least
 0.97; the cells whose median over the runs is at least 0.97; how many cells fall below 0.97
 where the table's ratio is at least 0.97; and every cell where either median is below 0.97,
 with each run's ratio. `sizes` prints, for the methods whose name contains TEXT, each input
@@ -43,16 +45,16 @@ def run(argv):
         elif argv[0] == "--out":
             out, argv = argv[1], argv[2:]
         else:
-            name, binary = argv[0].split("=", 1)
-            builds.append((name, binary))
+            name, command = argv[0].split("=", 1)
+            builds.append((name, command.split(",")))
             argv = argv[1:]
     if out is None or not builds:
         sys.exit(__doc__)
     os.makedirs(out, exist_ok=True)
     for r in range(1, rounds + 1):
-        for name, binary in builds:
-            text = subprocess.run(["taskset", "-c", cpu, binary, "bench", "--floors", "--json"],
-                                  capture_output=True, text=True, check=True).stdout
+        for name, (binary, *extra) in builds:
+            command = ["taskset", "-c", cpu, binary, "bench", "--floors", "--json", *extra]
+            text = subprocess.run(command, capture_output=True, text=True, check=True).stdout
             with open(os.path.join(out, f"{name}-{r}.json"), "w") as f:
                 f.write(text)
 

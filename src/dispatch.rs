@@ -274,7 +274,7 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
         vendor: "AuthenticAMD",
         family: 0x19,
         model: 0x11,
-        native_run: Some("docs/bench/native-0x19-0x11-ccc3c56"),
+        native_run: Some("docs/bench/native-0x19-0x11-0e94b51"),
         sixteen_lanes_for: &[EntryPoint::Recip, EntryPoint::DivRounded],
         bounds_step_only: true,
         evidence: "Zen 4: div, the Divisor and div_bounds measured slower at sixteen lanes; \
@@ -283,7 +283,12 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
             4K aliasing, on users' layouts too (arrays on a line or 16 bytes past one, the \
             output 0-1024 bytes past the divisors modulo 4 KiB, 256-256K elements: recip \
             1.04-1.46x the plain 256-bit pass where eight lanes run 1.00-1.17x, div_rounded \
-            0.95-1.12x where they run 0.86-1.01x; docs/bench/0x19-0x11-line-head-ab.txt)",
+            0.95-1.12x where they run 0.86-1.01x; docs/bench/0x19-0x11-line-head-ab.txt). \
+            Not everywhere: on the floors with every array 16 bytes past a line, recip at 64 \
+            elements ran 7.8 G divisions/s where eight lanes ran 9.7, and with 1% specials or \
+            random bits at 256 about 4.0 where they ran 5.5 \
+            (docs/bench/0x19-0x11-recip-past-line-ab.txt): the width is chosen per entry \
+            point, not yet per length",
     },
     Avx512Family {
         vendor: "GenuineIntel",

@@ -51,6 +51,9 @@ pub struct Plan {
     /// Each size and input kind measured once per divisor here, every element divided by
     /// it; none: the inputs' own divisors.
     pub divisors: Vec<f32>,
+    /// Bytes past a cache line's start where the rotated layouts put every array (0: on
+    /// one; `--past-line`). The per-row pairs' matrices are not moved.
+    pub past_line: usize,
 }
 
 impl Plan {
@@ -65,6 +68,7 @@ impl Plan {
             sample: 250e-6,
             rows: 512,
             divisors: Vec::new(),
+            past_line: 0,
         }
     }
 
@@ -108,6 +112,7 @@ impl Plan {
             sample: 100e-6,
             rows: 0,
             divisors: Vec::new(),
+            past_line: 0,
         }
     }
 
@@ -128,6 +133,7 @@ impl Plan {
             sample: 250e-6,
             rows: 0,
             divisors: DIVISORS.to_vec(),
+            past_line: 0,
         }
     }
 }
@@ -201,7 +207,8 @@ fn measure(
         check(m, &a, &b)?;
         check(base, &a, &b)?;
     }
-    let mut layouts = fmadiv_verify::samples::Layouts::new(a.clone(), b.clone());
+    let mut layouts =
+        fmadiv_verify::samples::Layouts::past_line(a.clone(), b.clone(), plan.past_line);
     // Calls per sample from the baseline's speed, after a warm-up of every method.
     let calls: Vec<usize> = pairs
         .iter()

@@ -95,6 +95,11 @@ enum Command {
         /// buffer layouts.
         #[arg(long, conflicts_with_all = ["floors", "schedules", "quick", "only", "rounding"])]
         divisors: bool,
+        /// With --floors, --schedules, --divisors or --rounding: every array this many bytes
+        /// past a cache line's start, not on one (0 to 60, a multiple of 4; 16 is where the
+        /// system allocator puts a `Vec<f32>`). The per-row matrices of --floors stay.
+        #[arg(long, value_name = "BYTES")]
+        past_line: Option<usize>,
     },
 }
 
@@ -131,9 +136,23 @@ fn main() -> ExitCode {
             only,
             rounding,
             divisors,
-        }) => {
+            past_line,
+        }) => 'bench: {
+            let placed = floors || schedules || divisors || rounding;
+            if let Some(bytes) = past_line {
+                if !placed {
+                    break 'bench Err("--past-line places the arrays of --floors, --schedules, \
+                                      --divisors or --rounding"
+                        .into());
+                }
+                if let Err(message) = fmadiv_verify::samples::check_past_line(bytes) {
+                    break 'bench Err(format!("--past-line: {message}"));
+                }
+            }
+            let past_line_arg = past_line.map_or(String::new(), |b| format!(" --past-line {b}"));
+            let past_line = past_line.unwrap_or(0);
             if rounding {
-                run_rounding_bench(json)
+                run_rounding_bench(json, past_line, &past_line_arg)
             } else if floors || schedules || divisors {
                 let plan = if divisors {
                     floors::Plan::divisors()
@@ -151,7 +170,13 @@ fn main() -> ExitCode {
                 } else {
                     "fmadiv bench --floors --json"
                 };
-                run_floors(plan, command, json, only.as_deref())
+                let plan = floors::Plan { past_line, ..plan };
+                run_floors(
+                    plan,
+                    &format!("{command}{past_line_arg}"),
+                    json,
+                    only.as_deref(),
+                )
             } else if only.is_some() {
                 Err("--only selects among the methods of --floors or --schedules".into())
             } else {
@@ -306,19 +331,21 @@ fn run_floors(
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn run_rounding_bench(_json: bool) -> Result<ExitCode, String> {
+fn run_rounding_bench(_json: bool, _past_line: usize, _arg: &str) -> Result<ExitCode, String> {
     Err("bench --rounding times x86's MXCSR rounding modes and `vdivps`: x86-64 only".into())
 }
 
 #[cfg(target_arch = "x86_64")]
-fn run_rounding_bench(json: bool) -> Result<ExitCode, String> {
+/// `bench --rounding`, every array `past_line` bytes past a cache line's start (`arg`: the
+/// option as given, for the JSON's command).
+fn run_rounding_bench(json: bool, past_line: usize, arg: &str) -> Result<ExitCode, String> {
     if !json {
         print_header();
     }
-    let rows = rounding_bench::run()?;
+    let rows = rounding_bench::run(past_line)?;
     if json {
         let mut doc = machine_json();
-        doc["command"] = "fmadiv bench --rounding --json".into();
+        doc["command"] = format!("fmadiv bench --rounding --json{arg}").into();
         doc["rows"] = serde_json::to_value(&rows).map_err(|e| e.to_string())?;
         println!(
             "{}",

@@ -205,15 +205,28 @@ fn per_vector(a: &[f32], b: &[f32], lo: &mut [f32], hi: Option<&mut [f32]>, mode
 /// meet each other.
 const HI_OFFSETS: [usize; 4] = [0, 400, 144, 656];
 
-/// A buffer for the second output of `n` floats at every offset of [`HI_OFFSETS`].
-fn hi_buffer(n: usize) -> Vec<f32> {
-    vec![0.0f32; n + HI_OFFSETS.iter().max().unwrap_or(&0) + 16]
+/// The second output of `n` floats at every offset of [`HI_OFFSETS`], each `past` floats
+/// past a cache line's start as the other arrays are (`--past-line`).
+struct HiOutputs {
+    buffer: Vec<f32>,
+    n: usize,
+    past: usize,
 }
 
-/// The second output of layout `k` in `buffer` (see [`HI_OFFSETS`]).
-fn hi_of(buffer: &mut [f32], n: usize, k: usize) -> &mut [f32] {
-    let line = buffer.as_ptr().align_offset(64).min(15);
-    &mut buffer[line + HI_OFFSETS[k % HI_OFFSETS.len()]..][..n]
+impl HiOutputs {
+    fn new(n: usize, past_line_bytes: usize) -> HiOutputs {
+        let room = n + HI_OFFSETS.iter().max().unwrap_or(&0) + 32;
+        let buffer = vec![0.0f32; room];
+        let past = past_line_bytes / 4;
+        HiOutputs { buffer, n, past }
+    }
+
+    /// The second output of layout `k`.
+    fn of(&mut self, k: usize) -> &mut [f32] {
+        let line = self.buffer.as_ptr().align_offset(64).min(15);
+        let at = line + self.past + HI_OFFSETS[k % HI_OFFSETS.len()];
+        &mut self.buffer[at..][..self.n]
+    }
 }
 
 /// Measures `method` against `baseline` at `n` elements.
@@ -222,11 +235,11 @@ fn compare(
     baseline: (&'static str, &Job),
     n: usize,
     layouts: &mut Layouts,
-    hi_buffer: &mut [f32],
+    hi_outputs: &mut HiOutputs,
 ) -> Row {
     let calls = {
         let (a, b, out) = layouts.arrays(0);
-        let hi = hi_of(hi_buffer, n, 0);
+        let hi = hi_outputs.of(0);
         (baseline.1)(a, b, out, hi);
         let t = Instant::now();
         for _ in 0..8 {
@@ -236,7 +249,7 @@ fn compare(
     };
     let mut time = |job: &Job, k: usize| {
         let (a, b, out) = layouts.arrays(k);
-        let hi = hi_of(hi_buffer, n, k);
+        let hi = hi_outputs.of(k);
         let t = Instant::now();
         for _ in 0..calls {
             job(black_box(a), b, black_box(&mut *out), black_box(&mut *hi));
@@ -293,8 +306,9 @@ fn check(
     Ok(())
 }
 
-/// Every comparison at every size.
-pub fn run() -> Result<Vec<Row>, String> {
+/// Every comparison at every size, every array `past_line` bytes past a cache line's start
+/// (0: on one).
+pub fn run(past_line: usize) -> Result<Vec<Row>, String> {
     if fmadiv::backend() == fmadiv::Backend::Portable || !fmadiv::Cpu::this().has_avx2_fma() {
         return Err("the rounding benchmark needs AVX2+FMA".into());
     }
@@ -508,8 +522,8 @@ pub fn run() -> Result<Vec<Row>, String> {
     let mut rows = Vec::new();
     for n in SIZES {
         let mut inputs = || (0..n).map(|_| rng.next_normal()).collect::<Vec<f32>>();
-        let mut layouts = Layouts::new(inputs(), inputs());
-        let mut hi = hi_buffer(n);
+        let mut layouts = Layouts::past_line(inputs(), inputs(), past_line);
+        let mut hi = HiOutputs::new(n, past_line);
         {
             let (a, b, _) = layouts.arrays(0);
             let (a, b) = (a.to_vec(), b.to_vec());

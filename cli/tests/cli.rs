@@ -274,6 +274,11 @@ fn bad_arguments_exit_2_and_write_nothing() {
         vec!["verify", "dividends", "--divisor", "pi", "--report", r],
         vec!["verify", "merge", "/nonexistent/report.json"],
         vec!["frobnicate"],
+        // --past-line: off a float's alignment, a whole line, or without a benchmark that
+        // places arrays (each refused before anything is measured).
+        vec!["bench", "--floors", "--past-line", "18"],
+        vec!["bench", "--rounding", "--past-line", "64"],
+        vec!["bench", "--past-line", "16"],
     ] {
         let out = run(&args);
         assert_eq!(

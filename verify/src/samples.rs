@@ -154,21 +154,38 @@ pub struct Layouts {
     buffer: Vec<f32>,
     a: Vec<f32>,
     b: Vec<f32>,
-    /// Offset of the first cache line in `buffer`.
+    /// Offset of the first array in `buffer`: its first cache line, and the floats past it
+    /// that [`Layouts::past_line`] asks for.
     skip: usize,
 }
 
+/// Where the system allocator puts a `Vec<f32>`: 16 bytes past a cache line's start (its
+/// chunk header), so that a 64-byte vector spans two lines.
+pub const ALLOCATOR_PAST_LINE: usize = 16;
+
 impl Layouts {
-    /// Room for every layout of three arrays of `a.len()` floats; every layout's inputs
-    /// are `a` and `b`.
+    /// Room for every layout of three arrays of `a.len()` floats, the first on a cache
+    /// line's start (the others too where `a.len()` is a whole number of lines: the gaps
+    /// are); every layout's inputs are `a` and `b`.
     pub fn new(a: Vec<f32>, b: Vec<f32>) -> Layouts {
+        Layouts::past_line(a, b, 0)
+    }
+
+    /// [`Layouts::new`] with the arrays `bytes` past a cache line's start instead (the gaps
+    /// between them unchanged): [`ALLOCATOR_PAST_LINE`] where a `Vec<f32>` usually lies.
+    /// Panics unless `bytes` is a multiple of 4 below 64 (see [`check_past_line`]).
+    pub fn past_line(a: Vec<f32>, b: Vec<f32>, bytes: usize) -> Layouts {
         assert_eq!(a.len(), b.len(), "Layouts::new: length mismatch");
+        if let Err(message) = check_past_line(bytes) {
+            panic!("Layouts::past_line: {message}");
+        }
         let widest = LAYOUT_GAPS.iter().map(|(g, h)| g + h).max().unwrap_or(0);
-        let buffer = vec![0.0f32; 3 * a.len() + widest + CACHE_LINE_FLOATS];
-        let skip = buffer
+        let buffer = vec![0.0f32; 3 * a.len() + widest + 2 * CACHE_LINE_FLOATS];
+        let line = buffer
             .as_ptr()
             .align_offset(CACHE_LINE_FLOATS * 4)
             .min(CACHE_LINE_FLOATS);
+        let skip = line + bytes / 4;
         Layouts { buffer, a, b, skip }
     }
 
@@ -182,6 +199,18 @@ impl Layouts {
         a[..len].copy_from_slice(&self.a);
         b[..len].copy_from_slice(&self.b);
         (&a[..len], &b[..len], &mut rest[..len])
+    }
+}
+
+/// Whether `bytes` past a cache line's start is a place for an `f32` array: a multiple of 4
+/// (an `f32`'s alignment) below 64 (a line).
+pub fn check_past_line(bytes: usize) -> Result<(), String> {
+    match bytes.is_multiple_of(4) && bytes < CACHE_LINE_FLOATS * 4 {
+        true => Ok(()),
+        false => Err(format!(
+            "an array can start 0 to 60 bytes past a cache line, a multiple of 4 (an f32's \
+             alignment): not {bytes}"
+        )),
     }
 }
 
@@ -215,7 +244,26 @@ pub fn skipped_once(what: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::Layouts;
+    use super::{ALLOCATOR_PAST_LINE, Layouts, check_past_line};
+
+    #[test]
+    fn past_line_puts_every_array_that_far_past_a_line_in_every_layout() {
+        // A whole number of lines (the gaps between the arrays are too).
+        let n = 1024;
+        let (a, b) = (vec![1.0f32; n], vec![2.0f32; n]);
+        for bytes in [0, 4, ALLOCATOR_PAST_LINE, 60] {
+            let mut layouts = Layouts::past_line(a.clone(), b.clone(), bytes);
+            for k in 0..4 {
+                let (x, y, out) = layouts.arrays(k);
+                for p in [x.as_ptr(), y.as_ptr(), out.as_ptr()] {
+                    assert_eq!(p as usize % 64, bytes, "layout {k}, {bytes} bytes past");
+                }
+            }
+        }
+        for bad in [2, 18, 64, 100] {
+            assert!(check_past_line(bad).is_err(), "{bad} accepted");
+        }
+    }
 
     #[test]
     fn every_layout_gets_the_inputs_whatever_the_others_wrote() {
