@@ -126,7 +126,7 @@ MUTATIONS=(
   "sixteen lanes: the directed loops' blocks and chunks from the slice's start, no head|src/arch/simd/directed.rs|s/^        true => line_head_len(W::ALIGNS_STORES, out\[0\], len),$/        true => 0,/"
   "sixteen lanes: the directed loops' head at every length, short slices included|src/arch/simd/directed.rs|s/let head = match len >= head_from(W::LANES) {/let head = match true {/"
   "sixteen lanes: the Divisor's two products chunked from the slice's start, no head|src/divisor/flagged.rs|s/lanes::line_head(w, a, out, len, /lanes::line_head(w, a, out, 0, /"
-  "sixteen lanes: the Divisor's head padded with 1.0 (the flags of 1\/b)|src/divisor/lanes.rs|s/FLAGLESS_PAD: f32 = f32::NAN;/FLAGLESS_PAD: f32 = 1.0;/"
+  "sixteen lanes: the Divisor's head padded with 1.0 (the flags of 1/b)|src/divisor/lanes.rs|s/FLAGLESS_PAD: f32 = f32::NAN;/FLAGLESS_PAD: f32 = 1.0;/"
 )
 
 if [ "${1:-}" = "--check" ]; then
