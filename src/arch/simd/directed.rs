@@ -235,10 +235,12 @@ pub const fn flagged_from<W: Vector>() -> usize {
 /// more remain after it, so the flag-checked chunks still run. Shorter slices take none:
 /// there the head and the tail it leaves (vectors one at a time, each window-checked) cost
 /// more than the split stores save. On family 0x19 model 0x11, `div_bounds` at sixteen
-/// lanes (every array 16 bytes past a line, best of 200 × 100 calls) went from 19.6 to
-/// 24.1 ns at 64 elements, 27 to 34 at 128 and 94 to 104 at 512 with a head at every
-/// length, and from 133 to 125 at 768, 383 to 301 at 2048 and 625 to 593 at 4096
-/// (`docs/bench/0x19-0x11-directed-divisor-head-ab.txt`).
+/// lanes with every array 16 bytes past a line (`examples/bounds_past_line.rs`, medians of
+/// seven alternating processes, `docs/bench/0x19-0x11-bounds-past-line.txt`): with a head
+/// at every length 21.6 ns at 64 elements and 101 at 512 where the loop without one took
+/// 15.8 and 84; from here 17.2 and 88 (the loop's other code still costs a few per cent
+/// there, on a line too: 15.7 against 14.8 at 64), and 123, 299 and 589 ns at 768, 2048 and
+/// 4096 against 131, 308 and 650 without a head.
 pub const fn head_from(lanes: usize) -> usize {
     (FLAGGED_FROM_VECTORS + 1) * lanes
 }
