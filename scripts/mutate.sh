@@ -117,16 +117,19 @@ MUTATIONS=(
   "16-lane model: step_by_signs() without the or 1 (no step where the signs agree)|src/arch/x86_64/avx512_model.rs|s/>> 31) | 1;$/>> 31);/"
   "div_bounds: the families whose step runs at every length take two passes from 4096 too|src/dispatch.rs|s/^        true => usize::MAX,$/        true => crate::arch::simd::directed::TWO_PASSES_FROM,/"
   "per entry point: a family's record turns sixteen lanes on for every entry point|src/dispatch.rs|s/EntryPoint::ALL.map(|e| match sixteen.contains(\&e) {/EntryPoint::ALL.map(|_| match !sixteen.is_empty() {/"
-  "per entry point: the plan's recip loops on div's backend|src/plan/mod.rs|s/^            crate::backend_of(crate::EntryPoint::Recip),$/            crate::backend(),/"
+  "per entry point: the plan's recip loops on div's backend|src/plan/mod.rs|s/^            recip: crate::backend_of(EntryPoint::Recip),$/            recip: crate::backend(),/"
   "per entry point: div_rounded on div_bounds' backend|src/rounding.rs|s/^                crate::backend_of(crate::EntryPoint::DivRounded),$/                crate::backend_of(crate::EntryPoint::DivBounds),/"
   "sixteen lanes: the mixed loop's steps from the slice's start, no head to the output's line|src/arch/simd/loops.rs|s/^    let head = unsafe { line_head::<W, RECIP>(w, a, b, out, len) };$/    let head = 0;/"
   "sixteen lanes: the divisors not moved past the head|src/arch/simd/divider.rs|s/^        b.wrapping_add(head),$/        b,/"
   "sixteen lanes: the embedded-rounding pass's head rounded to nearest|src/arch/simd/divider.rs|s/let head = unsafe { line_head_by::<W, RECIP>(w, a, b, out, len, divide) };/let head = unsafe { line_head_by::<W, RECIP>(w, a, b, out, len, \|x, y\| w.div(x, y)) };/"
-  "in-register token: the choices of the width recip's loops run, not the row's eight-lane column|src/plan/mod.rs|s/^        plan.in_register = in_register_of(\&r.choices);$/        plan.in_register = in_register_of(\&plan.choices);/"
+  "in-register token: the choices of the width recip's loops run, not the row's eight-lane column|src/plan/mod.rs|s/^    plan.in_register = in_register_of(\&r.choices);$/    plan.in_register = in_register_of(\&plan.choices);/"
   "sixteen lanes: the directed loops' blocks and chunks from the slice's start, no head|src/arch/simd/directed.rs|s/^        true => line_head_len(W::ALIGNS_STORES, out\[0\], len),$/        true => 0,/"
   "sixteen lanes: the directed loops' head at every length, short slices included|src/arch/simd/directed.rs|s/let head = match len >= head_from(W::LANES) {/let head = match true {/"
   "sixteen lanes: the Divisor's two products chunked from the slice's start, no head|src/divisor/flagged.rs|s/lanes::line_head(w, a, out, len, /lanes::line_head(w, a, out, 0, /"
   "sixteen lanes: the Divisor's head padded with 1.0 (the flags of 1/b)|src/divisor/lanes.rs|s/FLAGLESS_PAD: f32 = f32::NAN;/FLAGLESS_PAD: f32 = 1.0;/"
+  "recip by length: a slice of exactly the bound's length still at eight lanes|src/plan/mod.rs|s/if LOOP == RECIP \&\& len < self.short_recip.below {/if LOOP == RECIP \&\& len <= self.short_recip.below {/"
+  "recip by length: a forced sixteen-lane recip also gives way on short slices|src/plan/mod.rs|s/if recip_sixteen \&\& widths.recip_by_default \&\& recip.recip_from > 0 {/if recip_sixteen \&\& recip.recip_from > 0 {/"
+  "recip by length: the short slices at the sixteen-lane column's schedules|src/plan/mod.rs|s/^        let eight = r.choices.recip;$/        let eight = recip.choices.recip;/"
 )
 
 if [ "${1:-}" = "--check" ]; then

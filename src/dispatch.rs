@@ -255,7 +255,9 @@ impl Avx512Family {
 ///   `docs/bench/0x19-0x11-per-entry-floors-ab.txt`) ran at 0.82-0.98x the eight-lane one at 1K-64K
 ///   with its arrays 16 bytes past a cache line, as the system allocator places a `Vec<f32>`, and
 ///   about 9.6 or 12.5 G divisions per second from process to process on aligned ones
-///   (`examples/aliasing_by_width.rs`, `docs/bench/0x19-0x11-aliasing-by-width.txt`). Forced to
+///   (`examples/aliasing_by_width.rs`, `docs/bench/0x19-0x11-aliasing-by-width.txt`); below 256
+///   elements it runs the eight-lane loops, where sixteen lanes lost on users' layouts
+///   (`fmadiv::Plan::recip_eight_lanes_below`, `docs/bench/0x19-0x11-recip-by-length.txt`). Forced to
 ///   sixteen lanes, its `div_bounds` takes the step at every length (1.46-1.50x two passes at
 ///   4K-16K, where the passes run at 0.99x: `docs/bench/0x19-0x11-masked-step-ab.txt`).
 /// - Intel family 6 model 0xcf (Emerald Rapids): no native run yet. Once one is in, the
@@ -287,8 +289,10 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
             Not everywhere: on the floors with every array 16 bytes past a line, recip at 64 \
             elements ran 7.8 G divisions/s where eight lanes ran 9.7, and with 1% specials or \
             random bits at 256 about 4.0 where they ran 5.5 \
-            (docs/bench/0x19-0x11-recip-past-line-ab.txt): the width is chosen per entry \
-            point, not yet per length",
+            (docs/bench/0x19-0x11-recip-past-line-ab.txt): timed by length, sixteen lanes \
+            lost below 256 elements there for every kind of input, so recip runs the \
+            eight-lane loops below 256 (the table row's sixteen-lane column, \
+            docs/bench/0x19-0x11-recip-by-length.txt)",
     },
     Avx512Family {
         vendor: "GenuineIntel",
@@ -405,6 +409,12 @@ pub fn backend_override() -> Result<[Option<Backend>; 4], String> {
         ));
     }
     Ok(forced)
+}
+
+/// Whether the environment forces `entry`'s backend ([`backend_override`]); `false` for a
+/// setting that cannot be honoured (the first division panics with its message).
+pub(crate) fn is_forced(entry: EntryPoint) -> bool {
+    backend_override().is_ok_and(|forced| forced[entry.index()].is_some())
 }
 
 /// [`BACKEND_ENV`]'s value read: a bare name for every entry point, `ENTRY=NAME` for one

@@ -348,6 +348,36 @@ pub fn run_plan_weakened_on(
     }
 }
 
+/// `out[i] = 1 / b[i]` by the `recip` loop of a plan of `choices` on `backend` whose short
+/// slices, below `eight_below` elements, run the eight-lane backend with the schedules
+/// `eight` (as a table row's sixteen-lane column may say: `Plan::recip_eight_lanes_below`),
+/// with the weakened kernel of [`run_recip_schedule_published_on`] in both widths' kernel
+/// blocks, so the output shows which width's schedule ran. `None` (nothing written) for the
+/// portable path, or where this CPU cannot run `backend` or lacks AVX2+FMA. Panics if the
+/// lengths differ.
+pub fn run_recip_plan_by_width_weakened_on(
+    backend: crate::Backend,
+    choices: crate::plan::Choices,
+    eight: [crate::Schedule; 2],
+    eight_below: usize,
+    b: &[f32],
+    out: &mut [f32],
+) -> Option<()> {
+    #[cfg(fmadiv_x86)]
+    return run_pairwise(backend, b, b, out, || {
+        use crate::plan::{Plan, RECIP};
+        let eight_runs = crate::Backend::Avx2Fma.runs_here();
+        let simd = backend != crate::Backend::Portable && eight_runs;
+        let published = Plan::weakened_by_width_on::<{ Variant::PUBLISHED }>;
+        simd.then(|| published(backend, choices, eight, eight_below).run::<RECIP>(b.len()))
+    });
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (backend, choices, eight, eight_below, b, out);
+        None
+    }
+}
+
 /// `out[i] = 1 / b[i]` by the reciprocal kernel with the given variant's near-all-ones fix
 /// (or without it, for `Published`) on every lane of `recip`'s backend, or `None` (nothing
 /// written) without one. Panics if the lengths differ.

@@ -583,6 +583,60 @@ fn the_plan_runs_each_size_class_its_own_schedule_on_every_backend() {
     }
 }
 
+/// `recip` on a sixteen-lane backend gives way to the eight-lane backend below the bound a
+/// table row's sixteen-lane column sets (`Plan::recip_eight_lanes_below`; Zen 4's 256):
+/// plans whose two widths run different schedules (the kernel at one, the divider at the
+/// other), read lane by lane through their own loops with a weakened kernel just below, at
+/// and past the bound. The bits are the same either way, so no other test sees a slice given
+/// the wrong width.
+#[test]
+fn recip_runs_eight_lanes_below_the_bound_and_sixteen_from_it() {
+    use Schedule::{Divider, Kernel};
+    let eight_runs = Backend::Avx2Fma.runs_here();
+    let mut rng = SplitMix64(17);
+    for backend in backends().into_iter().filter(|b| b.lanes() == 16) {
+        if !eight_runs || !recip_lanes_readable(backend) || !recip_lanes_readable(Backend::Avx2Fma)
+        {
+            eprintln!("{}: no AVX2+FMA or no readable lanes here", backend.name());
+            continue;
+        }
+        for below in [256, 200] {
+            for (sixteen, eight) in [(Kernel, Divider), (Divider, Kernel)] {
+                let mut choices = *fmadiv::plan().choices();
+                choices.recip = [sixteen; 2];
+                for len in [below - 1, below, below + 37] {
+                    let (width, s) = match len < below {
+                        true => (Backend::Avx2Fma, eight),
+                        false => (backend, sixteen),
+                    };
+                    // The kernel alone: past the width's head to the output's line, every
+                    // whole block its own; the rest the divider's.
+                    let block = fmadiv::verify::MIXED_BLOCK_VECTORS * width.lanes();
+                    let head = fmadiv::verify::line_head(width, &LineOutput::new(len));
+                    let whole = head + (len - head) / block * block;
+                    let want: Vec<bool> = (0..len)
+                        .map(|i| s.uses_kernel() && (head..whole).contains(&i))
+                        .collect();
+                    let what = format!(
+                        "{}: recip {sixteen:?} from {below}, {eight:?} below, at {len}",
+                        backend.name()
+                    );
+                    let b = near_all_ones_divisors(len, rng.next_u64());
+                    let mut out = LineOutput::new(len);
+                    on_a_fresh_thread(|| {
+                        fmadiv::verify::run_recip_plan_by_width_weakened_on(
+                            backend, choices, [eight; 2], below, &b, &mut out,
+                        )
+                    })
+                    .expect("backends this CPU runs");
+                    let got = recip_kernel_lanes_of(&what, &b, &out.to_vec());
+                    assert!(got == want, "{what}: {}", lanes_differ(&got, &want));
+                }
+            }
+        }
+    }
+}
+
 /// The first lane where `got` and `want` (kernel lanes, `true` for the kernel's) differ.
 fn lanes_differ(got: &[bool], want: &[bool]) -> String {
     match (0..got.len().min(want.len())).find(|&i| got[i] != want[i]) {

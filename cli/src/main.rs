@@ -215,7 +215,7 @@ fn print_header() {
     );
     println!("  backend: {}", fmadiv::backend());
     for (entry, backend) in other_backends() {
-        println!("  {entry}: {} ({} lanes)", backend.name(), backend.lanes());
+        println!("  {entry}: {backend}");
     }
     println!("  plan:    {}", fmadiv::plan());
     println!(
@@ -259,12 +259,25 @@ fn default_run() -> Result<ExitCode, String> {
     })
 }
 
-/// The entry points whose backend is not `div`'s ([`fmadiv::backend`]), with theirs.
-fn other_backends() -> Vec<(&'static str, fmadiv::Backend)> {
+/// The entry points whose backend is not `div`'s ([`fmadiv::backend`]), with theirs in
+/// words: its name and width, and where `recip` gives way to eight lanes on short slices.
+fn other_backends() -> Vec<(&'static str, String)> {
     fmadiv::EntryPoint::ALL
         .into_iter()
-        .map(|e| (e.name(), fmadiv::backend_of(e)))
+        .map(|e| (e, fmadiv::backend_of(e)))
         .filter(|&(_, b)| b != fmadiv::backend())
+        .map(|(e, b)| {
+            let below = fmadiv::plan().recip_eight_lanes_below();
+            let width = match (e, below) {
+                (fmadiv::EntryPoint::Recip, 1..) => format!(
+                    "{} lanes from {below} elements, {} below",
+                    b.lanes(),
+                    fmadiv::plan().recip_backend(0).name()
+                ),
+                _ => format!("{} lanes", b.lanes()),
+            };
+            (e.name(), format!("{} ({width})", b.name()))
+        })
         .collect()
 }
 
@@ -424,6 +437,16 @@ fn plan_json(plan: &fmadiv::Plan) -> serde_json::Value {
         "small_below": plan.small_below(),
         "div": { "small": c.div[0].name(), "large": c.div[1].name() },
         "recip": { "small": c.recip[0].name(), "large": c.recip[1].name() },
+        "recip_short": match plan.recip_eight_lanes_below() {
+            0 => serde_json::Value::Null,
+            below => serde_json::json!({
+                "below": below,
+                "backend": plan.recip_backend(0).name(),
+                "small": plan.recip(0).name(),
+                // The large class's, where the short slices reach into it.
+                "large": (below > plan.small_below()).then(|| plan.recip(below - 1).name()),
+            }),
+        },
         "in_register": if plan.in_register_kernel() { "kernel" } else { "divider" },
         "divisor": {
             "sequence_from": length(c.divisor.sequence_from),
@@ -496,7 +519,7 @@ fn show_plan(json: bool) -> Result<ExitCode, String> {
     } else {
         println!("backend: {}", fmadiv::backend());
         for (entry, b) in other_backends() {
-            println!("{entry}: {} ({} lanes)", b.name(), b.lanes());
+            println!("{entry}: {b}");
         }
         println!("avx512: {}", avx512_status());
         println!("{plan}");

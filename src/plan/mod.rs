@@ -172,6 +172,44 @@ pub struct Plan {
     /// The loops of the chosen schedules, per size class (small, large), indexed by
     /// [`DIV_IN_PLACE`], [`DIV`], [`RECIP`]. A call is one load and one indirect call.
     runs: [[RawFn; 2]; 3],
+    /// `recip`'s short slices at eight lanes, where its width is sixteen by default.
+    short_recip: ShortRecip,
+}
+
+/// Where `recip` runs sixteen lanes by its CPU family's default (not forced) and its row's
+/// sixteen-lane column was measured to lose on short slices: the row's eight-lane choices
+/// on the eight-lane backend below `below` elements.
+#[derive(Clone, Copy, Debug)]
+struct ShortRecip {
+    /// Slices shorter than this run the eight lanes (0: none).
+    below: usize,
+    /// The eight-lane schedules per size class.
+    schedules: [Schedule; 2],
+    /// Their loops on the eight-lane backend (AVX2+FMA, which the sixteen-lane backend's
+    /// CPUs have).
+    runs: [RawFn; 2],
+}
+
+impl ShortRecip {
+    /// No short slices: `recip` runs one width at every length.
+    fn none() -> ShortRecip {
+        ShortRecip {
+            below: 0,
+            schedules: [Schedule::Divider; 2],
+            runs: [Schedule::Portable; 2].map(|s| {
+                variant_fn_on::<{ Variant::SHIPPED }, true, true>(crate::Backend::Portable, s)
+            }),
+        }
+    }
+
+    /// The eight-lane `recip` of `schedules` (with kernel variant `V`) below `below`.
+    fn eight_lanes<const V: u8>(below: usize, schedules: [Schedule; 2]) -> ShortRecip {
+        ShortRecip {
+            below,
+            schedules,
+            runs: schedules.map(|s| disjoint_variant_fn_on::<V, true>(crate::Backend::Avx2Fma, s)),
+        }
+    }
 }
 
 /// [`Plan::run`]'s loops: `div` whose output may be its dividends, `div` into an output that
@@ -188,10 +226,30 @@ impl Plan {
         self.choices.div[self.class(len)]
     }
 
-    /// The schedule `recip` runs for a slice of `len` elements.
+    /// The schedule `recip` runs for a slice of `len` elements (on
+    /// [`Plan::recip_backend`]`(len)`).
     #[inline]
     pub fn recip(&self, len: usize) -> Schedule {
-        self.choices.recip[self.class(len)]
+        match len < self.short_recip.below {
+            true => self.short_recip.schedules[self.class(len)],
+            false => self.choices.recip[self.class(len)],
+        }
+    }
+
+    /// The backend whose loop `recip` runs for a slice of `len` elements: its entry point's
+    /// ([`crate::backend_of`]), but the eight-lane one below the length from which the table
+    /// measured the sixteen lanes to pay, where they are this CPU family's default.
+    pub fn recip_backend(&self, len: usize) -> crate::Backend {
+        match len < self.short_recip.below {
+            true => crate::Backend::Avx2Fma,
+            false => self.backends[1],
+        }
+    }
+
+    /// Below how many elements `recip` runs eight lanes where its backend is sixteen lanes
+    /// wide by default (0: it runs its backend at every length).
+    pub fn recip_eight_lanes_below(&self) -> usize {
+        self.short_recip.below
     }
 
     /// Everything the plan chose.
@@ -225,6 +283,9 @@ impl Plan {
     /// `len` elements.
     #[inline]
     pub(crate) fn run<const LOOP: usize>(&self, len: usize) -> RawFn {
+        if LOOP == RECIP && len < self.short_recip.below {
+            return self.short_recip.runs[self.class(len)];
+        }
         self.runs[LOOP][self.class(len)]
     }
 
@@ -279,11 +340,8 @@ impl Plan {
 
     /// The plan for `choices`, its loops those of the backends of `div` and `recip`.
     fn with(cpu: Cpu, choices: Choices, origin: Origin) -> Plan {
-        let backends = [
-            crate::backend(),
-            crate::backend_of(crate::EntryPoint::Recip),
-        ];
-        Plan::on::<{ Variant::SHIPPED }>(cpu, choices, origin, backends)
+        let w = Widths::here();
+        Plan::on::<{ Variant::SHIPPED }>(cpu, choices, origin, [w.div, w.recip])
     }
 
     /// The plan for `choices` with the loops of `backends` (`div`'s, `recip`'s) and kernel
@@ -299,6 +357,7 @@ impl Plan {
             cpu,
             small_below,
             runs: loops_of::<V>(backends, &choices),
+            short_recip: ShortRecip::none(),
             backends,
             in_register: in_register_of(&choices),
             choices,
@@ -344,6 +403,19 @@ impl Plan {
     pub(crate) fn weakened_on<const V: u8>(backend: crate::Backend, choices: Choices) -> Plan {
         Plan::on::<V>(Cpu::this(), choices, Origin::Forced, [backend; 2])
     }
+
+    /// [`Plan::weakened_on`] whose `recip` runs the eight-lane backend with the schedules
+    /// `eight` below `below` elements, as a table row's sixteen-lane column may say.
+    pub(crate) fn weakened_by_width_on<const V: u8>(
+        backend: crate::Backend,
+        choices: Choices,
+        eight: [Schedule; 2],
+        below: usize,
+    ) -> Plan {
+        let mut plan = Plan::weakened_on::<V>(backend, choices);
+        plan.short_recip = ShortRecip::eight_lanes::<V>(below, eight);
+        plan
+    }
 }
 
 impl fmt::Display for Plan {
@@ -368,9 +440,18 @@ impl fmt::Display for Plan {
             }
             _ => String::new(),
         };
+        let short = &self.short_recip;
+        let short_recip = match short.below {
+            0 => String::new(),
+            below => format!(
+                "{} at {} lanes below {below} elements, from there ",
+                per_class(&short.schedules),
+                crate::Backend::Avx2Fma.lanes()
+            ),
+        };
         write!(
             f,
-            "div: {}; recip: {}{recip_width}; Divisor: sequence {} (first slice {}, in place {}) -- {}",
+            "div: {}; recip: {short_recip}{}{recip_width}; Divisor: sequence {} (first slice {}, in place {}) -- {}",
             per_class(&self.choices.div),
             per_class(&self.choices.recip),
             length(d.sequence_from),
@@ -436,17 +517,30 @@ fn make_plan() -> &'static Plan {
     })
 }
 
-/// The seed check of the backends of `div` and `recip` (one check where they are one):
-/// the first that fails, or `None` without a kernel.
+/// The seed check of the backends of `div` and `recip` (one check per backend), and of the
+/// eight-lane one where `recip` may give way to it on short slices: the first that fails,
+/// or `None` without a kernel.
 fn seeds_in_use() -> Option<Result<(), OutOfBound>> {
-    let (div, recip) = (
-        crate::backend(),
-        crate::backend_of(crate::EntryPoint::Recip),
-    );
-    match seeds_of(div)? {
-        Ok(()) if recip != div => seeds_of(recip).or(Some(Ok(()))),
-        checked => Some(checked),
+    let w = Widths::here();
+    let short_recip =
+        (w.recip.lanes() == 16 && w.recip_by_default).then_some(crate::Backend::Avx2Fma);
+    let mut checked: Vec<crate::Backend> = Vec::new();
+    let mut result = None;
+    for b in [Some(w.div), Some(w.recip), short_recip]
+        .into_iter()
+        .flatten()
+    {
+        if checked.contains(&b) {
+            continue;
+        }
+        checked.push(b);
+        match seeds_of(b) {
+            Some(Err(e)) => return Some(Err(e)),
+            Some(Ok(())) => result = Some(Ok(())),
+            None => {}
+        }
     }
+    result
 }
 
 /// The seed check of `backend`: `rcpps` for AVX2+FMA, `vrcp14ps` (the CPU's, or the
@@ -511,6 +605,28 @@ fn choose(
     plan
 }
 
+/// The backends a plan's loops run: `div`'s and `recip`'s, and whether `recip`'s is its
+/// CPU family's default rather than forced (only a default width gives way to eight lanes
+/// on short slices, [`Plan::recip_eight_lanes_below`]).
+#[derive(Clone, Copy, Debug)]
+struct Widths {
+    div: crate::Backend,
+    recip: crate::Backend,
+    recip_by_default: bool,
+}
+
+impl Widths {
+    /// This process's.
+    fn here() -> Widths {
+        use crate::EntryPoint;
+        Widths {
+            div: crate::backend(),
+            recip: crate::backend_of(EntryPoint::Recip),
+            recip_by_default: !crate::dispatch::is_forced(EntryPoint::Recip),
+        }
+    }
+}
+
 /// The plan a plan file holds, where `file` names one made for `cpu`; else the table's.
 fn from_file_or_row(cpu: Cpu, file: Option<&Path>, row: Option<&'static table::Row>) -> Plan {
     let file_unused = match file.map(|path| (path, file::load(path, &cpu))) {
@@ -520,41 +636,51 @@ fn from_file_or_row(cpu: Cpu, file: Option<&Path>, row: Option<&'static table::R
         Some((_, Err(why))) => Some(why.to_string()),
         None => None,
     };
+    let mut plan = from_row(cpu, row, Widths::here());
+    plan.file_unused = file_unused;
+    plan
+}
+
+/// The plan of `row` (the fallback without one) for loops of `widths`.
+fn from_row(cpu: Cpu, row: Option<&'static table::Row>, widths: Widths) -> Plan {
     // The row's column for each width: `div` and the `Divisor` from `div`'s, `recip` from
     // its own backend's.
     let column = |r: &'static table::Row, sixteen_lanes: bool| match sixteen_lanes {
         true => r.sixteen.unwrap_or(table::Column {
             choices: Choices::uniform(Schedule::Divider, r.choices.divisor),
+            recip_from: 0,
             evidence: table::SIXTEEN_UNMEASURED,
         }),
         false => table::Column {
             choices: r.choices,
+            recip_from: 0,
             evidence: r.evidence,
         },
     };
-    let div_sixteen = crate::backend().lanes() == 16;
-    let recip_sixteen = crate::backend_of(crate::EntryPoint::Recip).lanes() == 16;
-    let (choices, origin) = match row {
-        Some(r) => {
-            let (div, recip) = (column(r, div_sixteen), column(r, recip_sixteen));
-            let choices = Choices {
-                recip: recip.choices.recip,
-                ..div.choices
-            };
-            let origin = Origin::Table {
-                row: r.name,
-                evidence: div.evidence,
-                recip_evidence: (recip_sixteen != div_sixteen).then_some(recip.evidence),
-            };
-            (choices, origin)
-        }
-        None => (table::FALLBACK, Origin::NotInTable),
+    let div_sixteen = widths.div.lanes() == 16;
+    let recip_sixteen = widths.recip.lanes() == 16;
+    let Some(r) = row else {
+        let backends = [widths.div, widths.recip];
+        let fallback = Plan::on::<{ Variant::SHIPPED }>;
+        return fallback(cpu, table::FALLBACK, Origin::NotInTable, backends);
     };
-    let mut plan = Plan::with(cpu, choices, origin);
-    if let Some(r) = row {
-        plan.in_register = in_register_of(&r.choices);
+    let (div, recip) = (column(r, div_sixteen), column(r, recip_sixteen));
+    let choices = Choices {
+        recip: recip.choices.recip,
+        ..div.choices
+    };
+    let origin = Origin::Table {
+        row: r.name,
+        evidence: div.evidence,
+        recip_evidence: (recip_sixteen != div_sixteen).then_some(recip.evidence),
+    };
+    let backends = [widths.div, widths.recip];
+    let mut plan = Plan::on::<{ Variant::SHIPPED }>(cpu, choices, origin, backends);
+    plan.in_register = in_register_of(&r.choices);
+    if recip_sixteen && widths.recip_by_default && recip.recip_from > 0 {
+        let eight = r.choices.recip;
+        plan.short_recip = ShortRecip::eight_lanes::<{ Variant::SHIPPED }>(recip.recip_from, eight);
     }
-    plan.file_unused = file_unused;
     plan
 }
 
@@ -699,12 +825,62 @@ mod tests {
                     recip: [Kernel, Divider],
                     ..table::FALLBACK
                 },
+                recip_from: 0,
                 evidence: "a test",
             }),
         };
         let plan = from_file_or_row(Cpu::this(), None, Some(&ROW));
         assert!(plan.in_register_kernel());
         assert!(!plan.in_register_recip_kernel());
+    }
+
+    #[test]
+    fn recip_gives_way_to_eight_lanes_below_its_columns_bound_only_by_default() {
+        use crate::Backend::{Avx2Fma, Avx512};
+        // Zen 4's row: the sixteen-lane `recip` from 256 elements, the eight-lane row's
+        // divider below, where its family's record gives it sixteen lanes.
+        let zen_4 = Cpu::described("AuthenticAMD", (0x19, 0x11), true, true);
+        let row = table::row_of(&zen_4);
+        let by_default = Widths {
+            div: Avx2Fma,
+            recip: Avx512,
+            recip_by_default: true,
+        };
+        let plan = from_row(zen_4.clone(), row, by_default);
+        assert_eq!(plan.recip_eight_lanes_below(), 256);
+        for (len, schedule, backend) in [
+            (0, Schedule::Divider, Avx2Fma),
+            (255, Schedule::Divider, Avx2Fma),
+            (256, mixed(8), Avx512),
+            (1 << 20, mixed(8), Avx512),
+        ] {
+            assert_eq!(plan.recip(len), schedule, "{len}");
+            assert_eq!(plan.recip_backend(len), backend, "{len}");
+        }
+        assert_eq!(plan.div(100), Schedule::Divider);
+        let text = plan.to_string();
+        assert!(
+            text.contains(
+                "recip: divider at 8 lanes below 256 elements, from there mix-8 at 16 lanes"
+            ),
+            "{text}"
+        );
+        // Forced to sixteen lanes, or at eight, `recip` runs one width at every length.
+        for widths in [
+            Widths {
+                recip_by_default: false,
+                ..by_default
+            },
+            Widths {
+                recip: Avx2Fma,
+                ..by_default
+            },
+        ] {
+            let plan = from_row(zen_4.clone(), row, widths);
+            assert_eq!(plan.recip_eight_lanes_below(), 0, "{widths:?}");
+            assert_eq!(plan.recip_backend(8), widths.recip, "{widths:?}");
+            assert_eq!(plan.recip(8), plan.choices().recip[0], "{widths:?}");
+        }
     }
 
     #[test]

@@ -73,6 +73,10 @@ pub(super) struct Row {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Column {
     pub choices: Choices,
+    /// Where `recip` runs this column by its CPU family's default (not forced), slices
+    /// shorter than this run the row's eight-lane choices on the eight-lane backend (0: none
+    /// do). Set where the wider loops were measured to lose on short slices.
+    pub recip_from: usize,
     pub evidence: &'static str,
 }
 
@@ -138,6 +142,14 @@ const ZEN4_DIVISOR: DivisorChoices = DivisorChoices {
     first_proof_from: 32768,
     in_place_from: usize::MAX,
 };
+
+/// `recip` on Zen 4 runs its sixteen-lane choices from 256 elements and the eight-lane row
+/// below (`examples/recip_by_length.rs`, eight alternating processes per width,
+/// `docs/bench/0x19-0x11-recip-by-length.txt`): with the arrays 16 bytes past a cache line,
+/// as the system allocator places a `Vec<f32>`, sixteen lanes ran 0.60-0.94x the eight-lane
+/// time at 16-192 elements for every kind of input, 1.04x at 256 on normal data (0.98x with
+/// 1% specials, 0.85-0.86x on random bits) and 1.10-1.28x from 384 on normal data.
+const ZEN4_RECIP_SIXTEEN_FROM: usize = 256;
 
 /// Predicted rows: the Divisor as where nothing was measured.
 const fn predicted(div: Schedule, recip: Schedule) -> Choices {
@@ -217,6 +229,7 @@ pub(super) const ROWS: &[Row] = &[
                 recip: [mixed(8), mixed(8)],
                 divisor: ZEN4_DIVISOR,
             },
+            recip_from: ZEN4_RECIP_SIXTEEN_FROM,
             evidence: "measured on family 0x19 model 0x11 with AVX-512F exposed (the native \
                 run: docs/bench/native-0x19-0x11-9825303; used where sixteen lanes are \
                 forced, see `dispatch::AVX512_FAMILIES`): `fmadiv bench \
@@ -228,7 +241,10 @@ pub(super) const ROWS: &[Row] = &[
                 11008, the Divisor's sequence 0.73-0.95x at 512, 1.29-1.92x at 2048, a proof \
                 of 41 ns: the eight-lane row's Divisor; `fmadiv bench --floors` with these \
                 choices (docs/bench/0x19-0x11-sixteen-floors-ab.txt): `recip` 1.24-1.31x of \
-                the plain 512-bit loop at 256-64K on normal data",
+                the plain 512-bit loop at 256-64K on normal data; by default (not forced) \
+                below 256 elements `recip` runs the eight-lane row, which beat these choices \
+                there with the arrays 16 bytes past a cache line for every kind of input \
+                (examples/recip_by_length.rs, docs/bench/0x19-0x11-recip-by-length.txt)",
         }),
     },
     Row {
@@ -252,6 +268,7 @@ pub(super) const ROWS: &[Row] = &[
                 recip: DIVIDER,
                 divisor: ZEN5_DIVISOR,
             },
+            recip_from: 0,
             evidence: "reported from family 0x1a in issue 46 (not measured here): a `vdivps \
                 zmm` loop 1.8-2.0x the `ymm` loop at 256-4K and 1.2-1.6x at 16K-64K; a \
                 16-lane FMA-kernel sketch 0.6x the 512-bit divider, and mixes of one divider \

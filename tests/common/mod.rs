@@ -302,7 +302,13 @@ impl PlansLoops {
             skipped_once("the plan's kernel loops (needs a SIMD backend)");
             return None;
         }
-        let backend = fmadiv::backend_of(entry);
+        let mut backend = fmadiv::backend_of(entry);
+        let block = fmadiv::verify::MIXED_BLOCK_VECTORS * backend.lanes();
+        if entry == fmadiv::EntryPoint::Recip && block < fmadiv::plan().recip_eight_lanes_below() {
+            // Short slices of `recip` run the eight-lane loops below a table row's bound
+            // (`Plan::recip_eight_lanes_below`), and the probe's are short.
+            backend = fmadiv::Backend::Avx2Fma;
+        }
         let lanes = backend.lanes();
         let block = fmadiv::verify::MIXED_BLOCK_VECTORS * lanes;
         let schedule = match entry {
