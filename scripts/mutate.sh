@@ -120,7 +120,7 @@ MUTATIONS=(
   "per entry point: the plan's recip loops on div's backend|src/plan/mod.rs|s/^            recip: crate::backend_of(EntryPoint::Recip),$/            recip: crate::backend(),/"
   "per entry point: div_rounded on div_bounds' backend|src/rounding.rs|s/^                crate::backend_of(crate::EntryPoint::DivRounded),$/                crate::backend_of(crate::EntryPoint::DivBounds),/"
   "sixteen lanes: the mixed loop's steps from the slice's start, no head to the output's line|src/arch/simd/loops.rs|s/^    let head = unsafe { line_head::<W, RECIP>(w, a, b, out, len) };$/    let head = 0;/"
-  "sixteen lanes: the divisors not moved past the head|src/arch/simd/divider.rs|s/^        b.wrapping_add(head),$/        b,/"
+  "sixteen lanes: the divisors not moved past the head|src/arch/simd/divider.rs|s/^    let (\[a, b\], \[out\], len) = past_head(\[a, b\], \[out\], len, head);$/    let ([a, _], [out], len) = past_head([a, b], [out], len, head);/"
   "sixteen lanes: the embedded-rounding pass's head rounded to nearest|src/arch/simd/divider.rs|s/let head = unsafe { line_head_by::<W, RECIP>(w, a, b, out, len, divide) };/let head = unsafe { line_head_by::<W, RECIP>(w, a, b, out, len, \|x, y\| w.div(x, y)) };/"
   "in-register token: the choices of the width recip's loops run, not the row's eight-lane column|src/plan/mod.rs|s/^    plan.in_register = in_register_of(\&r.choices);$/    plan.in_register = in_register_of(\&plan.choices);/"
   "sixteen lanes: the directed loops' blocks and chunks from the slice's start, no head|src/arch/simd/directed.rs|s/^        true => line_head_len(W::ALIGNS_STORES, out\[0\], len),$/        true => 0,/"

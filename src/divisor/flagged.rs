@@ -44,6 +44,7 @@ use core::cell::Cell;
 
 use super::{NO_REPAIR, Proven, SIGN_OF_DIVIDEND, SIGN_OF_PRODUCT, lanes};
 use crate::arch::simd::Vector;
+use crate::arch::simd::divider::past_head;
 use crate::arch::simd::flagged::{ChunkBackoff, flagged_chunks};
 use crate::arch::x86_64::mode::VOIDING;
 use crate::bits::SIGN_MASK;
@@ -73,7 +74,7 @@ pub unsafe fn two_products<W: Vector>(w: W, d: &Proven, a: *const f32, out: *mut
     let by = w.splat(d.b);
     // SAFETY: the caller's guarantees.
     let head = unsafe { lanes::line_head(w, a, out, len, lanes::FLAGLESS_PAD, |x| w.div(x, by)) };
-    let (a, out, len) = (a.wrapping_add(head), out.wrapping_add(head), len - head);
+    let ([a], [out], len) = past_head([a], [out], len, head);
     // One loop per repair (the sign OR costs one or two operations a vector, so the loop
     // of divisors that need none does not test for it).
     // SAFETY: the caller's guarantees.

@@ -24,7 +24,7 @@
 use core::cell::Cell;
 
 use super::Vector;
-use super::divider::line_head_len;
+use super::divider::{line_head_len, past_head};
 use super::flagged::{self, ChunkBackoff, flagged_chunks};
 use super::kernel::InputCheck;
 use crate::arch::x86_64::mode::{
@@ -290,8 +290,7 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8>(
         // SAFETY: head <= len; the caller's guarantees.
         unsafe { vector_by_vector(w, a, b, out, 0, head, vector) };
     }
-    let (a, b) = (a.wrapping_add(head), b.wrapping_add(head));
-    let (out, len) = (out.map(|o| o.wrapping_add(head)), len - head);
+    let ([a, b], out, len) = past_head([a, b], out, len, head);
     let block = BLOCK_VECTORS * W::LANES;
     let at = |i: usize| out.map(|o| o.wrapping_add(i));
     let mut i = 0;

@@ -85,7 +85,7 @@ unsafe fn divider_raw_by<W: Vector, const RECIP: bool>(
 ) {
     // SAFETY: the caller's guarantees.
     let head = unsafe { line_head_by::<W, RECIP>(w, a, b, out, len, divide) };
-    let (a, b, out, len) = past_head(a, b, out, len, head);
+    let ([a, b], [out], len) = past_head([a, b], [out], len, head);
     let group = DIVIDER_GROUP * W::LANES;
     let groups_end = len - len % group;
     if runs_backward(out, [if RECIP { b } else { a }, b], len) {
@@ -171,20 +171,20 @@ pub fn line_head_len(aligns: bool, out: *const f32, len: usize) -> usize {
     ((out as usize).wrapping_neg() % LINE_BYTES / 4).min(len)
 }
 
-/// The pointers and length past a head of `head` elements (`a` may be dangling for `recip`,
-/// so its address is moved without a claim on memory).
+/// The inputs' and outputs' pointers and the length past a head of `head` elements, which
+/// the caller divided already: addresses moved without a claim on memory (`recip`'s `a` may
+/// be dangling). The one place a loop steps past its head: the divider's, the mixed loops',
+/// the directed step loop's and the `Divisor`'s two products'.
 #[inline(always)]
-pub fn past_head(
-    a: *const f32,
-    b: *const f32,
-    out: *mut f32,
+pub fn past_head<const INS: usize, const OUTS: usize>(
+    ins: [*const f32; INS],
+    outs: [*mut f32; OUTS],
     len: usize,
     head: usize,
-) -> (*const f32, *const f32, *mut f32, usize) {
+) -> ([*const f32; INS], [*mut f32; OUTS], usize) {
     (
-        a.wrapping_add(head),
-        b.wrapping_add(head),
-        out.wrapping_add(head),
+        ins.map(|p| p.wrapping_add(head)),
+        outs.map(|p| p.wrapping_add(head)),
         len - head,
     )
 }
@@ -209,7 +209,7 @@ pub unsafe fn divider_disjoint<W: Vector, const RECIP: bool>(
 ) {
     // SAFETY: the caller's guarantees.
     let head = unsafe { line_head::<W, RECIP>(w, a, b, out, len) };
-    let (a, b, out, len) = past_head(a, b, out, len, head);
+    let ([a, b], [out], len) = past_head([a, b], [out], len, head);
     // SAFETY: the caller's guarantees: valid for `len` floats, `out` disjoint from both.
     let (bs, os) = unsafe {
         (

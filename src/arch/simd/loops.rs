@@ -61,7 +61,7 @@ pub unsafe fn div_raw<W: Vector, const V: u8, const D: usize, const RECIP: bool>
 ) {
     // SAFETY: the caller's guarantees.
     let head = unsafe { line_head::<W, RECIP>(w, a, b, out, len) };
-    let (a, b, out, len) = past_head(a, b, out, len, head);
+    let ([a, b], [out], len) = past_head([a, b], [out], len, head);
     let kernel_len = BLOCK_VECTORS * W::LANES;
     let step = kernel_len + D * W::LANES;
     let mut i = 0;
