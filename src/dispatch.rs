@@ -276,7 +276,7 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
         vendor: "AuthenticAMD",
         family: 0x19,
         model: 0x11,
-        native_run: Some("docs/bench/native-0x19-0x11-793e86b"),
+        native_run: Some("docs/bench/native-0x19-0x11-438de9b"),
         sixteen_lanes_for: &[EntryPoint::Recip, EntryPoint::DivRounded],
         bounds_step_only: true,
         evidence: "Zen 4: div, the Divisor and div_bounds measured slower at sixteen lanes; \
