@@ -8,7 +8,8 @@
 //!
 //! The four arrays (dividends, divisors, lower and upper bounds) sit in one buffer, each in a
 //! page of its own at a different offset modulo 4 KiB (no two meet by 4K aliasing), all on
-//! a line's start or all 16 bytes past one (where the system allocator puts a `Vec<f32>`).
+//! a line's start, all 16 bytes past one (where the system allocator puts a `Vec<f32>`),
+//! the inputs 16 bytes past one and the outputs on one, or the other way round.
 //! Prints the best of 200 samples of 100 calls each, in ns per call, per length and layout.
 //! The bits are checked against the divider under each mode first.
 
@@ -42,17 +43,24 @@ fn main() {
         "(div_bounds on {}; ns per call, best of {SAMPLES} x {CALLS} calls)",
         fmadiv::backend_of(fmadiv::EntryPoint::DivBounds).name()
     );
-    println!("{:>6}  {:>9}  {:>9}", "n", "on a line", "+16 bytes");
+    println!(
+        "{:>6}  {:>9}  {:>9}  {:>9}  {:>9}",
+        "n", "on a line", "+16 bytes", "in+16", "out+16"
+    );
+    /// Floats past a line of the inputs and of the outputs, per layout.
+    const LAYOUTS: [(usize, usize); 4] = [(0, 0), (4, 4), (4, 0), (0, 4)];
     for n in lengths {
-        let span = (n + STARTS[3]).div_ceil(PAGE) * PAGE;
+        let span = (n + STARTS[3] + LINE).div_ceil(PAGE) * PAGE;
         let mut buffer = vec![0.0f32; 4 * span + 2 * PAGE];
         let page = buffer.as_ptr().align_offset(PAGE * 4);
         let mut row = Vec::new();
-        for past in [0, 16 / 4] {
-            let at: Vec<usize> = (0..4).map(|k| page + k * span + STARTS[k] + past).collect();
+        for (inputs, outputs) in LAYOUTS {
+            let past = [inputs, inputs, outputs, outputs];
+            let at: Vec<usize> = (0..4)
+                .map(|k| page + k * span + STARTS[k] + past[k])
+                .collect();
             assert!(
-                at.iter()
-                    .all(|&i| (buffer.as_ptr() as usize + 4 * i) % (LINE * 4) == past * 4)
+                (0..4).all(|k| (buffer.as_ptr() as usize + 4 * at[k]) % (LINE * 4) == past[k] * 4)
             );
             let (head, rest) = buffer.split_at_mut(at[2]);
             let (lo, hi) = rest.split_at_mut(at[3] - at[2]);

@@ -2,6 +2,9 @@
 
 use core::fmt;
 
+#[cfg(fmadiv_x86)]
+use crate::arch::simd::directed::BoundsForm;
+
 /// The kernel that [`crate::div`] and friends run on this CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -218,6 +221,11 @@ pub struct Avx512Family {
     /// threshold measured on Emerald Rapids, which is also what a family in no record runs
     /// when forced.
     pub bounds_step_only: bool,
+    /// From how many elements `div_bounds` at eight lanes begins with the head to the lower
+    /// bounds' first 32-byte boundary (whole vectors at both ends, no masked store); `None`:
+    /// never, the loop as measured on Zen 3 and Emerald Rapids (a family in no record has
+    /// none either).
+    pub bounds_eight_lane_head_from: Option<usize>,
     /// Why, with the committed measurements.
     pub evidence: &'static str,
 }
@@ -235,6 +243,15 @@ impl Avx512Family {
         if on { self.sixteen_lanes_for } else { &[] }
     }
 }
+
+/// On Zen 4, `div_bounds` at eight lanes (its default there) begins with the head to the lower
+/// bounds' 32-byte boundary from this many elements (80 vectors), its first and last vectors
+/// whole (no masked store). `examples/bounds_past_line.rs`, four alternating rounds of the
+/// loop with the head from 264 elements against the loop without one
+/// (`docs/bench/0x19-0x11-bounds-eight-lane-head.txt`): with the arrays 16 bytes past a line
+/// 1.15x at 700, 1.08x at 768, 1.10x at 1K, 1.13x at 2K and 1.19-1.21x at 4K-16K, on a line
+/// 0.99-1.03x; at 640 1.00x on every layout, at 384-576 0.96-0.99x.
+pub const ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM: usize = 640;
 
 /// The CPU families whose 512-bit backend has a record: what it serves by default and why.
 ///
@@ -259,7 +276,9 @@ impl Avx512Family {
 ///   elements it runs the eight-lane loops, where sixteen lanes lost on users' layouts
 ///   (`fmadiv::Plan::recip_eight_lanes_below`, `docs/bench/0x19-0x11-recip-by-length.txt`). Forced to
 ///   sixteen lanes, its `div_bounds` takes the step at every length (1.46-1.50x two passes at
-///   4K-16K, where the passes run at 0.99x: `docs/bench/0x19-0x11-masked-step-ab.txt`).
+///   4K-16K, where the passes run at 0.99x: `docs/bench/0x19-0x11-masked-step-ab.txt`). Its
+///   eight-lane `div_bounds` takes the head to the lower bounds' vector boundary from
+///   [`ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM`] elements.
 /// - Intel family 6 model 0xcf (Emerald Rapids): no native run yet. Once one is in, the
 ///   directed functions only: its 512-bit divider is no faster per lane than its 256-bit
 ///   one (1.02-1.06x, `docs/bench/0x6-0xcf-wide-divider.txt`) and no sixteen-lane mix is
@@ -279,6 +298,7 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
         native_run: Some("docs/bench/native-0x19-0x11-438de9b"),
         sixteen_lanes_for: &[EntryPoint::Recip, EntryPoint::DivRounded],
         bounds_step_only: true,
+        bounds_eight_lane_head_from: Some(ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM),
         evidence: "Zen 4: div, the Divisor and div_bounds measured slower at sixteen lanes; \
             recip and div_rounded faster, on the benchmarks' aligned layouts and, with the \
             head to the output's cache line and the embedded-rounding pass grouped against \
@@ -292,7 +312,10 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
             (docs/bench/0x19-0x11-recip-past-line-ab.txt): timed by length, sixteen lanes \
             lost below 256 elements there for every kind of input, so recip runs the \
             eight-lane loops below 256 (the table row's sixteen-lane column, \
-            docs/bench/0x19-0x11-recip-by-length.txt)",
+            docs/bench/0x19-0x11-recip-by-length.txt). div_bounds at eight lanes from 640 \
+            elements begins with the head to the lower bounds' 32-byte boundary: 1.08-1.21x \
+            at 700-16K with its arrays 16 bytes past a line, 0.98-1.03x on a line \
+            (docs/bench/0x19-0x11-bounds-eight-lane-head.txt)",
     },
     Avx512Family {
         vendor: "GenuineIntel",
@@ -301,6 +324,7 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
         native_run: None,
         sixteen_lanes_for: &[EntryPoint::DivRounded, EntryPoint::DivBounds],
         bounds_step_only: false,
+        bounds_eight_lane_head_from: None,
         evidence: "Emerald Rapids: embedded rounding 1.22-1.76x the eight-lane div_rounded \
             at 1K-16K and the sixteen-lane step 1.72-1.75x two embedded passes at 256-1K; \
             its 512-bit divider no faster per lane, so div and recip keep the 256-bit mix-8",
@@ -317,32 +341,32 @@ pub fn avx512_family(cpu: &crate::cpu::Cpu) -> Option<&'static Avx512Family> {
     family_of(cpu, AVX512_FAMILIES)
 }
 
-/// From how many elements `div_bounds` on a backend with embedded rounding runs two
-/// divider passes on this CPU: `usize::MAX` (never) where its family's record says
-/// [`Avx512Family::bounds_step_only`], else `TWO_PASSES_FROM`. Looked up once; one load
-/// after.
+/// How `div_bounds` runs on this CPU ([`BoundsForm`]): two divider passes with embedded
+/// rounding from `TWO_PASSES_FROM` elements, or never where its family's record says
+/// [`Avx512Family::bounds_step_only`]; at eight lanes the head to the lower bounds' vector
+/// boundary from the record's [`Avx512Family::bounds_eight_lane_head_from`], else never.
+/// Looked up once.
 #[cfg(fmadiv_x86)]
 #[inline]
-pub(crate) fn bounds_two_passes_from() -> usize {
-    use core::sync::atomic::{AtomicUsize, Ordering};
-    /// 0 until looked up.
-    static FROM: AtomicUsize = AtomicUsize::new(0);
-    match FROM.load(Ordering::Relaxed) {
-        0 => {
-            let from = two_passes_from_on(&crate::cpu::Cpu::this(), AVX512_FAMILIES);
-            FROM.store(from, Ordering::Relaxed);
-            from
-        }
-        from => from,
-    }
+pub(crate) fn bounds_form() -> BoundsForm {
+    static FORM: std::sync::OnceLock<BoundsForm> = std::sync::OnceLock::new();
+    *FORM.get_or_init(|| bounds_form_on(&crate::cpu::Cpu::this(), AVX512_FAMILIES))
 }
 
-/// [`bounds_two_passes_from`] on `cpu`, with the records `families`.
+/// [`bounds_form`] on `cpu`, with the records `families`.
 #[cfg(fmadiv_x86)]
-fn two_passes_from_on(cpu: &crate::cpu::Cpu, families: &[Avx512Family]) -> usize {
-    match family_of(cpu, families).is_some_and(|f| f.bounds_step_only) {
-        true => usize::MAX,
-        false => crate::arch::simd::directed::TWO_PASSES_FROM,
+fn bounds_form_on(cpu: &crate::cpu::Cpu, families: &[Avx512Family]) -> BoundsForm {
+    let Some(family) = family_of(cpu, families) else {
+        return BoundsForm::DEFAULT;
+    };
+    BoundsForm {
+        two_passes_from: match family.bounds_step_only {
+            true => usize::MAX,
+            false => BoundsForm::DEFAULT.two_passes_from,
+        },
+        eight_lane_head_from: family
+            .bounds_eight_lane_head_from
+            .unwrap_or(BoundsForm::DEFAULT.eight_lane_head_from),
     }
 }
 
@@ -673,6 +697,7 @@ mod tests {
             native_run: Some("a test"),
             sixteen_lanes_for: entries,
             bounds_step_only: false,
+            bounds_eight_lane_head_from: None,
             evidence: "a test",
         }
     }
@@ -764,17 +789,37 @@ mod tests {
         }
     }
 
+    /// `div_bounds` takes two embedded-rounding passes from `TWO_PASSES_FROM` except where
+    /// the CPU's record says the step at every length, and the head at eight lanes only
+    /// where the record gives a length.
     #[cfg(fmadiv_x86)]
     #[test]
-    fn div_bounds_runs_two_passes_where_no_measurement_said_otherwise() {
-        use crate::arch::simd::directed::TWO_PASSES_FROM;
-        // Zen 4 (family 0x19 model 0x11): the step at every length, as measured there.
+    fn bounds_form_follows_the_record() {
+        // Zen 4 (family 0x19 model 0x11): the step at every length, as measured there, and
+        // the head at eight lanes from its length.
         let zen_4 = cpu(("AuthenticAMD", 0x19, 0x11), true);
-        assert_eq!(two_passes_from_on(&zen_4, AVX512_FAMILIES), usize::MAX);
-        // Emerald Rapids (whose sketch set the threshold), Zen 5, a Zen 4 of another model.
-        for family in [EMERALD_RAPIDS, ZEN_5, ("AuthenticAMD", 0x19, 0x61)] {
-            let from = two_passes_from_on(&cpu(family, true), AVX512_FAMILIES);
-            assert_eq!(from, TWO_PASSES_FROM);
+        let expected = BoundsForm {
+            two_passes_from: usize::MAX,
+            eight_lane_head_from: ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM,
+        };
+        assert_eq!(bounds_form_on(&zen_4, AVX512_FAMILIES), expected);
+        // Emerald Rapids (whose sketch set the threshold), Zen 5, a Zen 4 of another model,
+        // a CPU without AVX-512F (Zen 3).
+        for (family, avx512f) in [
+            (EMERALD_RAPIDS, true),
+            (ZEN_5, true),
+            (("AuthenticAMD", 0x19, 0x61), true),
+            (("AuthenticAMD", 0x19, 0x01), false),
+        ] {
+            let form = bounds_form_on(&cpu(family, avx512f), AVX512_FAMILIES);
+            assert_eq!(form, BoundsForm::DEFAULT);
         }
+        assert_eq!(
+            BoundsForm::DEFAULT,
+            BoundsForm {
+                two_passes_from: crate::arch::simd::directed::TWO_PASSES_FROM,
+                eight_lane_head_from: usize::MAX,
+            }
+        );
     }
 }

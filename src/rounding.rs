@@ -122,7 +122,10 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
 /// bound: on family 6 model 0xcf a 512-bit sketch of the step measured 1.72–1.75× two such
 /// passes at 256–1K and 0.72–0.87× at 4K–64K), except on a CPU family whose record says
 /// [`crate::Avx512Family::bounds_step_only`] (family 0x19 model 0x11, where the step
-/// measured 1.46–1.50× two passes at 4K–16K): the step at every length there. Which backend
+/// measured 1.46–1.50× two passes at 4K–16K): the step at every length there. At eight
+/// lanes, where the CPU's record gives a length ([`crate::Avx512Family::bounds_eight_lane_head_from`],
+/// Zen 4: 640), the step loop first divides the elements before the lower bounds' next
+/// 32-byte boundary and ends with whole vectors (no split or masked stores). Which backend
 /// runs: [`crate::backend_of`]`(EntryPoint::DivBounds)`. Flags: those of the
 /// round-to-nearest divisions the step starts from (on either backend), none from the
 /// embedded-rounding passes or from the vectors they redo (as [`div_rounded`]'s).
@@ -161,6 +164,7 @@ pub fn div_bounds(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
                 l,
                 h,
                 n,
+                crate::dispatch::bounds_form(),
             )
         } {
             mxcsr::div_in_mode_sse(a, b, lo, Rounding::Down.control());
@@ -198,6 +202,16 @@ pub(crate) unsafe fn div_rounded_by<const STEP: u8>(
     macro_rules! rounded_with {
         ($entry:path) => {{
             use $entry as entry;
+            /// The step loop in mode `$m`, with the head where the width takes one (never
+            /// at eight lanes, a constant: no code for it there).
+            macro_rules! step {
+                ($m:expr) => {
+                    match entry::rounded_takes_head(n) {
+                        true => entry::div_rounded::<{ $m }, STEP, true>(x, y, o, n),
+                        false => entry::div_rounded::<{ $m }, STEP, false>(x, y, o, n),
+                    }
+                };
+            }
             // SAFETY: the caller's guarantees.
             unsafe {
                 match (mode, entry::one_pass(n)) {
@@ -207,13 +221,9 @@ pub(crate) unsafe fn div_rounded_by<const STEP: u8>(
                     (Rounding::TowardZero, true) => {
                         entry::div_in_mode::<{ mxcsr::TOWARD_ZERO }>(x, y, o, n)
                     }
-                    (Rounding::Down, false) => {
-                        entry::div_rounded::<{ mxcsr::DOWN }, STEP>(x, y, o, n)
-                    }
-                    (Rounding::Up, false) => entry::div_rounded::<{ mxcsr::UP }, STEP>(x, y, o, n),
-                    (Rounding::TowardZero, false) => {
-                        entry::div_rounded::<{ mxcsr::TOWARD_ZERO }, STEP>(x, y, o, n)
-                    }
+                    (Rounding::Down, false) => step!(mxcsr::DOWN),
+                    (Rounding::Up, false) => step!(mxcsr::UP),
+                    (Rounding::TowardZero, false) => step!(mxcsr::TOWARD_ZERO),
                 }
             }
         }};
@@ -222,7 +232,8 @@ pub(crate) unsafe fn div_rounded_by<const STEP: u8>(
     true
 }
 
-/// [`div_bounds`]' loop on `backend`, with directed step variant `STEP` (as
+/// [`div_bounds`]' loop on `backend` in `form` (the CPU's, `crate::dispatch::bounds_form`;
+/// another from the `verify` door), with directed step variant `STEP` (as
 /// [`div_rounded_by`]). `false` (nothing written) for a backend without entry points.
 ///
 /// # Safety
@@ -237,14 +248,21 @@ pub(crate) unsafe fn div_bounds_by<const STEP: u8>(
     lo: *mut f32,
     hi: *mut f32,
     len: usize,
+    form: crate::arch::simd::directed::BoundsForm,
 ) -> bool {
-    let two_passes_from = crate::dispatch::bounds_two_passes_from();
     /// Both bounds by the backend whose entry points `$entry` names.
     macro_rules! bounds_with {
         ($entry:path) => {{
             use $entry as entry;
-            // SAFETY: the caller's guarantees.
-            unsafe { entry::div_bounds::<STEP>(a, b, lo, hi, len, two_passes_from) }
+            let passes = form.two_passes_from;
+            // SAFETY: the caller's guarantees; the head only where `bounds_takes_head`
+            // says so (which holds only where len >= LANES).
+            unsafe {
+                match entry::bounds_takes_head(len, form) {
+                    true => entry::div_bounds::<STEP, true>(a, b, lo, hi, len, passes),
+                    false => entry::div_bounds::<STEP, false>(a, b, lo, hi, len, passes),
+                }
+            }
         }};
     }
     crate::dispatch::with_entry!(backend, bounds_with, return false);

@@ -156,14 +156,21 @@ pub const MIXED_BLOCK_VECTORS: usize = crate::arch::simd::loops::BLOCK_VECTORS;
 /// directed loops take it from a length on: [`directed_line_head`].)
 #[cfg(fmadiv_x86)]
 pub fn line_head(backend: crate::Backend, out: &[f32]) -> usize {
+    let aligns = aligns_stores(backend).unwrap_or(false);
+    crate::arch::simd::divider::line_head_len(aligns, out.as_ptr(), out.len())
+}
+
+/// Whether `backend` aligns its stores (`Vector::ALIGNS_STORES`); `None` for a backend
+/// without entry points.
+#[cfg(fmadiv_x86)]
+fn aligns_stores(backend: crate::Backend) -> Option<bool> {
     macro_rules! aligns_of {
         ($entry:path) => {{
             use $entry as entry;
-            entry::ALIGNS_STORES
+            Some(entry::ALIGNS_STORES)
         }};
     }
-    let aligns = crate::dispatch::with_entry!(backend, aligns_of, false);
-    crate::arch::simd::divider::line_head_len(aligns, out.as_ptr(), out.len())
+    crate::dispatch::with_entry!(backend, aligns_of, None)
 }
 
 /// The elements the directed loops (`div_rounded`'s and `div_bounds`' step) divide first
@@ -175,6 +182,34 @@ pub fn directed_line_head(backend: crate::Backend, out: &[f32]) -> usize {
     match out.len() >= crate::arch::simd::directed::head_from(backend.lanes()) {
         true => line_head(backend, out),
         false => 0,
+    }
+}
+
+/// From how many elements `div_bounds` at eight lanes begins with the head to the lower
+/// bounds' vector boundary on this CPU (`usize::MAX`: never): its family's record,
+/// [`crate::Avx512Family::bounds_eight_lane_head_from`].
+pub fn bounds_eight_lane_head_from() -> usize {
+    #[cfg(fmadiv_x86)]
+    return crate::dispatch::bounds_form().eight_lane_head_from;
+    #[cfg(not(fmadiv_x86))]
+    usize::MAX
+}
+
+/// The elements `div_bounds`' step loop on `backend` divides first when its lower bounds
+/// are `out`, at eight lanes from `eight_lane_head_from` elements
+/// ([`bounds_eight_lane_head_from`] as shipped): those before `out`'s first vector boundary
+/// (fewer than a vector; 0 for the portable path). Its blocks and chunks count from there.
+/// A width that aligns its stores takes [`directed_line_head`].
+#[cfg(fmadiv_x86)]
+pub fn bounds_head(backend: crate::Backend, out: &[f32], eight_lane_head_from: usize) -> usize {
+    let lanes = backend.lanes();
+    match aligns_stores(backend) {
+        Some(true) => directed_line_head(backend, out),
+        Some(false) if out.len() >= eight_lane_head_from.max(lanes) => {
+            // The bytes to the next multiple of a vector, as floats.
+            (out.as_ptr() as usize).wrapping_neg() % (lanes * 4) / 4
+        }
+        _ => 0,
     }
 }
 
@@ -232,7 +267,7 @@ pub const DIRECTED_TWO_PASSES_FROM: usize = crate::arch::simd::directed::TWO_PAS
 /// whose record says [`crate::Avx512Family::bounds_step_only`]).
 #[cfg(fmadiv_x86)]
 pub fn directed_two_passes_from() -> usize {
-    crate::dispatch::bounds_two_passes_from()
+    crate::dispatch::bounds_form().two_passes_from
 }
 
 /// `out[i] = a[i] / b[i]` by schedule `s`'s loop of `backend` as the plan runs it (the
@@ -594,7 +629,10 @@ pub fn div_rounded_on(
                 // SAFETY: the backend is in use; a and b readable and out writable for n
                 // floats, out a unique borrow.
                 with_mode!(mode, M => with_step!(step, S => unsafe {
-                    entry::div_rounded::<M, S>(x, y, o, n)
+                    match entry::rounded_takes_head(n) {
+                        true => entry::div_rounded::<M, S, true>(x, y, o, n),
+                        false => entry::div_rounded::<M, S, false>(x, y, o, n),
+                    }
                 }))
             }};
         }
@@ -653,9 +691,31 @@ pub fn run_div_bounds_on(
     lo: &mut [f32],
     hi: &mut [f32],
 ) -> Option<()> {
+    let from = bounds_eight_lane_head_from();
+    run_div_bounds_with_head_on(backend, step, from, a, b, lo, hi)
+}
+
+/// [`run_div_bounds_on`] with the step loop at eight lanes taking the head to the lower
+/// bounds' vector boundary from `eight_lane_head_from` elements (`usize::MAX`: never)
+/// rather than from this CPU's [`bounds_eight_lane_head_from`]: the head, and the whole
+/// vectors that end the slice with it, on any CPU. A width that aligns its stores takes its
+/// own head as `div_bounds` does.
+pub fn run_div_bounds_with_head_on(
+    backend: crate::Backend,
+    step: DirectedStep,
+    eight_lane_head_from: usize,
+    a: &[f32],
+    b: &[f32],
+    lo: &mut [f32],
+    hi: &mut [f32],
+) -> Option<()> {
     assert!(a.len() == b.len() && b.len() == lo.len() && lo.len() == hi.len());
     #[cfg(fmadiv_x86)]
     {
+        let form = crate::arch::simd::directed::BoundsForm {
+            eight_lane_head_from,
+            ..crate::dispatch::bounds_form()
+        };
         if !backend.runs_here() {
             return None;
         }
@@ -663,12 +723,12 @@ pub fn run_div_bounds_on(
         let (l, h) = (lo.as_mut_ptr(), hi.as_mut_ptr());
         // SAFETY: the backend runs here; a and b readable and lo, hi writable for n floats,
         // each a unique borrow.
-        with_step!(step, S => unsafe { crate::rounding::div_bounds_by::<S>(backend, x, y, l, h, n) })
+        with_step!(step, S => unsafe { crate::rounding::div_bounds_by::<S>(backend, x, y, l, h, n, form) })
             .then_some(())
     }
     #[cfg(not(fmadiv_x86))]
     {
-        let _ = (backend, step, a, b, lo, hi);
+        let _ = (backend, step, a, b, lo, hi, eight_lane_head_from);
         None
     }
 }
@@ -754,7 +814,7 @@ pub fn div_bounds_from_schedule_on(
         }
         let (x, y, n) = (a.as_ptr(), b.as_ptr(), a.len());
         let (l, h) = (lo.as_mut_ptr(), hi.as_mut_ptr());
-        let from = directed_two_passes_from();
+        let form = crate::dispatch::bounds_form();
         macro_rules! with {
             ($entry:path) => {{
                 use $entry as entry;
@@ -764,7 +824,7 @@ pub fn div_bounds_from_schedule_on(
                         // writable for n floats, unique borrows overlapping nothing.
                         unsafe {
                             entry::div_bounds_mixed::<{ $kernel }, { $step }>(
-                                x, y, l, h, n, d, from,
+                                x, y, l, h, n, d, form,
                             )
                         }
                     };

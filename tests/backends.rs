@@ -754,7 +754,9 @@ fn lanes_the_step_took(backend: Backend, target: Directed, a: &[f32], b: &[f32])
 
 /// [`lanes_the_step_took`] for `a` and `b` placed after the head to the output's cache line
 /// (that of a [`LineOutput`] of the whole call, `fmadiv::verify::directed_line_head`: none
-/// for short slices or where a backend does not align its stores): pairs the weakened step
+/// for short slices or where a backend does not align its stores; for `div_bounds`
+/// `fmadiv::verify::bounds_head`, at eight lanes to the vector boundary from the length this
+/// CPU's record gives): pairs the weakened step
 /// gets wrong fill the head, and only the lanes of `a` and `b` are returned, so the blocks
 /// and chunks a directed loop starts after its head start at lane 0 of `a`.
 fn lanes_the_step_took_past_head(
@@ -763,9 +765,13 @@ fn lanes_the_step_took_past_head(
     a: &[f32],
     b: &[f32],
 ) -> Vec<bool> {
-    use fmadiv::verify::{directed_line_head, line_head};
+    use fmadiv::verify::{bounds_eight_lane_head_from, bounds_head, directed_line_head, line_head};
     let line = line_head(backend, &LineOutput::new(backend.lanes()));
-    let head = directed_line_head(backend, &LineOutput::new(line + a.len()));
+    let out = LineOutput::new(line + a.len());
+    let head = match target {
+        Directed::Bounds => bounds_head(backend, &out, bounds_eight_lane_head_from()),
+        _ => directed_line_head(backend, &out),
+    };
     let (x, y) = pairs_the_weakened_step_gets_wrong(head, 29);
     let (x, y) = ([&x[..], a].concat(), [&y[..], b].concat());
     lanes_the_step_took(backend, target, &x, &y).split_off(head)
@@ -946,6 +952,139 @@ fn the_window_checked_blocks_give_the_step_its_blocks_on_every_backend() {
             units_the_fast_path_takes(1, &[0], BACKOFF, &mut state);
             let want = lanes_of(units_the_fast_path_takes(blocks, &[], BACKOFF, &mut state));
             assert_eq!(next, want, "{what}: the next call");
+        }
+    }
+}
+
+/// `len` zeroed floats in `buf`, `past` floats past a cache line.
+fn past_line(buf: &mut Vec<f32>, len: usize, past: usize) -> &mut [f32] {
+    *buf = vec![0.0f32; len + 16 + past];
+    let start = buf.as_ptr().align_offset(64) + past;
+    &mut buf[start..start + len]
+}
+
+/// `div_bounds` on `backend` with the eight-lane head from `from` elements
+/// (`verify::run_div_bounds_with_head_on`) and step `step`, its outputs `past` floats past
+/// a cache line: both bounds, one after the other.
+fn bounds_with_head(
+    backend: Backend,
+    step: DirectedStep,
+    from: usize,
+    past: usize,
+    a: &[f32],
+    b: &[f32],
+) -> Vec<f32> {
+    let (mut lo, mut hi) = (Vec::new(), Vec::new());
+    let (l, h) = (
+        past_line(&mut lo, a.len(), past),
+        past_line(&mut hi, a.len(), past),
+    );
+    fmadiv::verify::run_div_bounds_with_head_on(backend, step, from, a, b, l, h)
+        .expect("a backend this CPU runs");
+    [&l[..], &h[..]].concat()
+}
+
+/// At eight lanes, `div_bounds`' step loop takes the head to the lower bounds' vector
+/// boundary from the length its CPU's record gives (Zen 4's: `fmadiv::verify::
+/// bounds_eight_lane_head_from`; here from the `verify` door's, on any CPU): one whole
+/// vector from the start, the blocks from the boundary, and whole vectors at the end, the
+/// last ending at the slice's end. Read with the step that ignores the divisor's sign: the
+/// blocks count from the head (a failed one and the back-off's next go to the divider),
+/// and the last vector redoes, by the step, lanes a failed block gave the divider. And the
+/// bits are the divider's under each mode, for outputs at every offset from a line, the
+/// window-checked blocks and the flag-checked chunks, under every MXCSR rounding mode and
+/// FTZ/DAZ, with and without the head.
+#[test]
+fn the_eight_lane_bounds_loop_takes_its_head_and_whole_vector_ends() {
+    use fmadiv::verify::{DIRECTED_BLOCK_VECTORS, bounds_head};
+    let weakened = DirectedStep::DivisorSignIgnored;
+    for backend in backends().into_iter().filter(|b| b.lanes() == 8) {
+        let lanes = backend.lanes();
+        let block = DIRECTED_BLOCK_VECTORS * lanes;
+        // 16 bytes past a line: a head of 4; three blocks; a tail of 3 after them (103), or
+        // none (100).
+        for (len, tail) in [(100, 0), (103, 3)] {
+            let (a, b) = pairs_the_weakened_step_gets_wrong(len, 23);
+            let head = bounds_head(backend, past_line(&mut Vec::new(), len, 4), 64);
+            assert_eq!(head, 4, "{}", backend.name());
+            // A NaN in block 1 (lanes 36..68 from the head): it and block 2 to the divider.
+            let nan = head + block + 7;
+            let x = with_nans(&a, &[nan]);
+            let (down, up) = (
+                hardware_in(Rounding::Down, 0, &x, &b),
+                hardware_in(Rounding::Up, 0, &x, &b),
+            );
+            // Lanes one ulp off the divider's (both bounds, or neither): the step's.
+            let stepped = |from: usize| -> Vec<bool> {
+                let got =
+                    on_a_fresh_thread(|| bounds_with_head(backend, weakened, from, 4, &x, &b));
+                let off = |i: usize, got: f32, right: f32| match got
+                    .to_bits()
+                    .abs_diff(right.to_bits())
+                {
+                    0 => false,
+                    1 => true,
+                    _ => panic!("lane {i} of {len}: neither the step's nor the divider's"),
+                };
+                (0..len)
+                    .map(|i| {
+                        let wrong = off(i, got[i], down[i]);
+                        assert_eq!(
+                            wrong,
+                            off(i, got[len + i], up[i]),
+                            "lane {i}: one bound each"
+                        );
+                        wrong
+                    })
+                    .collect()
+            };
+            // The last vector (whole, ending at len) redoes by the step the lanes of block
+            // 2 it covers where the slice has a tail.
+            let last = if tail == 0 { len } else { len - lanes };
+            let want: Vec<bool> = (0..len)
+                .map(|i| i < head + block || (i >= last && i != nan))
+                .collect();
+            let got = stepped(64);
+            assert_eq!(got, want, "{} {len}: lanes the step took", backend.name());
+            // Without the head the blocks count from lane 0, and the tail is partial.
+            let want: Vec<bool> = (0..len).map(|i| i < block || i >= 3 * block).collect();
+            let got = stepped(usize::MAX);
+            assert_eq!(got, want, "{} {len} without the head", backend.name());
+        }
+
+        // Bits: every offset, lengths around the vector and the chunks, specials among
+        // in-window pairs, every MXCSR rounding mode and FTZ with DAZ.
+        let (mut a, b) = in_window_pairs(4200, 29);
+        for (i, &special) in [f32::NAN, 0.0, f32::INFINITY, 1e-40, -0.0]
+            .iter()
+            .enumerate()
+        {
+            a[900 + 600 * i] = special;
+        }
+        for control in [0, 1 << RC_SHIFT, 2 << RC_SHIFT, 3 << RC_SHIFT, FTZ | DAZ] {
+            for past in 0..lanes {
+                for len in [8, 9, 15, 40, 41, 100, 263, 300, 301, 4100, 4200] {
+                    let (x, y) = (&a[..len], &b[..len]);
+                    let down = hardware_in(Rounding::Down, control, x, y);
+                    let up = hardware_in(Rounding::Up, control, x, y);
+                    for from in [0, 8, 64, usize::MAX] {
+                        let run = |p: &[f32], q: &[f32]| {
+                            bounds_with_head(backend, DirectedStep::Shipped, from, past, p, q)
+                        };
+                        let got = under_mxcsr(control, x, y, &run).0;
+                        let what = format!(
+                            "{} len {len} past {past} from {from} MXCSR {control:#x}",
+                            backend.name()
+                        );
+                        if let Some(d) = first_difference(x, y, &got[..len], &down) {
+                            panic!("{what}: lower bound {d}");
+                        }
+                        if let Some(d) = first_difference(x, y, &got[len..], &up) {
+                            panic!("{what}: upper bound {d}");
+                        }
+                    }
+                }
+            }
         }
     }
 }

@@ -24,7 +24,7 @@
 use core::cell::Cell;
 
 use super::Vector;
-use super::divider::{line_head_len, past_head};
+use super::divider::past_head;
 use super::flagged::{self, ChunkBackoff, flagged_chunks};
 use super::kernel::InputCheck;
 use crate::arch::x86_64::mode::{
@@ -238,11 +238,72 @@ pub const fn flagged_from<W: Vector>() -> usize {
 /// lanes with every array 16 bytes past a line (`examples/bounds_past_line.rs`, medians of
 /// seven alternating processes, `docs/bench/0x19-0x11-bounds-past-line.txt`): with a head
 /// at every length 21.6 ns at 64 elements and 101 at 512 where the loop without one took
-/// 15.8 and 84; from here 17.2 and 88 (the loop's other code still costs a few per cent
-/// there, on a line too: 15.7 against 14.8 at 64), and 123, 299 and 589 ns at 768, 2048 and
-/// 4096 against 131, 308 and 650 without a head.
+/// 15.8 and 84; from here 17.2 and 88 (the loop's other code still cost a few per cent
+/// there, on a line too: 15.7 against 14.8 at 64, until the loops with and without the head
+/// became two entry points: 14.4 ns, `docs/bench/0x19-0x11-bounds-eight-lane-head.txt`),
+/// and 123, 299 and 589 ns at 768, 2048 and 4096 against 131, 308 and 650 without a head.
 pub const fn head_from(lanes: usize) -> usize {
     (FLAGGED_FROM_VECTORS + 1) * lanes
+}
+
+/// How `div_bounds` runs on one CPU, as its family's record says (`crate::dispatch`): the
+/// thresholds its entry points take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoundsForm {
+    /// With embedded rounding, two divider passes from this many elements
+    /// ([`TWO_PASSES_FROM`]; `usize::MAX`: the step at every length).
+    pub two_passes_from: usize,
+    /// At a width that does not align its stores ([`Vector::ALIGNS_STORES`] false: eight
+    /// lanes), the step loop begins with the head to the lower bounds' first vector boundary
+    /// from this many elements (`usize::MAX`: never), its head and tail whole vectors
+    /// overlapping the blocks beside them ([`directed_loop`]). A width that aligns its
+    /// stores takes its head from [`head_from`] whatever this says.
+    pub eight_lane_head_from: usize,
+}
+
+impl BoundsForm {
+    /// The form of a CPU with no record: two passes from [`TWO_PASSES_FROM`] with embedded
+    /// rounding, no head at eight lanes.
+    pub const DEFAULT: BoundsForm = BoundsForm {
+        two_passes_from: TWO_PASSES_FROM,
+        eight_lane_head_from: usize::MAX,
+    };
+
+    /// From how many elements the step loop at `W`'s width takes its head.
+    #[inline(always)]
+    pub const fn head_from<W: Vector>(self) -> usize {
+        match W::ALIGNS_STORES {
+            true => head_from(W::LANES),
+            false => self.eight_lane_head_from,
+        }
+    }
+}
+
+/// Whether a directed loop at `W`'s width over `len` elements takes the head to its first
+/// output's vector boundary, where heads are taken from `head_from` elements (`usize::MAX`:
+/// never, which a constant folds away).
+#[inline(always)]
+pub const fn takes_head<W: Vector>(len: usize, head_from: usize) -> bool {
+    head_from != usize::MAX && len >= head_from && len >= W::LANES
+}
+
+/// From how many elements `div_rounded`'s step loop takes its head: where the width aligns
+/// its stores, as `div_bounds`' ([`head_from`]); at eight lanes never (the loop runs below
+/// [`ONE_PASS_FROM`] elements only, outside the `verify` door's forced loop).
+#[inline(always)]
+pub const fn rounded_head_from<W: Vector>() -> usize {
+    BoundsForm::DEFAULT.head_from::<W>()
+}
+
+/// The elements before `out`'s first boundary of a vector of `W` (fewer than a vector; 0 on
+/// one), at most `len`: where a directed loop's head ends, so that every whole store of the
+/// first output after it lies inside one line (a line holds one sixteen-lane vector, two
+/// eight-lane ones).
+#[inline(always)]
+fn vector_head_len<W: Vector>(out: *const f32, len: usize) -> usize {
+    // The bytes from `out` to the next multiple of a vector, as floats: an `f32` pointer is
+    // a multiple of 4.
+    ((out as usize).wrapping_neg() % (W::LANES * 4) / 4).min(len)
 }
 
 std::thread_local! {
@@ -256,17 +317,20 @@ std::thread_local! {
 /// a vector and its quotient to the outputs, `fast_plus_zero` the same where an exact
 /// residual is `+0` (the flag-checked chunks know it from MXCSR's rounding field); `slow`
 /// fills the outputs of whole vectors through the control-word region; `vector` does one
-/// vector whatever it holds (the head to the first output's cache line where `W` aligns its
-/// stores, [`Vector::ALIGNS_STORES`], from [`head_from`] elements; and the tail): the blocks
-/// and chunks start after the head.
+/// vector whatever it holds (the head to the first output's vector boundary, from
+/// [`takes_head`] elements, as `HEAD` says; and the tail): the blocks and chunks start after
+/// the head. The backends have an entry point for the loop with the head and one for the
+/// loop without, so that a slice too short for one runs none of its code (the step loop
+/// with a head decided inside it ran `div_bounds` at eight lanes 12% slower at 256
+/// elements on family 0x19 model 0x11, a head or not).
 ///
 /// # Safety
 /// `a` and `b` readable and every output writable for `len` floats; the outputs overlap
 /// neither the inputs nor each other. `slow` is called only with whole vectors inside the
-/// slices.
+/// slices. With `HEAD`, `len >= LANES`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8>(
+unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8, const HEAD: bool>(
     w: W,
     a: *const f32,
     b: *const f32,
@@ -277,16 +341,23 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8>(
     slow: impl Fn(*const f32, *const f32, [*mut f32; OUTS], usize),
     vector: impl Fn(W::F, W::F) -> [W::F; OUTS] + Copy,
 ) {
-    // The elements before the first output's next cache line one (partial) vector, where
-    // `W` aligns its stores and the slice is long enough ([`head_from`]): then every whole
-    // store of the first output fills one line (the second, `div_bounds`' upper bounds,
-    // where it lies as the first does: vectors of one length from one allocator usually
-    // do).
-    let head = match len >= head_from(W::LANES) {
-        true => line_head_len(W::ALIGNS_STORES, out[0], len),
+    // The elements before the first output's next vector boundary first, where the slice
+    // is long enough (`HEAD`): then no whole store of the first output splits a line
+    // (nor of the second, `div_bounds`' upper bounds, where it lies as the first does:
+    // vectors of one length from one allocator usually do). At sixteen lanes one masked
+    // partial vector; at eight one whole vector from the start, its lanes past the head
+    // done again by the first block (`vmaskmovps` stores are slow on AMD, and the outputs
+    // overlap no input: a lane written twice gets the same bits).
+    let head = match HEAD {
+        true => vector_head_len::<W>(out[0], len),
         false => 0,
     };
-    if head > 0 {
+    // At eight lanes with the head, the tail too is whole vectors.
+    let whole_ends = HEAD && !W::ALIGNS_STORES;
+    if whole_ends && head > 0 {
+        // SAFETY: with a head, len >= LANES: one vector from 0 is inside every slice.
+        unsafe { overlapping_vector(w, a, b, out, 0, vector) };
+    } else if head > 0 {
         // SAFETY: head <= len; the caller's guarantees.
         unsafe { vector_by_vector(w, a, b, out, 0, head, vector) };
     }
@@ -374,8 +445,44 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8>(
         i += blocks * block;
     }
     backoff.store(&BACKOFF);
+    if whole_ends && len >= W::LANES {
+        // The tail as the head: whole vectors, the last ending at the slice's end.
+        while i + W::LANES <= len {
+            // SAFETY: i + LANES <= len; the caller's guarantees.
+            unsafe { overlapping_vector(w, a, b, out, i, vector) };
+            i += W::LANES;
+        }
+        if i < len {
+            // SAFETY: LANES <= len: one vector ending at len is inside every slice.
+            unsafe { overlapping_vector(w, a, b, out, len - W::LANES, vector) };
+        }
+        return;
+    }
     // SAFETY: i <= len; the caller's guarantees.
     unsafe { vector_by_vector(w, a, b, out, i, len, vector) }
+}
+
+/// One whole vector from `at` by `vector`: a head or tail of the eight-lane directed loops,
+/// which may overlap lanes the loop divides (again) beside it.
+///
+/// # Safety
+/// `a` and `b` readable and every output writable for `LANES` floats from `at`.
+#[inline(always)]
+unsafe fn overlapping_vector<W: Vector, const OUTS: usize>(
+    w: W,
+    a: *const f32,
+    b: *const f32,
+    out: [*mut f32; OUTS],
+    at: usize,
+    vector: impl Fn(W::F, W::F) -> [W::F; OUTS],
+) {
+    // SAFETY: the caller's guarantee.
+    unsafe {
+        let v = vector(w.load(a.add(at)), w.load(b.add(at)));
+        for (o, v) in out.into_iter().zip(v) {
+            w.store(o.add(at), v);
+        }
+    }
 }
 
 /// Elements `from..len` one vector at a time by `vector` (which takes any lanes), the last
@@ -411,12 +518,14 @@ pub(super) unsafe fn vector_by_vector<W: Vector, const OUTS: usize>(
 }
 
 /// `out[i] = a[i] / b[i]` rounded in direction `MODE` (not [`NEAREST`]: `div` is that), for
-/// `len` elements.
+/// `len` elements; the loop with the head to the output's vector boundary where `HEAD`
+/// ([`takes_head`] from [`rounded_head_from`]).
 ///
 /// # Safety
 /// `a` and `b` readable and `out` writable for `len` floats; `out` overlaps neither input.
+/// With `HEAD`, `len >= LANES`.
 #[inline(always)]
-pub unsafe fn div_rounded_raw<W: Vector, const MODE: u8, const V: u8>(
+pub unsafe fn div_rounded_raw<W: Vector, const MODE: u8, const V: u8, const HEAD: bool>(
     w: W,
     a: *const f32,
     b: *const f32,
@@ -425,7 +534,7 @@ pub unsafe fn div_rounded_raw<W: Vector, const MODE: u8, const V: u8>(
 ) {
     // SAFETY: the caller's guarantees; the region gets whole vectors inside the slices.
     unsafe {
-        directed_loop::<W, 1, V>(
+        directed_loop::<W, 1, V, HEAD>(
             w,
             a,
             b,
@@ -444,15 +553,16 @@ pub unsafe fn div_rounded_raw<W: Vector, const MODE: u8, const V: u8>(
 }
 
 /// `lo[i] = RD(a[i] / b[i])`, `hi[i] = RU(a[i] / b[i])` for `len` elements: one division
-/// and the directed step, or (with embedded rounding, from `two_passes_from` elements:
-/// [`TWO_PASSES_FROM`], or `usize::MAX` on a CPU where the step measured faster at every
-/// length, as the caller looks it up) two divider passes, one per direction.
+/// and the directed step, or (with embedded rounding, from `two_passes_from` elements, the
+/// CPU's [`BoundsForm`] as the caller looks it up) two divider passes, one per direction.
+/// The step loop with the head to the lower bounds' vector boundary where `HEAD`
+/// ([`takes_head`] from the form's [`BoundsForm::head_from`]).
 ///
 /// # Safety
 /// `a` and `b` readable and `lo`, `hi` writable for `len` floats; no output overlaps an
-/// input or the other output.
+/// input or the other output. With `HEAD`, `len >= LANES`.
 #[inline(always)]
-pub unsafe fn div_bounds_raw<W: Vector, const V: u8>(
+pub unsafe fn div_bounds_raw<W: Vector, const V: u8, const HEAD: bool>(
     w: W,
     a: *const f32,
     b: *const f32,
@@ -471,7 +581,7 @@ pub unsafe fn div_bounds_raw<W: Vector, const V: u8>(
     }
     // SAFETY: the caller's guarantees; the region gets whole vectors inside the slices.
     unsafe {
-        directed_loop::<W, 2, V>(
+        directed_loop::<W, 2, V, HEAD>(
             w,
             a,
             b,
@@ -498,6 +608,53 @@ pub unsafe fn div_bounds_raw<W: Vector, const V: u8>(
                 [l, h]
             },
         )
+    }
+}
+
+/// [`div_rounded_raw`] with the head or without, as [`takes_head`] says: both loops inline
+/// (the backends have an entry point for each instead).
+///
+/// # Safety
+/// As [`div_rounded_raw`].
+#[inline(always)]
+pub unsafe fn div_rounded_either<W: Vector, const MODE: u8, const V: u8>(
+    w: W,
+    a: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    len: usize,
+) {
+    // SAFETY: the caller's guarantees; the head only where len >= LANES.
+    unsafe {
+        match takes_head::<W>(len, rounded_head_from::<W>()) {
+            true => div_rounded_raw::<W, MODE, V, true>(w, a, b, out, len),
+            false => div_rounded_raw::<W, MODE, V, false>(w, a, b, out, len),
+        }
+    }
+}
+
+/// [`div_bounds_raw`] with the head or without, as [`takes_head`] says (as
+/// [`div_rounded_either`]).
+///
+/// # Safety
+/// As [`div_bounds_raw`].
+#[inline(always)]
+pub unsafe fn div_bounds_either<W: Vector, const V: u8>(
+    w: W,
+    a: *const f32,
+    b: *const f32,
+    lo: *mut f32,
+    hi: *mut f32,
+    len: usize,
+    form: BoundsForm,
+) {
+    // SAFETY: the caller's guarantees; the head only where len >= LANES.
+    unsafe {
+        let passes = form.two_passes_from;
+        match takes_head::<W>(len, form.head_from::<W>()) {
+            true => div_bounds_raw::<W, V, true>(w, a, b, lo, hi, len, passes),
+            false => div_bounds_raw::<W, V, false>(w, a, b, lo, hi, len, passes),
+        }
     }
 }
 

@@ -27,8 +27,8 @@ use core::cell::Cell;
 
 use super::Vector;
 use super::directed::{
-    bounds_from_plus_zero, div_bounds_raw, div_in_mode_raw, div_rounded_raw, one_pass,
-    round_from_plus_zero, vector_by_vector,
+    BoundsForm, bounds_from_plus_zero, div_bounds_either, div_in_mode_raw, div_rounded_either,
+    one_pass, round_from_plus_zero, vector_by_vector,
 };
 use super::kernel::{InputCheck, kernel_quotient};
 use super::loops::{BLOCK_VECTORS, MixBackoff};
@@ -177,7 +177,7 @@ unsafe fn shipped_rounded<W: Vector, const MODE: u8, const S: u8>(
     unsafe {
         match one_pass::<W>(len) {
             true => div_in_mode_raw::<W, MODE>(w, a, b, out, len),
-            false => div_rounded_raw::<W, MODE, S>(w, a, b, out, len),
+            false => div_rounded_either::<W, MODE, S>(w, a, b, out, len),
         }
     }
 }
@@ -233,8 +233,7 @@ pub unsafe fn div_rounded_mixed_raw<W: Vector, const MODE: u8, const V: u8, cons
 /// `lo[i] = RD(a[i] / b[i])`, `hi[i] = RU(a[i] / b[i])` from kernel variant `V`'s quotients
 /// and step variant `S`, `d` divider vectors per kernel block (each one division and the
 /// step); where MXCSR does not round to nearest, and for the tail, the shipped form
-/// ([`div_bounds_raw`], with `two_passes_from`, the CPU's threshold, as `div_bounds` passes
-/// it).
+/// ([`div_bounds_raw`], with `form`, the CPU's, as `div_bounds` passes it).
 ///
 /// # Safety
 /// `a` and `b` readable and `lo`, `hi` writable for `len` floats; no output overlaps an
@@ -249,13 +248,13 @@ pub unsafe fn div_bounds_mixed_raw<W: Vector, const V: u8, const S: u8>(
     hi: *mut f32,
     len: usize,
     d: usize,
-    two_passes_from: usize,
+    form: BoundsForm,
 ) {
     // SAFETY: the caller's guarantees, which the shipped form and (with MXCSR rounding to
     // nearest) the loop ask for.
     unsafe {
         if !rounds_to_nearest() {
-            return div_bounds_raw::<W, S>(w, a, b, lo, hi, len, two_passes_from);
+            return div_bounds_either::<W, S>(w, a, b, lo, hi, len, form);
         }
         mixed_loop::<W, 2, V>(
             w,
@@ -281,7 +280,7 @@ pub unsafe fn div_bounds_mixed_raw<W: Vector, const V: u8, const S: u8>(
                 }
             },
             #[inline(always)]
-            |x, y, [l, h], n| div_bounds_raw::<W, S>(w, x, y, l, h, n, two_passes_from),
+            |x, y, [l, h], n| div_bounds_either::<W, S>(w, x, y, l, h, n, form),
         )
     }
 }

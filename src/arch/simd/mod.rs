@@ -158,19 +158,28 @@ macro_rules! entry_points {
                 }
             }
 
-            /// [`directed::div_rounded_raw`].
+            /// [`directed::div_rounded_raw`] without the head to the output's vector
+            /// boundary (`HEAD` false) or with it (true, where [`directed::takes_head`] says
+            /// so for [`directed::rounded_head_from`]): one entry point each.
             ///
             /// # Safety
             /// The backend's features; [`directed::div_rounded_raw`]'s conditions.
             #[target_feature(enable = $features)]
-            pub unsafe fn div_rounded<const MODE: u8, const V: u8>(
+            pub unsafe fn div_rounded<const MODE: u8, const V: u8, const HEAD: bool>(
                 a: *const f32,
                 b: *const f32,
                 out: *mut f32,
                 len: usize,
             ) {
                 // SAFETY: as in `divider`.
-                unsafe { directed::div_rounded_raw::<$W, MODE, V>($W::assume(), a, b, out, len) }
+                unsafe {
+                    directed::div_rounded_raw::<$W, MODE, V, HEAD>($W::assume(), a, b, out, len)
+                }
+            }
+
+            /// Whether `div_rounded`'s step loop over `len` elements takes the head.
+            pub const fn rounded_takes_head(len: usize) -> bool {
+                directed::takes_head::<$W>(len, directed::rounded_head_from::<$W>())
             }
 
             /// [`directed::one_pass`] for this backend: whether `div_rounded` over `len`
@@ -181,12 +190,14 @@ macro_rules! entry_points {
                 directed::one_pass::<$W>(len)
             }
 
-            /// [`directed::div_bounds_raw`].
+            /// [`directed::div_bounds_raw`] without the head to the lower bounds' vector
+            /// boundary (`HEAD` false) or with it (true, where [`bounds_takes_head`] says so):
+            /// one entry point each.
             ///
             /// # Safety
             /// The backend's features; [`directed::div_bounds_raw`]'s conditions.
             #[target_feature(enable = $features)]
-            pub unsafe fn div_bounds<const V: u8>(
+            pub unsafe fn div_bounds<const V: u8, const HEAD: bool>(
                 a: *const f32,
                 b: *const f32,
                 lo: *mut f32,
@@ -197,8 +208,13 @@ macro_rules! entry_points {
                 // SAFETY: as in `divider`.
                 unsafe {
                     let w = $W::assume();
-                    directed::div_bounds_raw::<$W, V>(w, a, b, lo, hi, len, two_passes_from)
+                    directed::div_bounds_raw::<$W, V, HEAD>(w, a, b, lo, hi, len, two_passes_from)
                 }
+            }
+
+            /// Whether `div_bounds`' step loop over `len` elements in `form` takes the head.
+            pub const fn bounds_takes_head(len: usize, form: directed::BoundsForm) -> bool {
+                directed::takes_head::<$W>(len, form.head_from::<$W>())
             }
 
             /// [`crate::arch::simd::directed_mixed::div_rounded_mixed_raw`]: kernel variant
@@ -230,8 +246,8 @@ macro_rules! entry_points {
             }
 
             /// [`crate::arch::simd::directed_mixed::div_bounds_mixed_raw`]: kernel variant
-            /// `V`, step variant `S`, `d` divider vectors per kernel block, the shipped form's
-            /// threshold `two_passes_from` for what it takes.
+            /// `V`, step variant `S`, `d` divider vectors per kernel block, `form` the CPU's
+            /// form of the shipped `div_bounds` (where it takes that).
             ///
             /// # Safety
             /// The backend's features;
@@ -246,7 +262,7 @@ macro_rules! entry_points {
                 hi: *mut f32,
                 len: usize,
                 d: usize,
-                two_passes_from: usize,
+                form: directed::BoundsForm,
             ) {
                 // SAFETY: as in `divider`.
                 unsafe {
@@ -258,7 +274,7 @@ macro_rules! entry_points {
                         hi,
                         len,
                         d,
-                        two_passes_from,
+                        form,
                     )
                 }
             }
