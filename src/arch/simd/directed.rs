@@ -616,6 +616,7 @@ pub unsafe fn div_bounds_raw<W: Vector, const V: u8, const HEAD: bool>(
 ///
 /// # Safety
 /// As [`div_rounded_raw`].
+#[cfg(feature = "verify")]
 #[inline(always)]
 pub unsafe fn div_rounded_either<W: Vector, const MODE: u8, const V: u8>(
     w: W,
@@ -638,6 +639,7 @@ pub unsafe fn div_rounded_either<W: Vector, const MODE: u8, const V: u8>(
 ///
 /// # Safety
 /// As [`div_bounds_raw`].
+#[cfg(feature = "verify")]
 #[inline(always)]
 pub unsafe fn div_bounds_either<W: Vector, const V: u8>(
     w: W,
