@@ -278,7 +278,7 @@ pub const ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM: usize = 640;
 ///   sixteen lanes, its `div_bounds` takes the step at every length (1.46-1.50x two passes at
 ///   4K-16K, where the passes run at 0.99x: `docs/bench/0x19-0x11-masked-step-ab.txt`). Its
 ///   eight-lane `div_bounds` takes the head to the lower bounds' vector boundary from
-///   [`ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM`] elements.
+///   640 elements (`ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM`, with its evidence).
 /// - Intel family 6 model 0xcf (Emerald Rapids): no native run yet. Once one is in, the
 ///   directed functions only: its 512-bit divider is no faster per lane than its 256-bit
 ///   one (1.02-1.06x, `docs/bench/0x6-0xcf-wide-divider.txt`) and no sixteen-lane mix is

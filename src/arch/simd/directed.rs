@@ -611,55 +611,6 @@ pub unsafe fn div_bounds_raw<W: Vector, const V: u8, const HEAD: bool>(
     }
 }
 
-/// [`div_rounded_raw`] with the head or without, as [`takes_head`] says: both loops inline
-/// (the backends have an entry point for each instead).
-///
-/// # Safety
-/// As [`div_rounded_raw`].
-#[cfg(feature = "verify")]
-#[inline(always)]
-pub unsafe fn div_rounded_either<W: Vector, const MODE: u8, const V: u8>(
-    w: W,
-    a: *const f32,
-    b: *const f32,
-    out: *mut f32,
-    len: usize,
-) {
-    // SAFETY: the caller's guarantees; the head only where len >= LANES.
-    unsafe {
-        match takes_head::<W>(len, rounded_head_from::<W>()) {
-            true => div_rounded_raw::<W, MODE, V, true>(w, a, b, out, len),
-            false => div_rounded_raw::<W, MODE, V, false>(w, a, b, out, len),
-        }
-    }
-}
-
-/// [`div_bounds_raw`] with the head or without, as [`takes_head`] says (as
-/// [`div_rounded_either`]).
-///
-/// # Safety
-/// As [`div_bounds_raw`].
-#[cfg(feature = "verify")]
-#[inline(always)]
-pub unsafe fn div_bounds_either<W: Vector, const V: u8>(
-    w: W,
-    a: *const f32,
-    b: *const f32,
-    lo: *mut f32,
-    hi: *mut f32,
-    len: usize,
-    form: BoundsForm,
-) {
-    // SAFETY: the caller's guarantees; the head only where len >= LANES.
-    unsafe {
-        let passes = form.two_passes_from;
-        match takes_head::<W>(len, form.head_from::<W>()) {
-            true => div_bounds_raw::<W, V, true>(w, a, b, lo, hi, len, passes),
-            false => div_bounds_raw::<W, V, false>(w, a, b, lo, hi, len, passes),
-        }
-    }
-}
-
 /// `vdivps` rounded in direction `MODE` over the whole slice: with embedded rounding the
 /// divider loop's shape ([`super::divider::divider_in_mode`]: MXCSR untouched); otherwise
 /// MXCSR set once, the last few lanes by [`div_rounded_vector`]. How

@@ -27,8 +27,8 @@ use core::cell::Cell;
 
 use super::Vector;
 use super::directed::{
-    BoundsForm, bounds_from_plus_zero, div_bounds_either, div_in_mode_raw, div_rounded_either,
-    one_pass, round_from_plus_zero, vector_by_vector,
+    BoundsForm, bounds_from_plus_zero, div_bounds_raw, div_in_mode_raw, div_rounded_raw, one_pass,
+    round_from_plus_zero, rounded_head_from, takes_head, vector_by_vector,
 };
 use super::kernel::{InputCheck, kernel_quotient};
 use super::loops::{BLOCK_VECTORS, MixBackoff};
@@ -157,6 +157,53 @@ unsafe fn store_all<W: Vector, const OUTS: usize>(w: W, out: [*mut f32; OUTS], v
     for (o, v) in out.into_iter().zip(v) {
         // SAFETY: the caller's guarantee.
         unsafe { w.store(o, v) };
+    }
+}
+
+/// [`div_rounded_raw`] with the head or without, as [`takes_head`] says: both loops inline
+/// here (the backends have an entry point for each).
+///
+/// # Safety
+/// As [`div_rounded_raw`].
+#[inline(always)]
+unsafe fn div_rounded_either<W: Vector, const MODE: u8, const V: u8>(
+    w: W,
+    a: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    len: usize,
+) {
+    // SAFETY: the caller's guarantees; the head only where len >= LANES.
+    unsafe {
+        match takes_head::<W>(len, rounded_head_from::<W>()) {
+            true => div_rounded_raw::<W, MODE, V, true>(w, a, b, out, len),
+            false => div_rounded_raw::<W, MODE, V, false>(w, a, b, out, len),
+        }
+    }
+}
+
+/// [`div_bounds_raw`] with the head or without, as [`takes_head`] says (as
+/// [`div_rounded_either`]).
+///
+/// # Safety
+/// As [`div_bounds_raw`].
+#[inline(always)]
+unsafe fn div_bounds_either<W: Vector, const V: u8>(
+    w: W,
+    a: *const f32,
+    b: *const f32,
+    lo: *mut f32,
+    hi: *mut f32,
+    len: usize,
+    form: BoundsForm,
+) {
+    // SAFETY: the caller's guarantees; the head only where len >= LANES.
+    unsafe {
+        let passes = form.two_passes_from;
+        match takes_head::<W>(len, form.head_from::<W>()) {
+            true => div_bounds_raw::<W, V, true>(w, a, b, lo, hi, len, passes),
+            false => div_bounds_raw::<W, V, false>(w, a, b, lo, hi, len, passes),
+        }
     }
 }
 
