@@ -321,8 +321,9 @@ std::thread_local! {
 /// [`takes_head`] elements, as `HEAD` says; and the tail): the blocks and chunks start after
 /// the head. The backends have an entry point for the loop with the head and one for the
 /// loop without, so that a slice too short for one runs none of its code (the step loop
-/// with a head decided inside it ran `div_bounds` at eight lanes 12% slower at 256
-/// elements on family 0x19 model 0x11, a head or not).
+/// with a head decided inside it ran `div_bounds` at eight lanes 8-20% slower at 64
+/// elements and 3-7% at 256 on family 0x19 model 0x11, a head taken or not:
+/// `docs/bench/0x19-0x11-bounds-eight-lane-head.txt`).
 ///
 /// # Safety
 /// `a` and `b` readable and every output writable for `len` floats; the outputs overlap
