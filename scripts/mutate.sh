@@ -135,6 +135,7 @@ MUTATIONS=(
   "eight lanes: the directed loop's last whole vector one lane short of the slice's end|src/arch/simd/directed.rs|s/overlapping_vector(w, a, b, out, len - W::LANES, vector)/overlapping_vector(w, a, b, out, len - W::LANES - 1, vector)/"
   "eight lanes: the directed loop's whole-vector head dropped|src/arch/simd/directed.rs|s/^        unsafe { overlapping_vector(w, a, b, out, 0, vector) };$/        let _ = vector;/"
   "div_bounds: the loop without the head whatever the caller chose|src/rounding.rs|s/true => entry::div_bounds::<STEP, true>(a, b, lo, hi, len, passes),/true => entry::div_bounds::<STEP, false>(a, b, lo, hi, len, passes),/"
+  "eight lanes: the directed loop's whole vectors also divide by zero on the side (bits unchanged, flags not)|src/arch/simd/directed.rs|s/^        let v = vector(w.load(a.add(at)), w.load(b.add(at)));$/        core::hint::black_box(w.div(w.load(a.add(at)), w.splat(0.0)));\n        let v = vector(w.load(a.add(at)), w.load(b.add(at)));/"
 )
 
 if [ "${1:-}" = "--check" ]; then

@@ -1089,6 +1089,65 @@ fn the_eight_lane_bounds_loop_takes_its_head_and_whole_vector_ends() {
     }
 }
 
+/// The flags `div_bounds` leaves on `backend` with the eight-lane head from `from` elements,
+/// its outputs `past` floats past a line: read on a thread of its own (its MXCSR starts
+/// clear, and no back-off of an earlier call).
+fn bounds_flags(backend: Backend, from: usize, past: usize, a: &[f32], b: &[f32]) -> u32 {
+    /// MXCSR's six exception flags.
+    const FLAGS: u32 = 0x3f;
+    on_a_fresh_thread(|| {
+        let saved = read_mxcsr();
+        write_mxcsr(saved & !FLAGS);
+        black_box(bounds_with_head(
+            backend,
+            DirectedStep::Shipped,
+            from,
+            past,
+            black_box(a),
+            black_box(b),
+        ));
+        let flags = read_mxcsr() & FLAGS;
+        write_mxcsr(saved);
+        flags
+    })
+}
+
+/// The eight-lane head and the whole-vector tail divide some lanes twice; the flags after a
+/// call are those of the loop without them, with a special at the slice's ends or inside:
+/// an overflow, a quiet NaN, 0/0, 1/0, a subnormal dividend, a subnormal quotient.
+#[test]
+fn the_eight_lane_bounds_head_and_tail_raise_the_flags_of_the_loop_without_them() {
+    let specials = [
+        (3e38, 1e-3),
+        (f32::NAN, 1.0),
+        (0.0, 0.0),
+        (1.0, 0.0),
+        (1e-40, 1.0),
+        (3e-30, 1e10),
+    ];
+    for backend in backends().into_iter().filter(|b| b.lanes() == 8) {
+        for len in [41, 300, 4100] {
+            let (a, b) = in_window_pairs(len, 31);
+            for (x, y) in specials {
+                for at in [0, 3, 7, len / 2, len - 5, len - 1] {
+                    let (mut a, mut b) = (a.clone(), b.clone());
+                    (a[at], b[at]) = (x, y);
+                    for past in 0..backend.lanes() {
+                        let with = bounds_flags(backend, 8, past, &a, &b);
+                        let without = bounds_flags(backend, usize::MAX, past, &a, &b);
+                        assert_eq!(
+                            with,
+                            without,
+                            "{} len {len}, {x:e} / {y:e} at {at}, outputs {past} floats past a line",
+                            backend.name()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The public directed functions take the loops their documentation names, by length, on
 /// every backend (read by [`lanes_the_step_took`] through the functions' own choice, on
 /// clean slices inside the window, where every loop that runs the step gives it every
