@@ -131,7 +131,7 @@ MUTATIONS=(
   "recip by length: a forced sixteen-lane recip also gives way on short slices|src/plan/mod.rs|s/if recip_sixteen \&\& widths.recip_by_default \&\& recip.recip_from > 0 {/if recip_sixteen \&\& recip.recip_from > 0 {/"
   "recip by length: the short slices at the sixteen-lane column's schedules|src/plan/mod.rs|s/^        let eight = r.choices.recip;$/        let eight = recip.choices.recip;/"
   "eight lanes: Zen 4's record without div_bounds' head|src/dispatch.rs|s/bounds_eight_lane_head_from: Some(ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM),/bounds_eight_lane_head_from: None,/"
-  "eight lanes: the directed head to the output's line, not its vector boundary|src/arch/simd/directed.rs|s/((out as usize).wrapping_neg() % (W::LANES \* 4) \/ 4).min(len)/((out as usize).wrapping_neg() % 64 \/ 4).min(len)/"
+  "eight lanes: the directed head to the output's line, not its vector boundary|src/arch/simd/directed.rs|s/floats_to_boundary(out, W::LANES \* 4).min(len)/floats_to_boundary(out, 64).min(len)/"
   "eight lanes: the directed loop's last whole vector one lane short of the slice's end|src/arch/simd/directed.rs|s/overlapping_vector(w, a, b, out, len - W::LANES, vector)/overlapping_vector(w, a, b, out, len - W::LANES - 1, vector)/"
   "eight lanes: the directed loop's whole-vector head dropped|src/arch/simd/directed.rs|s/^        unsafe { overlapping_vector(w, a, b, out, 0, vector) };$/        let _ = vector;/"
   "div_bounds: the loop without the head whatever the caller chose|src/rounding.rs|s/true => entry::div_bounds::<STEP, true>(a, b, lo, hi, len, passes),/true => entry::div_bounds::<STEP, false>(a, b, lo, hi, len, passes),/"

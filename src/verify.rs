@@ -206,8 +206,7 @@ pub fn bounds_head(backend: crate::Backend, out: &[f32], eight_lane_head_from: u
     match aligns_stores(backend) {
         Some(true) => directed_line_head(backend, out),
         Some(false) if out.len() >= eight_lane_head_from.max(lanes) => {
-            // The bytes to the next multiple of a vector, as floats.
-            (out.as_ptr() as usize).wrapping_neg() % (lanes * 4) / 4
+            crate::arch::simd::divider::floats_to_boundary(out.as_ptr(), lanes * 4)
         }
         _ => 0,
     }

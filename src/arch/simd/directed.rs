@@ -24,7 +24,7 @@
 use core::cell::Cell;
 
 use super::Vector;
-use super::divider::past_head;
+use super::divider::{floats_to_boundary, past_head};
 use super::flagged::{self, ChunkBackoff, flagged_chunks};
 use super::kernel::InputCheck;
 use crate::arch::x86_64::mode::{
@@ -301,9 +301,7 @@ pub const fn rounded_head_from<W: Vector>() -> usize {
 /// eight-lane ones).
 #[inline(always)]
 fn vector_head_len<W: Vector>(out: *const f32, len: usize) -> usize {
-    // The bytes from `out` to the next multiple of a vector, as floats: an `f32` pointer is
-    // a multiple of 4.
-    ((out as usize).wrapping_neg() % (W::LANES * 4) / 4).min(len)
+    floats_to_boundary(out, W::LANES * 4).min(len)
 }
 
 std::thread_local! {

@@ -160,30 +160,8 @@ unsafe fn store_all<W: Vector, const OUTS: usize>(w: W, out: [*mut f32; OUTS], v
     }
 }
 
-/// [`div_rounded_raw`] with the head or without, as [`takes_head`] says: both loops inline
+/// [`div_bounds_raw`] with the head or without, as [`takes_head`] says: both loops inline
 /// here (the backends have an entry point for each).
-///
-/// # Safety
-/// As [`div_rounded_raw`].
-#[inline(always)]
-unsafe fn div_rounded_either<W: Vector, const MODE: u8, const V: u8>(
-    w: W,
-    a: *const f32,
-    b: *const f32,
-    out: *mut f32,
-    len: usize,
-) {
-    // SAFETY: the caller's guarantees; the head only where len >= LANES.
-    unsafe {
-        match takes_head::<W>(len, rounded_head_from::<W>()) {
-            true => div_rounded_raw::<W, MODE, V, true>(w, a, b, out, len),
-            false => div_rounded_raw::<W, MODE, V, false>(w, a, b, out, len),
-        }
-    }
-}
-
-/// [`div_bounds_raw`] with the head or without, as [`takes_head`] says (as
-/// [`div_rounded_either`]).
 ///
 /// # Safety
 /// As [`div_bounds_raw`].
@@ -208,7 +186,8 @@ unsafe fn div_bounds_either<W: Vector, const V: u8>(
 }
 
 /// `div_rounded`'s shipped form: one divider pass under the mode, or the step from the
-/// divider's quotient ([`one_pass`]).
+/// divider's quotient ([`one_pass`]) with the head or without, as [`takes_head`] says (both
+/// loops inline here; the backends have an entry point for each).
 ///
 /// # Safety
 /// As [`div_rounded_raw`].
@@ -220,11 +199,14 @@ unsafe fn shipped_rounded<W: Vector, const MODE: u8, const S: u8>(
     out: *mut f32,
     len: usize,
 ) {
-    // SAFETY: the caller's guarantees.
+    // SAFETY: the caller's guarantees; the head only where len >= LANES.
     unsafe {
-        match one_pass::<W>(len) {
-            true => div_in_mode_raw::<W, MODE>(w, a, b, out, len),
-            false => div_rounded_either::<W, MODE, S>(w, a, b, out, len),
+        if one_pass::<W>(len) {
+            div_in_mode_raw::<W, MODE>(w, a, b, out, len)
+        } else if takes_head::<W>(len, rounded_head_from::<W>()) {
+            div_rounded_raw::<W, MODE, S, true>(w, a, b, out, len)
+        } else {
+            div_rounded_raw::<W, MODE, S, false>(w, a, b, out, len)
         }
     }
 }

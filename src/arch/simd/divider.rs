@@ -166,9 +166,16 @@ pub fn line_head_len(aligns: bool, out: *const f32, len: usize) -> usize {
     if !aligns {
         return 0;
     }
-    // The bytes from `out` to the next multiple of a line (0 on one), as floats: an `f32`
-    // pointer is a multiple of 4.
-    ((out as usize).wrapping_neg() % LINE_BYTES / 4).min(len)
+    floats_to_boundary(out, LINE_BYTES).min(len)
+}
+
+/// The floats from `out` to its next multiple of `bytes` (a power of two; 0 on one): where
+/// a head ends so that the stores after it start on a line or a vector boundary.
+#[inline(always)]
+pub fn floats_to_boundary(out: *const f32, bytes: usize) -> usize {
+    // The bytes to the next multiple (the address's negation modulo `bytes`), as floats: an
+    // `f32` pointer is a multiple of 4.
+    (out as usize).wrapping_neg() % bytes / 4
 }
 
 /// The inputs' and outputs' pointers and the length past a head of `head` elements, which
