@@ -136,6 +136,9 @@ MUTATIONS=(
   "eight lanes: the directed loop's whole-vector head dropped|src/arch/simd/directed.rs|s/^        unsafe { overlapping_vector(w, a, b, out, 0, vector) };$/        let _ = vector;/"
   "div_bounds: the loop without the head whatever the caller chose|src/rounding.rs|s/true => entry::div_bounds::<STEP, true>(a, b, lo, hi, len, passes),/true => entry::div_bounds::<STEP, false>(a, b, lo, hi, len, passes),/"
   "eight lanes: the directed loop's whole vectors also divide by zero on the side (bits unchanged, flags not)|src/arch/simd/directed.rs|s/^        let v = vector(w.load(a.add(at)), w.load(b.add(at)));$/        core::hint::black_box(w.div(w.load(a.add(at)), w.splat(0.0)));\n        let v = vector(w.load(a.add(at)), w.load(b.add(at)));/"
+  "Divisor: the sixteen-lane divider loop's partial last vector padded with 1.0|src/divisor/lanes.rs|s/let x = w.load_partial(a.add(full), rest, FLAGLESS_PAD);/let x = w.load_partial(a.add(full), rest, 1.0);/"
+  "Divisor: the eight-lane divider loop's last whole vector divided after the loop (in place from quotients)|src/divisor/lanes.rs|s/^        Some(q) => unsafe { w.store(out.add(len - W::LANES), q) },$/        Some(_) => unsafe { divider_vectors(w, by, a, out, len - W::LANES, 1) },/"
+  "Divisor: the eight-lane divider loop's last whole vector one lane short of the slice's end|src/divisor/lanes.rs|s/Some(q) => unsafe { w.store(out.add(len - W::LANES), q) },/Some(q) => unsafe { w.store(out.add(len - W::LANES - 1), q) },/"
 )
 
 if [ "${1:-}" = "--check" ]; then

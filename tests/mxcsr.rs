@@ -961,8 +961,9 @@ fn par_div_divides_long_slices_on_rayons_threads() {
 /// `f32::MAX` (`1/b` underflows; dividends from 8 up give normal quotients) and a
 /// subnormal (`1/b` overflows; dividends from 1e-10 up give finite quotients), over short
 /// slices and slices long enough for the flag-checked chunks. Both divisors take the
-/// divider, whose loop the two products' chunks also take their head from. A head padded
-/// with 1.0 is caught.
+/// divider, whose loop the two products' chunks also take their head from, and whose lanes
+/// past its last whole vector (nine of both lengths here) are one partial vector padded as
+/// the head. A head or that last vector padded with 1.0 is caught.
 #[test]
 fn the_divisors_head_raises_no_flag_of_its_padding() {
     use common::LineOutput;

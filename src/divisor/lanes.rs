@@ -287,9 +287,17 @@ pub(super) unsafe fn divide<W: Vector>(w: W, d: &Proven, a: *const f32, out: *mu
 
 /// `out[i] = a[i] / b` on the divider alone, with nothing to set up: the head to the output's
 /// cache line ([`line_head`]), then the plain loop, one vector at a time as the loop it must
-/// never lose to, then the last few in scalar. (Loads
-/// grouped ahead of their stores lost 20% to it where the output lies 128 bytes past the
-/// input modulo 4 KiB: a load that seems to alias a store waits for its quotient.)
+/// never lose to, then the lanes left over as one vector: at sixteen lanes (where the width
+/// aligns its stores, a partial store is one masked store) a partial vector padded as the
+/// head; at eight the whole vector ending at the slice's end (`vmaskmovps` stores are slow
+/// on AMD), divided before the loop stores anything (so in place too: its dividends are
+/// still there) and stored after it, its lanes divided twice getting the same bits and
+/// flags. Only a slice shorter than a vector (a flag-checked loop's leftovers) has its last
+/// few in scalar. (Timed by length on family 0x19 model 0x11, a scalar tail cost up to 2.5
+/// ns at eight lanes and 8 at sixteen: `docs/bench/0x19-0x11-divisor-divider-tail.txt`.
+/// Loads grouped ahead of their stores lost 20% to the plain loop where the output lies
+/// 128 bytes past the input modulo 4 KiB: a load that seems to alias a store waits for its
+/// quotient.)
 ///
 /// # Safety
 /// `a` readable and `out` writable for `len` floats; `out` is `a` or does not overlap it.
@@ -305,11 +313,30 @@ pub(super) unsafe fn divide_by_divider_in<W: Vector>(
     // SAFETY: the caller's guarantees.
     let head = unsafe { line_head(w, a, out, len, FLAGLESS_PAD, |x| w.div(x, by)) };
     let full = len - (len - head) % W::LANES;
+    let whole_last = !W::ALIGNS_STORES && full < len && len >= W::LANES;
+    // SAFETY: with `whole_last`, len >= LANES: the vector ending at len is inside `a`; it is
+    // loaded before any store.
+    let last = whole_last.then(|| w.div(unsafe { w.load(a.add(len - W::LANES)) }, by));
     // SAFETY: `(full - head) / LANES` whole vectors from `head`, inside both.
     unsafe { divider_vectors(w, by, a, out, head, (full - head) / W::LANES) };
-    for i in full..len {
-        // SAFETY: i < len; `divss` gives the bits of `vdivps` (NaN rules included).
-        unsafe { *out.add(i) = *a.add(i) / b };
+    match last {
+        // SAFETY: the vector ending at len, inside `out`.
+        Some(q) => unsafe { w.store(out.add(len - W::LANES), q) },
+        None if W::ALIGNS_STORES && full < len => {
+            let rest = len - full;
+            // SAFETY: rest < LANES elements from `full`, inside both slices; the padded
+            // lanes are not stored; the vector is loaded before it is stored.
+            unsafe {
+                let x = w.load_partial(a.add(full), rest, FLAGLESS_PAD);
+                w.store_partial(out.add(full), rest, w.div(x, by));
+            }
+        }
+        None => {
+            for i in full..len {
+                // SAFETY: i < len; `divss` gives the bits of `vdivps` (NaN rules included).
+                unsafe { *out.add(i) = *a.add(i) / b };
+            }
+        }
     }
 }
 
