@@ -13,6 +13,8 @@
 //! Prints the best of 200 samples of 100 calls each, in ns per call, per length and layout.
 //! The bits are checked against the divider under each mode first.
 
+mod common;
+
 #[cfg(target_arch = "x86_64")]
 fn main() {
     use std::hint::black_box;
@@ -30,15 +32,10 @@ fn main() {
     /// line of the page for each, so that no two arrays alias modulo 4 KiB.
     const STARTS: [usize; 4] = [0, 128, 256, 384];
 
-    let parsed: Result<Vec<usize>, _> = std::env::args().skip(1).map(|s| s.parse()).collect();
-    let lengths = match parsed {
-        Ok(v) if !v.is_empty() => v,
-        Ok(_) => vec![64, 128, 256, 512, 528, 768, 1024, 2048, 4096],
-        Err(e) => {
-            eprintln!("bounds_past_line: lengths are whole numbers ({e})");
-            std::process::exit(2);
-        }
-    };
+    let lengths = common::lengths_or(
+        "bounds_past_line",
+        &[64, 128, 256, 512, 528, 768, 1024, 2048, 4096],
+    );
     println!(
         "(div_bounds on {}; ns per call, best of {SAMPLES} x {CALLS} calls)",
         fmadiv::backend_of(fmadiv::EntryPoint::DivBounds).name()

@@ -19,7 +19,6 @@ mod common;
 #[cfg(target_arch = "x86_64")]
 fn main() {
     use std::hint::black_box;
-    use std::time::Instant;
 
     use fmadiv_verify::methods::Inputs;
 
@@ -28,29 +27,15 @@ fn main() {
     const ROUNDS: usize = 12;
     /// Windows of the pool a sample runs in turn.
     const WINDOWS: usize = 8;
-    /// Floats per 4 KiB page, and per cache line.
-    const PAGE: usize = 1024;
-    const LINE: usize = 16;
-    /// The output's start past the dividends' modulo 4 KiB, in floats (2 KiB).
-    const OUTPUT_APART: usize = PAGE / 2;
     /// The divisor: no power of two, so the divider does the work.
     const DIVISOR: f32 = 3.7;
 
-    let parsed: Result<Vec<usize>, _> = std::env::args().skip(1).map(|s| s.parse()).collect();
-    let lengths = match parsed {
-        Ok(v) if !v.is_empty() && !v.contains(&0) => v,
-        Ok(v) if v.is_empty() => vec![
+    let lengths = common::lengths_or(
+        "divisor_by_length",
+        &[
             8, 15, 16, 24, 31, 32, 47, 48, 63, 64, 100, 127, 128, 255, 256, 1023, 1024, 2047,
         ],
-        Ok(_) => {
-            eprintln!("divisor_by_length: a length of 0 times nothing");
-            std::process::exit(2);
-        }
-        Err(e) => {
-            eprintln!("divisor_by_length: lengths are whole numbers ({e})");
-            std::process::exit(2);
-        }
-    };
+    );
     let d = fmadiv::Divisor::new(DIVISOR);
     println!(
         "(Divisor::new({DIVISOR}).divide_slice on {}, {}; ns per call, best of {SAMPLES} \
@@ -61,23 +46,13 @@ fn main() {
     println!("{:>6}  {:>9}  {:>9}", "n", "on a line", "+16 bytes");
     for n in lengths {
         // Windows one after another, each starting on a line as the first does.
-        let stride = n.next_multiple_of(LINE);
+        let stride = n.next_multiple_of(common::LINE);
         let pool = stride * WINDOWS;
-        let span = (pool + OUTPUT_APART + LINE).next_multiple_of(PAGE) + PAGE;
-        let mut buffer = vec![0.0f32; 2 * span + PAGE];
-        let page = buffer.as_ptr().align_offset(PAGE * 4);
+        let mut arrays = common::Apart::new(pool);
         let (_, drawn) = Inputs::Normal.generate(pool, 0x5eed);
         let mut row = Vec::new();
         for past in [0, 16 / 4] {
-            let (a_at, out_at) = (page + past, page + span + OUTPUT_APART + past);
-            assert!(
-                [a_at, out_at]
-                    .iter()
-                    .all(|&i| (buffer.as_ptr() as usize + 4 * i) % (LINE * 4) == past * 4)
-            );
-            let (head, rest) = buffer.split_at_mut(out_at);
-            let out = &mut rest[..pool];
-            let a = &mut head[a_at..a_at + pool];
+            let (a, out) = arrays.arrays(past);
             a.copy_from_slice(&drawn);
             let a = &*a;
             let window = |w: usize| w * stride..w * stride + n;
@@ -88,18 +63,11 @@ fn main() {
                     assert_eq!(out[i].to_bits(), want.to_bits(), "{:e} / 3.7 at {i}", a[i]);
                 }
             }
-            let mut best = f64::MAX;
-            for _ in 0..SAMPLES {
-                let t = Instant::now();
-                for _ in 0..ROUNDS {
-                    for w in 0..WINDOWS {
-                        let r = window(w);
-                        d.divide_slice(black_box(&a[r.clone()]), black_box(&mut out[r]));
-                    }
-                }
-                best = best.min(t.elapsed().as_secs_f64() / (ROUNDS * WINDOWS) as f64);
-            }
-            row.push(format!("{:>9.1}", best * 1e9));
+            let best = common::best_ns_per_call(SAMPLES, ROUNDS, WINDOWS, |w| {
+                let r = window(w);
+                d.divide_slice(black_box(&a[r.clone()]), black_box(&mut out[r]));
+            });
+            row.push(format!("{best:>9.1}"));
         }
         println!("{n:>6}  {}", row.join("  "));
     }

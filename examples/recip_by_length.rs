@@ -18,7 +18,6 @@ mod common;
 #[cfg(target_arch = "x86_64")]
 fn main() {
     use std::hint::black_box;
-    use std::time::Instant;
 
     use fmadiv_verify::methods::Inputs;
 
@@ -27,30 +26,16 @@ fn main() {
     const ROUNDS: usize = 12;
     /// Windows of the pool a sample runs in turn.
     const WINDOWS: usize = 8;
-    /// Floats per 4 KiB page, and per cache line.
-    const PAGE: usize = 1024;
-    const LINE: usize = 16;
-    /// The output's start past the divisors' modulo 4 KiB, in floats (2 KiB).
-    const OUTPUT_APART: usize = PAGE / 2;
     const KINDS: [Inputs; 3] = [
         Inputs::Normal,
         Inputs::OnePercentSpecials,
         Inputs::RandomBits,
     ];
 
-    let parsed: Result<Vec<usize>, _> = std::env::args().skip(1).map(|s| s.parse()).collect();
-    let lengths = match parsed {
-        Ok(v) if !v.is_empty() && !v.contains(&0) => v,
-        Ok(v) if v.is_empty() => vec![16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 1024, 2048],
-        Ok(_) => {
-            eprintln!("recip_by_length: a length of 0 times nothing");
-            std::process::exit(2);
-        }
-        Err(e) => {
-            eprintln!("recip_by_length: lengths are whole numbers ({e})");
-            std::process::exit(2);
-        }
-    };
+    let lengths = common::lengths_or(
+        "recip_by_length",
+        &[16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 1024, 2048],
+    );
     println!(
         "(recip on {}, {}; ns per call, best of {SAMPLES} samples of {ROUNDS} x {WINDOWS} calls)",
         fmadiv::backend_of(fmadiv::EntryPoint::Recip).name(),
@@ -63,24 +48,14 @@ fn main() {
     println!("{:>6}  {}", "n", heads.join("  "));
     for n in lengths {
         // Windows one after another, each starting on a line as the first does.
-        let stride = n.next_multiple_of(LINE);
+        let stride = n.next_multiple_of(common::LINE);
         let pool = stride * WINDOWS;
-        let span = (pool + OUTPUT_APART + LINE).next_multiple_of(PAGE) + PAGE;
-        let mut buffer = vec![0.0f32; 2 * span + PAGE];
-        let page = buffer.as_ptr().align_offset(PAGE * 4);
+        let mut arrays = common::Apart::new(pool);
         let mut row = Vec::new();
         for past in [0, 16 / 4] {
-            let (b_at, out_at) = (page + past, page + span + OUTPUT_APART + past);
-            assert!(
-                [b_at, out_at]
-                    .iter()
-                    .all(|&i| (buffer.as_ptr() as usize + 4 * i) % (LINE * 4) == past * 4)
-            );
-            let (head, rest) = buffer.split_at_mut(out_at);
-            let out = &mut rest[..pool];
+            let (b, out) = arrays.arrays(past);
             for (kind_at, kind) in KINDS.into_iter().enumerate() {
                 let (_, drawn) = kind.generate(pool, 0x5eed + kind_at as u64);
-                let b = &mut head[b_at..b_at + pool];
                 b.copy_from_slice(&drawn);
                 let b = &*b;
                 let window = |w: usize| w * stride..w * stride + n;
@@ -91,18 +66,11 @@ fn main() {
                         assert_eq!(out[i].to_bits(), want.to_bits(), "1 / {:e} at {i}", b[i]);
                     }
                 }
-                let mut best = f64::MAX;
-                for _ in 0..SAMPLES {
-                    let t = Instant::now();
-                    for _ in 0..ROUNDS {
-                        for w in 0..WINDOWS {
-                            let r = window(w);
-                            fmadiv::recip(black_box(&b[r.clone()]), black_box(&mut out[r]));
-                        }
-                    }
-                    best = best.min(t.elapsed().as_secs_f64() / (ROUNDS * WINDOWS) as f64);
-                }
-                row.push(format!("{:>w$.1}", best * 1e9, w = heads[row.len()].len()));
+                let best = common::best_ns_per_call(SAMPLES, ROUNDS, WINDOWS, |w| {
+                    let r = window(w);
+                    fmadiv::recip(black_box(&b[r.clone()]), black_box(&mut out[r]));
+                });
+                row.push(format!("{best:>w$.1}", w = heads[row.len()].len()));
             }
         }
         println!("{n:>6}  {}", row.join("  "));

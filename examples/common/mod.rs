@@ -25,3 +25,96 @@ pub fn cpu() -> String {
 #[cfg(target_arch = "x86_64")]
 #[allow(unused_imports)] // not every example reads or writes MXCSR
 pub use fmadiv_verify::mxcsr::{ALL_FLAGS, flags_of, read_mxcsr, write_mxcsr};
+
+/// The lengths on the command line (whole numbers, none of them 0), or `default` where there
+/// are none; otherwise a message naming `example` and exit code 2.
+#[allow(dead_code)] // only the examples timed by length take lengths
+pub fn lengths_or(example: &str, default: &[usize]) -> Vec<usize> {
+    let parsed: Result<Vec<usize>, _> = std::env::args().skip(1).map(|s| s.parse()).collect();
+    match parsed {
+        Ok(v) if v.is_empty() => default.to_vec(),
+        Ok(v) if !v.contains(&0) => v,
+        Ok(_) => {
+            eprintln!("{example}: a length of 0 times nothing");
+            std::process::exit(2);
+        }
+        Err(e) => {
+            eprintln!("{example}: lengths are whole numbers ({e})");
+            std::process::exit(2);
+        }
+    }
+}
+
+/// Floats per 4 KiB page, and per cache line.
+#[allow(dead_code)]
+pub const PAGE: usize = 1024;
+#[allow(dead_code)]
+pub const LINE: usize = 16;
+
+/// An input and an output of `len` floats in one buffer, each in a span of pages of its own,
+/// the output's start 2 KiB past the input's modulo 4 KiB (no 4K aliasing between them),
+/// both `past` floats past a line's start ([`Apart::arrays`]).
+#[allow(dead_code)] // only the examples timed by length lay out their arrays this way
+pub struct Apart {
+    buffer: Vec<f32>,
+    page: usize,
+    span: usize,
+    len: usize,
+}
+
+#[allow(dead_code)]
+impl Apart {
+    /// The output's start past the input's modulo 4 KiB, in floats (2 KiB).
+    const OUTPUT_APART: usize = PAGE / 2;
+
+    /// Room for two arrays of `len` floats.
+    pub fn new(len: usize) -> Self {
+        let span = (len + Self::OUTPUT_APART + LINE).next_multiple_of(PAGE) + PAGE;
+        let buffer = vec![0.0f32; 2 * span + PAGE];
+        let page = buffer.as_ptr().align_offset(PAGE * 4);
+        Apart {
+            buffer,
+            page,
+            span,
+            len,
+        }
+    }
+
+    /// The input and the output, both `past` floats (fewer than a line's) past a line.
+    pub fn arrays(&mut self, past: usize) -> (&mut [f32], &mut [f32]) {
+        let (a_at, out_at) = (
+            self.page + past,
+            self.page + self.span + Self::OUTPUT_APART + past,
+        );
+        let base = self.buffer.as_ptr() as usize;
+        assert!(
+            [a_at, out_at]
+                .iter()
+                .all(|&i| (base + 4 * i) % (LINE * 4) == past * 4)
+        );
+        let (head, rest) = self.buffer.split_at_mut(out_at);
+        (&mut head[a_at..a_at + self.len], &mut rest[..self.len])
+    }
+}
+
+/// The best of `samples` timings of `rounds` passes over `windows` calls (`call(w)` for each
+/// window `w` in turn), in ns per call.
+#[allow(dead_code)] // only the examples timed by length time windows this way
+pub fn best_ns_per_call(
+    samples: usize,
+    rounds: usize,
+    windows: usize,
+    mut call: impl FnMut(usize),
+) -> f64 {
+    let mut best = f64::MAX;
+    for _ in 0..samples {
+        let t = std::time::Instant::now();
+        for _ in 0..rounds {
+            for w in 0..windows {
+                call(w);
+            }
+        }
+        best = best.min(t.elapsed().as_secs_f64() / (rounds * windows) as f64);
+    }
+    best * 1e9
+}
