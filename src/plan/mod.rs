@@ -518,29 +518,21 @@ fn make_plan() -> &'static Plan {
 }
 
 /// The seed check of the backends of `div` and `recip` (one check per backend), and of the
-/// eight-lane one where `recip` may give way to it on short slices: the first that fails,
-/// or `None` without a kernel.
+/// eight-lane one where `recip` gives way to it on short slices: the first that fails, or
+/// `None` without a kernel.
 fn seeds_in_use() -> Option<Result<(), OutOfBound>> {
     let w = Widths::here();
     let short_recip =
         (w.recip.lanes() == 16 && w.recip_by_default).then_some(crate::Backend::Avx2Fma);
-    let mut checked: Vec<crate::Backend> = Vec::new();
-    let mut result = None;
-    for b in [Some(w.div), Some(w.recip), short_recip]
-        .into_iter()
-        .flatten()
-    {
-        if checked.contains(&b) {
-            continue;
-        }
-        checked.push(b);
-        match seeds_of(b) {
-            Some(Err(e)) => return Some(Err(e)),
-            Some(Ok(())) => result = Some(Ok(())),
-            None => {}
+    let mut backends = vec![w.div];
+    for b in [Some(w.recip), short_recip].into_iter().flatten() {
+        if !backends.contains(&b) {
+            backends.push(b);
         }
     }
-    result
+    let checks: Vec<_> = backends.into_iter().filter_map(seeds_of).collect();
+    // The first error, else `Ok`, where any backend has a kernel.
+    (!checks.is_empty()).then(|| checks.into_iter().collect())
 }
 
 /// The seed check of `backend`: `rcpps` for AVX2+FMA, `vrcp14ps` (the CPU's, or the
