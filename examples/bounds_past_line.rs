@@ -1,15 +1,19 @@
 //! `div_bounds` by length with its arrays on a cache line or 16 bytes past one: what the
 //! head to the output's line costs or saves the directed step loop.
 //!
-//! `cargo run --release --example bounds_past_line [LENGTH ...]` (64 to 4096 by default),
-//! with `FMADIV_BACKEND=avx512` for the sixteen-lane loop, one build against another in
-//! alternating processes (the library's own timing, nothing to compare against inside one
-//! process: the two builds differ in the loop itself).
+//! `cargo run --release --example bounds_past_line -- [--upper-at=FLOATS] [LENGTH ...]` (64
+//! to 4096 by default), with `FMADIV_BACKEND=avx512` for the sixteen-lane loop, one build
+//! against another in alternating processes (the library's own timing, nothing to compare
+//! against inside one process: the two builds differ in the loop itself).
 //!
 //! The four arrays (dividends, divisors, lower and upper bounds) sit in one buffer, each in a
 //! page of its own at a different offset modulo 4 KiB (no two meet by 4K aliasing), all on
 //! a line's start, all 16 bytes past one (where the system allocator puts a `Vec<f32>`),
 //! the inputs 16 bytes past one and the outputs on one, or the other way round.
+//! `--upper-at` moves the upper bounds' start in its page (384 floats, 1.5 KiB, by default; a
+//! whole number of lines, none of the others'): where an output lies modulo 4 KiB decides
+//! whether one of its stores crosses a page boundary, which costs a call several ns
+//! (`docs/bench/0x19-0x11-bounds-640-probe.txt`, third probe).
 //! Prints the best of 200 samples of 100 calls each, in ns per call, per length and layout.
 //! The bits are checked against the divider under each mode first.
 
@@ -25,20 +29,35 @@ fn main() {
     /// Samples per cell, and calls per sample.
     const SAMPLES: usize = 200;
     const CALLS: usize = 100;
-    /// Floats per 4 KiB page, and per cache line.
-    const PAGE: usize = 1024;
-    const LINE: usize = 16;
+    use common::{LINE, PAGE};
+
     /// Where each array starts in its own span, in floats past a page: a different cache
-    /// line of the page for each, so that no two arrays alias modulo 4 KiB.
+    /// line of the page for each, so that no two arrays alias modulo 4 KiB (the upper
+    /// bounds' as `--upper-at` says).
     const STARTS: [usize; 4] = [0, 128, 256, 384];
 
-    let lengths = common::lengths_or(
+    let (lengths, options) = common::lengths_and_options(
         "bounds_past_line",
+        &["upper-at"],
         &[64, 128, 256, 512, 528, 768, 1024, 2048, 4096],
     );
+    let mut starts = STARTS;
+    if let Some(upper) = options[0] {
+        if upper % LINE != 0 || upper >= PAGE || STARTS[..3].contains(&upper) {
+            eprintln!(
+                "bounds_past_line: --upper-at={upper}: a whole number of lines ({LINE} floats) \
+                 below {PAGE}, none of {:?}",
+                &STARTS[..3]
+            );
+            std::process::exit(2);
+        }
+        starts[3] = upper;
+    }
     println!(
-        "(div_bounds on {}; ns per call, best of {SAMPLES} x {CALLS} calls)",
-        fmadiv::backend_of(fmadiv::EntryPoint::DivBounds).name()
+        "(div_bounds on {}; ns per call, best of {SAMPLES} x {CALLS} calls; upper bounds at \
+         {} B in their page)",
+        fmadiv::backend_of(fmadiv::EntryPoint::DivBounds).name(),
+        starts[3] * 4
     );
     println!(
         "{:>6}  {:>9}  {:>9}  {:>9}  {:>9}",
@@ -47,14 +66,14 @@ fn main() {
     /// Floats past a line of the inputs and of the outputs, per layout.
     const LAYOUTS: [(usize, usize); 4] = [(0, 0), (4, 4), (4, 0), (0, 4)];
     for n in lengths {
-        let span = (n + STARTS[3] + LINE).div_ceil(PAGE) * PAGE;
+        let span = (n + starts.iter().max().unwrap() + LINE).div_ceil(PAGE) * PAGE;
         let mut buffer = vec![0.0f32; 4 * span + 2 * PAGE];
         let page = buffer.as_ptr().align_offset(PAGE * 4);
         let mut row = Vec::new();
         for (inputs, outputs) in LAYOUTS {
             let past = [inputs, inputs, outputs, outputs];
             let at: Vec<usize> = (0..4)
-                .map(|k| page + k * span + STARTS[k] + past[k])
+                .map(|k| page + k * span + starts[k] + past[k])
                 .collect();
             assert!(
                 (0..4).all(|k| (buffer.as_ptr() as usize + 4 * at[k]) % (LINE * 4) == past[k] * 4)

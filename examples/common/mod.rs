@@ -30,19 +30,52 @@ pub use fmadiv_verify::mxcsr::{ALL_FLAGS, flags_of, read_mxcsr, write_mxcsr};
 /// are none; otherwise a message naming `example` and exit code 2.
 #[allow(dead_code)] // only the examples timed by length take lengths
 pub fn lengths_or(example: &str, default: &[usize]) -> Vec<usize> {
-    let parsed: Result<Vec<usize>, _> = std::env::args().skip(1).map(|s| s.parse()).collect();
-    match parsed {
-        Ok(v) if v.is_empty() => default.to_vec(),
-        Ok(v) if !v.contains(&0) => v,
-        Ok(_) => {
-            eprintln!("{example}: a length of 0 times nothing");
-            std::process::exit(2);
+    lengths_and_options(example, &[], default).0
+}
+
+/// [`lengths_or`] with options `--NAME=N` (a whole number) for each name in `known`: the
+/// lengths, and each option's value where given. An unknown option, a value that is not a
+/// whole number or a length of 0 is a message naming `example` and exit code 2.
+#[allow(dead_code)]
+pub fn lengths_and_options(
+    example: &str,
+    known: &[&str],
+    default: &[usize],
+) -> (Vec<usize>, Vec<Option<usize>>) {
+    let fail = |message: String| -> ! {
+        eprintln!("{example}: {message}");
+        std::process::exit(2);
+    };
+    let mut options = vec![None; known.len()];
+    let mut lengths = Vec::new();
+    for arg in std::env::args().skip(1) {
+        if let Some(option) = arg.strip_prefix("--") {
+            let (name, value) = option.split_once('=').unwrap_or((option, ""));
+            let Some(k) = known.iter().position(|&n| n == name) else {
+                fail(match known {
+                    [] => format!("unknown option --{name} (it takes none)"),
+                    _ => format!(
+                        "unknown option --{name} (it takes --{})",
+                        known.join("=N, --")
+                    ),
+                });
+            };
+            match value.parse() {
+                Ok(v) => options[k] = Some(v),
+                Err(e) => fail(format!("--{name}=N takes a whole number ({e})")),
+            }
+            continue;
         }
-        Err(e) => {
-            eprintln!("{example}: lengths are whole numbers ({e})");
-            std::process::exit(2);
+        match arg.parse() {
+            Ok(0) => fail("a length of 0 times nothing".into()),
+            Ok(n) => lengths.push(n),
+            Err(e) => fail(format!("lengths are whole numbers ({e})")),
         }
     }
+    if lengths.is_empty() {
+        lengths = default.to_vec();
+    }
+    (lengths, options)
 }
 
 /// Floats per 4 KiB page, and per cache line.
