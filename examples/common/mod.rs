@@ -55,7 +55,7 @@ pub fn lengths_and_options(
                 fail(match known {
                     [] => format!("unknown option --{name} (it takes none)"),
                     _ => format!(
-                        "unknown option --{name} (it takes --{})",
+                        "unknown option --{name} (it takes --{}=N)",
                         known.join("=N, --")
                     ),
                 });
