@@ -139,6 +139,9 @@ MUTATIONS=(
   "Divisor: the sixteen-lane divider loop's partial last vector padded with 1.0|src/divisor/lanes.rs|s/let x = w.load_partial(a.add(full), rest, FLAGLESS_PAD);/let x = w.load_partial(a.add(full), rest, 1.0);/"
   "Divisor: the eight-lane divider loop's last whole vector divided after the loop (in place from quotients)|src/divisor/lanes.rs|s/^        Some(q) => unsafe { w.store(out.add(len - W::LANES), q) },$/        Some(_) => unsafe { divider_vectors(w, by, a, out, len - W::LANES, 1) },/"
   "Divisor: the eight-lane divider loop's last whole vector one lane short of the slice's end|src/divisor/lanes.rs|s/Some(q) => unsafe { w.store(out.add(len - W::LANES), q) },/Some(q) => unsafe { w.store(out.add(len - W::LANES - 1), q) },/"
+  "Divisor: the eight-lane two products without their head (bits unchanged, stores split)|src/divisor/lanes.rs|s/^    if W::ALIGNS_STORES || len < W::LANES {$/    if true {/"
+  "Divisor: the eight-lane two products' head vector not stored|src/divisor/lanes.rs|s/^        unsafe { w.store(out, w.div(w.load(a), by)) };$/        let _ = (a, by);/"
+  "Divisor: the eight-lane two products' head one lane past the boundary (a sequence lane to the divider)|src/divisor/lanes.rs|s/^    let head = floats_to_boundary(out, W::LANES \* 4);$/    let head = floats_to_boundary(out, W::LANES * 4) + 1;/"
 )
 
 if [ "${1:-}" = "--check" ]; then

@@ -918,6 +918,24 @@ pub mod divisor {
     #[cfg(fmadiv_x86)]
     pub const LANE_BLOCKS_AFTER_FAILURE: (u32, u32) = crate::divisor::LANE_LOOP.1;
 
+    /// The elements a `Divisor`'s flag-checked two products on `backend` (slices of 512
+    /// elements and more, not in place) divide first, on the divider,
+    /// when writing to `out`: [`super::line_head`] where the backend aligns its stores; at
+    /// eight lanes those before `out`'s next vector boundary (one whole vector from the
+    /// start, its lanes past them divided again by the chunks); 0 for the portable path.
+    /// The chunks count from there.
+    #[cfg(fmadiv_x86)]
+    pub fn two_products_head(backend: crate::Backend, out: &[f32]) -> usize {
+        let lanes = backend.lanes();
+        match super::aligns_stores(backend) {
+            Some(true) => super::line_head(backend, out),
+            Some(false) if out.len() >= lanes => {
+                crate::arch::simd::divider::floats_to_boundary(out.as_ptr(), lanes * 4)
+            }
+            _ => 0,
+        }
+    }
+
     /// Whether the divisor's proof has been made.
     pub fn is_proven(d: &Divisor) -> bool {
         d.is_proven()

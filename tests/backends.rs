@@ -1362,9 +1362,10 @@ fn the_divisors_flag_checked_chunks_give_the_sequence_its_chunks_on_every_backen
         // The chunks the sequence took in a run on `x` (its first lanes), each the
         // sequence's or the divider's as a whole (NaN lanes are the same either way); the
         // lanes after the whole vectors are the divider's.
-        // Placed after the head to the output's cache line (a `LineOutput`'s), which the
-        // divider takes.
-        let head = fmadiv::verify::line_head(backend, &LineOutput::new(backend.lanes()));
+        // Placed after the head to the output's line or vector boundary (a `LineOutput`'s:
+        // 16 bytes past a line), which the divider takes.
+        let head =
+            fmadiv::verify::divisor::two_products_head(backend, &LineOutput::new(backend.lanes()));
         let sequence_chunks = |x: &[f32]| -> Vec<bool> {
             let x = [&a[..head], x].concat();
             let mut out = LineOutput::new(x.len());
@@ -1421,6 +1422,65 @@ fn the_divisors_flag_checked_chunks_give_the_sequence_its_chunks_on_every_backen
             got, want,
             "{what}: a Divisor failure, then the directed functions"
         );
+    }
+}
+
+/// The `Divisor`'s flag-checked two products with the output at every float offset from a
+/// line's start, on every backend: the lanes before the output's next line (sixteen lanes)
+/// or vector (eight) boundary are the divider's, every lane of the whole vectors after them
+/// the sequence's, the few after those the divider's (read with
+/// [`common::two_products_where_wrong`]); and a proven two-products divisor gives the bits
+/// of `/` at every offset. Bits alone cannot show the head: the divider gives the same ones
+/// (a loop without it passes every bits test, and splits every other store of a `Vec<f32>`
+/// at eight lanes).
+#[test]
+fn the_divisors_two_products_head_at_every_offset_on_every_backend() {
+    use fmadiv::verify::divisor::{divide_slice_on, two_products_head};
+    let (b, weakened, wrong) = two_products_where_wrong();
+    // Long enough for the chunks (512), and a few lanes past the whole vectors.
+    let len = 1000 + 3;
+    let a: Vec<f32> = wrong.iter().copied().cycle().take(len).collect();
+    let by = 3.7f32;
+    let proven = fmadiv::Divisor::new(by);
+    assert_eq!(proven.strategy(), fmadiv::Strategy::TwoProducts);
+    let (normal, _) = in_window_pairs(len, 23);
+    for backend in backends() {
+        let (what, lanes) = (backend.name(), backend.lanes());
+        for past in 0..lanes {
+            let mut buf = vec![0.0f32; len + 32];
+            let start = buf.as_ptr().align_offset(64) + past;
+            let out = &mut buf[start..start + len];
+            let head = two_products_head(backend, out);
+            assert_eq!(
+                head,
+                (lanes - past) % lanes,
+                "{what}: the head {past} floats past a line"
+            );
+            // On a thread of its own: the chunks' back-off is the thread's.
+            let got = on_a_fresh_thread(|| {
+                divide_slice_on(backend, &weakened, true, &a, out).expect("runs here");
+                out.to_vec()
+            });
+            let whole_end = head + (len - head) / lanes * lanes;
+            for (i, (&x, &q)) in a.iter().zip(&got).enumerate() {
+                let sequence = q.to_bits() == weakened.divide(x).to_bits();
+                assert!(
+                    sequence || q.to_bits() == (x / b).to_bits(),
+                    "{what}: lane {i} is neither the sequence's nor the divider's"
+                );
+                assert_eq!(
+                    sequence,
+                    (head..whole_end).contains(&i),
+                    "{what}, the output {past} floats past a line: lane {i} of {len} (the head \
+                     {head}, the whole vectors to {whole_end})"
+                );
+            }
+            divide_slice_on(backend, &proven, true, &normal, out).expect("runs here");
+            let bs = vec![by; len];
+            if let Some(e) = first_difference(&normal, &bs, out, &hardware(&normal, &bs)) {
+                panic!("{what} Divisor({by:e}), the output {past} floats past a line: {e}");
+            }
+        }
     }
 }
 

@@ -2,13 +2,15 @@
 //! ([`Vector`]): the strategy's FMA sequence on every vector, a range check of each
 //! quotient, and the divider for the lanes the check flags; and the divider's own loop.
 //! Where the width aligns its stores ([`Vector::ALIGNS_STORES`]), each loop first divides
-//! the elements before the output's next cache line as one partial vector ([`line_head`]).
+//! the elements before the output's next cache line as one partial vector ([`line_head`]);
+//! at eight lanes the flag-checked two products divide those before its next vector
+//! boundary as one whole vector ([`vector_head_disjoint`]), the other loops none.
 //!
 //! Every function is `#[inline(always)]` and generic; `divisor::x86`'s `#[target_feature]`
 //! functions inline them, so they are compiled for the backend's instructions.
 
 use super::{Proven, Strategy};
-use crate::arch::simd::divider::line_head_len;
+use crate::arch::simd::divider::{floats_to_boundary, line_head_len};
 use crate::arch::simd::{Vector, array_of};
 use crate::backoff::Backoff;
 use crate::bits::{ABS_MASK, QUOTIENT_MAX_BITS};
@@ -184,6 +186,34 @@ pub(super) unsafe fn line_head<W: Vector>(
         // SAFETY: head < LANES elements, inside both slices; the padded lanes are not
         // stored; the vector is loaded before it is stored.
         unsafe { w.store_partial(out, head, divide(w.load_partial(a, head, pad))) };
+    }
+    head
+}
+
+/// Where `W` does not align its stores (eight lanes) and `out` overlaps no input: the
+/// elements of `a` before `out`'s next vector boundary, by one whole vector from the start
+/// on the divider (`vmaskmovps` stores are slow on AMD), whose lanes past them the loop
+/// after divides again, to the same bits and flags; returns how many (0 on a boundary, in a
+/// slice shorter than a vector, or where `W` aligns its stores: [`line_head`] there). Every
+/// whole store after them lies inside one line.
+///
+/// # Safety
+/// `a` readable and `out` writable for `len` floats; they do not overlap.
+#[inline(always)]
+pub(super) unsafe fn vector_head_disjoint<W: Vector>(
+    w: W,
+    by: W::F,
+    a: *const f32,
+    out: *mut f32,
+    len: usize,
+) -> usize {
+    if W::ALIGNS_STORES || len < W::LANES {
+        return 0;
+    }
+    let head = floats_to_boundary(out, W::LANES * 4);
+    if head > 0 {
+        // SAFETY: LANES <= len elements from the start, inside both slices.
+        unsafe { w.store(out, w.div(w.load(a), by)) };
     }
     head
 }
