@@ -153,7 +153,8 @@ pub const MIXED_BLOCK_VECTORS: usize = crate::arch::simd::loops::BLOCK_VECTORS;
 /// when writing to `out`: those before its first cache-line boundary, as one partial vector,
 /// where the backend aligns its stores (a vector a line: the sixteen-lane backend and its
 /// model); 0 elsewhere. A mixed loop's steps and kernel blocks count from there. (The
-/// directed loops take it from a length on: [`directed_line_head`].)
+/// directed loops take it from a length on: [`directed_line_head`]; the `Divisor`'s
+/// flag-checked two products take one at eight lanes too: [`divisor::two_products_head`].)
 #[cfg(fmadiv_x86)]
 pub fn line_head(backend: crate::Backend, out: &[f32]) -> usize {
     let aligns = aligns_stores(backend).unwrap_or(false);
