@@ -125,7 +125,7 @@ MUTATIONS=(
   "in-register token: the choices of the width recip's loops run, not the row's eight-lane column|src/plan/mod.rs|s/^    plan.in_register = in_register_of(\&r.choices);$/    plan.in_register = in_register_of(\&plan.choices);/"
   "the directed loops' blocks and chunks from the slice's start, no head|src/arch/simd/directed.rs|s/^        true => vector_head_len::<W>(out\[0\], len),$/        true => 0,/"
   "the directed loops' head at every length, short slices and eight lanes included|src/arch/simd/directed.rs|s/head_from != usize::MAX \&\& len >= head_from \&\& len >= W::LANES/len >= W::LANES/"
-  "sixteen lanes: the Divisor's two products chunked from the slice's start, no head|src/divisor/flagged.rs|s/lanes::line_head(w, a, out, len, /lanes::line_head(w, a, out, 0, /"
+  "sixteen lanes: the Divisor's two products chunked from the slice's start, no head|src/divisor/lanes.rs|s/return unsafe { line_head(w, a, out, len, /return unsafe { line_head(w, a, out, 0, /"
   "sixteen lanes: the Divisor's head padded with 1.0 (the flags of 1/b)|src/divisor/lanes.rs|s/FLAGLESS_PAD: f32 = f32::NAN;/FLAGLESS_PAD: f32 = 1.0;/"
   "recip by length: a slice of exactly the bound's length still at eight lanes|src/plan/mod.rs|s/if LOOP == RECIP \&\& len < self.short_recip.below {/if LOOP == RECIP \&\& len <= self.short_recip.below {/"
   "recip by length: a forced sixteen-lane recip also gives way on short slices|src/plan/mod.rs|s/if recip_sixteen \&\& widths.recip_by_default \&\& recip.recip_from > 0 {/if recip_sixteen \&\& recip.recip_from > 0 {/"
@@ -139,7 +139,7 @@ MUTATIONS=(
   "Divisor: the sixteen-lane divider loop's partial last vector padded with 1.0|src/divisor/lanes.rs|s/let x = w.load_partial(a.add(full), rest, FLAGLESS_PAD);/let x = w.load_partial(a.add(full), rest, 1.0);/"
   "Divisor: the eight-lane divider loop's last whole vector divided after the loop (in place from quotients)|src/divisor/lanes.rs|s/^        Some(q) => unsafe { w.store(out.add(len - W::LANES), q) },$/        Some(_) => unsafe { divider_vectors(w, by, a, out, len - W::LANES, 1) },/"
   "Divisor: the eight-lane divider loop's last whole vector one lane short of the slice's end|src/divisor/lanes.rs|s/Some(q) => unsafe { w.store(out.add(len - W::LANES), q) },/Some(q) => unsafe { w.store(out.add(len - W::LANES - 1), q) },/"
-  "Divisor: the eight-lane two products without their head (bits unchanged, stores split)|src/divisor/lanes.rs|s/^    if W::ALIGNS_STORES || len < W::LANES {$/    if true {/"
+  "Divisor: the eight-lane two products without their head (bits unchanged, stores split)|src/divisor/lanes.rs|s/^    if len < W::LANES {$/    if true {/"
   "Divisor: the eight-lane two products' head vector not stored|src/divisor/lanes.rs|s/^        unsafe { w.store(out, w.div(w.load(a), by)) };$/        let _ = (a, by);/"
   "Divisor: the eight-lane two products' head one lane past the boundary (a sequence lane to the divider)|src/divisor/lanes.rs|s/^    let head = floats_to_boundary(out, W::LANES \* 4);$/    let head = floats_to_boundary(out, W::LANES * 4) + 1;/"
 )

@@ -60,10 +60,10 @@ std::thread_local! {
     static BACKOFF: Cell<ChunkBackoff> = const { Cell::new(ChunkBackoff::CLEAR) };
 }
 
-/// `out[i] = a[i] / d` for a two-products divisor: the head to the output's cache line
-/// ([`lanes::line_head`]) or, at eight lanes, to its vector boundary
-/// ([`lanes::vector_head_disjoint`]) by the divider, flag-checked chunks of the bare sequence
-/// (the engine's), the leftover lanes and voided chunks by the divider. The chunks' loop is
+/// `out[i] = a[i] / d` for a two-products divisor: the head to the output's cache line or,
+/// at eight lanes, to its vector boundary ([`lanes::head_disjoint`]) by the divider,
+/// flag-checked chunks of the bare sequence (the engine's), the leftover lanes and voided
+/// chunks by the divider. The chunks' loop is
 /// bound by its loads and stores, not the divider: at eight lanes with the arrays 16 bytes
 /// past a line (a `Vec<f32>` from the system allocator) every other store split a line
 /// until the head; on family 0x19 model 0x11 it gained 1.28-1.30x at 2K-4K and 1.10x at 16K
@@ -78,12 +78,7 @@ pub unsafe fn two_products<W: Vector>(w: W, d: &Proven, a: *const f32, out: *mut
     // its vector boundary at eight lanes: then no whole store of the chunks splits a line.
     let by = w.splat(d.b);
     // SAFETY: the caller's guarantees.
-    let head = unsafe {
-        match W::ALIGNS_STORES {
-            true => lanes::line_head(w, a, out, len, lanes::FLAGLESS_PAD, |x| w.div(x, by)),
-            false => lanes::vector_head_disjoint(w, by, a, out, len),
-        }
-    };
+    let head = unsafe { lanes::head_disjoint(w, by, a, out, len) };
     let ([a], [out], len) = past_head([a], [out], len, head);
     // One loop per repair (the sign OR costs one or two operations a vector, so the loop
     // of divisors that need none does not test for it).

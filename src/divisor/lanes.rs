@@ -4,7 +4,7 @@
 //! Where the width aligns its stores ([`Vector::ALIGNS_STORES`]), each loop first divides
 //! the elements before the output's next cache line as one partial vector ([`line_head`]);
 //! at eight lanes the flag-checked two products divide those before its next vector
-//! boundary as one whole vector ([`vector_head_disjoint`]), the other loops none.
+//! boundary as one whole vector ([`head_disjoint`]), the other loops none.
 //!
 //! Every function is `#[inline(always)]` and generic; `divisor::x86`'s `#[target_feature]`
 //! functions inline them, so they are compiled for the backend's instructions.
@@ -190,24 +190,28 @@ pub(super) unsafe fn line_head<W: Vector>(
     head
 }
 
-/// Where `W` does not align its stores (eight lanes) and `out` overlaps no input: the
-/// elements of `a` before `out`'s next vector boundary, by one whole vector from the start
-/// on the divider (`vmaskmovps` stores are slow on AMD), whose lanes past them the loop
-/// after divides again, to the same bits and flags; returns how many (0 on a boundary, in a
-/// slice shorter than a vector, or where `W` aligns its stores: [`line_head`] there). Every
-/// whole store after them lies inside one line.
+/// The head of a loop whose output overlaps no input, by the divider: where `W` aligns its
+/// stores, [`line_head`] (one padded partial vector); at eight lanes the elements of `a`
+/// before `out`'s next vector boundary, by one whole vector from the start (`vmaskmovps`
+/// stores are slow on AMD), whose lanes past them the loop after divides again, to the same
+/// bits and flags (none for a slice shorter than a vector). Returns how many; every whole
+/// store after them lies inside one line.
 ///
 /// # Safety
 /// `a` readable and `out` writable for `len` floats; they do not overlap.
 #[inline(always)]
-pub(super) unsafe fn vector_head_disjoint<W: Vector>(
+pub(super) unsafe fn head_disjoint<W: Vector>(
     w: W,
     by: W::F,
     a: *const f32,
     out: *mut f32,
     len: usize,
 ) -> usize {
-    if W::ALIGNS_STORES || len < W::LANES {
+    if W::ALIGNS_STORES {
+        // SAFETY: the caller's guarantees.
+        return unsafe { line_head(w, a, out, len, FLAGLESS_PAD, |x| w.div(x, by)) };
+    }
+    if len < W::LANES {
         return 0;
     }
     let head = floats_to_boundary(out, W::LANES * 4);
