@@ -203,13 +203,22 @@ pub fn bounds_eight_lane_head_from() -> usize {
 /// A width that aligns its stores takes [`directed_line_head`].
 #[cfg(fmadiv_x86)]
 pub fn bounds_head(backend: crate::Backend, out: &[f32], eight_lane_head_from: usize) -> usize {
-    let lanes = backend.lanes();
     match aligns_stores(backend) {
         Some(true) => directed_line_head(backend, out),
-        Some(false) if out.len() >= eight_lane_head_from.max(lanes) => {
-            crate::arch::simd::divider::floats_to_boundary(out.as_ptr(), lanes * 4)
-        }
-        _ => 0,
+        Some(false) => vector_head(backend, out, eight_lane_head_from),
+        None => 0,
+    }
+}
+
+/// The head a loop whose stores the width does not align takes from `from` elements on (and
+/// never below a vector): the elements before `out`'s first vector boundary, by one whole
+/// vector from the start.
+#[cfg(fmadiv_x86)]
+fn vector_head(backend: crate::Backend, out: &[f32], from: usize) -> usize {
+    let lanes = backend.lanes();
+    match out.len() >= from.max(lanes) {
+        true => crate::arch::simd::divider::floats_to_boundary(out.as_ptr(), lanes * 4),
+        false => 0,
     }
 }
 
@@ -927,13 +936,10 @@ pub mod divisor {
     /// The chunks count from there.
     #[cfg(fmadiv_x86)]
     pub fn two_products_head(backend: crate::Backend, out: &[f32]) -> usize {
-        let lanes = backend.lanes();
         match super::aligns_stores(backend) {
             Some(true) => super::line_head(backend, out),
-            Some(false) if out.len() >= lanes => {
-                crate::arch::simd::divider::floats_to_boundary(out.as_ptr(), lanes * 4)
-            }
-            _ => 0,
+            Some(false) => super::vector_head(backend, out, 0),
+            None => 0,
         }
     }
 
