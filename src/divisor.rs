@@ -606,6 +606,23 @@ impl Divisor {
         self.divide_vectors(a, out);
     }
 
+    /// `out[i] = a[i] / b` as [`Divisor::divide_slice`], or an error (and nothing written) if
+    /// the lengths differ.
+    ///
+    /// ```
+    /// let d = fmadiv::Divisor::new(3.0);
+    /// let mut q = [0.0f32; 2];
+    /// let e = d.try_divide_slice(&[1.0], &mut q).unwrap_err();
+    /// assert_eq!(e, fmadiv::Error::OutputMismatch { input: 1, out: 2 });
+    /// assert_eq!(q, [0.0, 0.0]);
+    /// ```
+    #[inline]
+    pub fn try_divide_slice(&self, a: &[f32], out: &mut [f32]) -> Result<(), crate::Error> {
+        crate::Error::check_output(a.len(), out.len())?;
+        self.divide_slice(a, out);
+        Ok(())
+    }
+
     /// [`Divisor::divide_slice`] past the short slices, out of line (the short path keeps
     /// no frame).
     #[inline(never)]
@@ -856,6 +873,21 @@ fn length_mismatch(function: &str, dividends: usize, out: usize) -> ! {
     panic!("fmadiv::{function}: length mismatch: {dividends} dividends, output of {out}")
 }
 
+/// `out[i] = a[i] / b` as [`div_scalar`], or an error (and nothing written) if the lengths
+/// differ.
+///
+/// ```
+/// let mut q = [0.0f32; 1];
+/// assert!(fmadiv::try_div_scalar(&[1.0, 2.0], 3.0, &mut q).is_err());
+/// assert_eq!(q, [0.0]);
+/// ```
+#[inline]
+pub fn try_div_scalar(a: &[f32], b: f32, out: &mut [f32]) -> Result<(), crate::Error> {
+    crate::Error::check_output(a.len(), out.len())?;
+    div_scalar(a, b, out);
+    Ok(())
+}
+
 /// `out[i] = 1 / b[i]`, bit-identical to `1.0 / b` on x86.
 ///
 /// # Panics
@@ -872,6 +904,21 @@ pub fn recip(b: &[f32], out: &mut [f32]) {
         recip_length_mismatch(b.len(), out.len());
     }
     crate::slices::recip_slices(b, out);
+}
+
+/// `out[i] = 1 / b[i]` as [`recip`], or an error (and nothing written) if the lengths
+/// differ.
+///
+/// ```
+/// let mut r = [0.0f32; 3];
+/// let e = fmadiv::try_recip(&[3.0, 4.0], &mut r).unwrap_err();
+/// assert_eq!(e, fmadiv::Error::OutputMismatch { input: 2, out: 3 });
+/// assert_eq!(r, [0.0; 3]);
+/// ```
+pub fn try_recip(b: &[f32], out: &mut [f32]) -> Result<(), crate::Error> {
+    crate::Error::check_output(b.len(), out.len())?;
+    recip(b, out);
+    Ok(())
 }
 
 /// The panic of [`recip`] given slices of different lengths (nothing written).

@@ -108,6 +108,29 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
     }
 }
 
+/// `out[i] = a[i] / b[i]` rounded as `mode` says, as [`div_rounded`], or an error (and
+/// nothing written) if the lengths differ.
+///
+/// ```
+/// let mut q = [0.0f32; 2];
+/// let e = fmadiv::try_div_rounded(&[1.0, 2.0], &[3.0], &mut q, fmadiv::Rounding::Up);
+/// assert_eq!(
+///     e,
+///     Err(fmadiv::Error::LengthMismatch { dividends: 2, divisors: 1, out: 2 })
+/// );
+/// assert_eq!(q, [0.0, 0.0]);
+/// ```
+pub fn try_div_rounded(
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+    mode: Rounding,
+) -> Result<(), crate::Error> {
+    crate::Error::check_lengths(a.len(), b.len(), out.len())?;
+    div_rounded(a, b, out, mode);
+    Ok(())
+}
+
 /// Both bounds of every quotient: `lo[i] = RD(a[i] / b[i])`, `hi[i] = RU(a[i] / b[i])`,
 /// bit-identical to `vdivps` under round-down and round-up (as [`div_rounded`]): the
 /// interval `[lo[i], hi[i]]` holds the exact quotient, and is one point exactly where the
@@ -176,6 +199,29 @@ pub fn div_bounds(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
         *l = crate::arch::portable::div_rounded_one(x, y, Rounding::Down);
         *h = crate::arch::portable::div_rounded_one(x, y, Rounding::Up);
     }
+}
+
+/// Both bounds of every quotient as [`div_bounds`], or an error (and nothing written) if the
+/// lengths differ.
+///
+/// ```
+/// let (mut lo, mut hi) = ([0.0f32; 2], [0.0f32; 1]);
+/// let e = fmadiv::try_div_bounds(&[1.0, 2.0], &[3.0, 4.0], &mut lo, &mut hi).unwrap_err();
+/// assert_eq!(
+///     e,
+///     fmadiv::Error::BoundsMismatch { dividends: 2, divisors: 2, lower: 2, upper: 1 }
+/// );
+/// assert_eq!((lo, hi), ([0.0; 2], [0.0]));
+/// ```
+pub fn try_div_bounds(
+    a: &[f32],
+    b: &[f32],
+    lo: &mut [f32],
+    hi: &mut [f32],
+) -> Result<(), crate::Error> {
+    crate::Error::check_bounds(a.len(), b.len(), lo.len(), hi.len())?;
+    div_bounds(a, b, lo, hi);
+    Ok(())
 }
 
 /// [`div_rounded`]'s loops on `backend`, with directed step variant `STEP` (the shipped

@@ -13,7 +13,9 @@ use crate::plan::{self, Plan};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
-    /// The slices do not all have the same length.
+    /// The slices do not all have the same length (a function of dividends, divisors and
+    /// one output: [`try_div`], [`try_div_in_place`], whose output is its dividends,
+    /// `try_par_div`, [`crate::try_div_rounded`]).
     LengthMismatch {
         /// Length of the dividends.
         dividends: usize,
@@ -22,6 +24,72 @@ pub enum Error {
         /// Length of the output.
         out: usize,
     },
+    /// The input and the output differ in length (a function of one input slice:
+    /// [`crate::try_recip`], whose input is its divisors; [`crate::try_div_scalar`] and
+    /// [`crate::Divisor::try_divide_slice`], whose input is their dividends).
+    OutputMismatch {
+        /// Length of the input.
+        input: usize,
+        /// Length of the output.
+        out: usize,
+    },
+    /// The four slices of [`crate::try_div_bounds`] do not all have the same length.
+    BoundsMismatch {
+        /// Length of the dividends.
+        dividends: usize,
+        /// Length of the divisors.
+        divisors: usize,
+        /// Length of the lower bounds.
+        lower: usize,
+        /// Length of the upper bounds.
+        upper: usize,
+    },
+}
+
+impl Error {
+    /// `Ok` where the dividends, the divisors and the output have one length, else
+    /// [`Error::LengthMismatch`].
+    pub(crate) fn check_lengths(
+        dividends: usize,
+        divisors: usize,
+        out: usize,
+    ) -> Result<(), Error> {
+        match dividends == divisors && divisors == out {
+            true => Ok(()),
+            false => Err(Error::LengthMismatch {
+                dividends,
+                divisors,
+                out,
+            }),
+        }
+    }
+
+    /// `Ok` where the four slices of [`crate::div_bounds`] have one length, else
+    /// [`Error::BoundsMismatch`].
+    pub(crate) fn check_bounds(
+        dividends: usize,
+        divisors: usize,
+        lower: usize,
+        upper: usize,
+    ) -> Result<(), Error> {
+        match [divisors, lower, upper].iter().all(|&n| n == dividends) {
+            true => Ok(()),
+            false => Err(Error::BoundsMismatch {
+                dividends,
+                divisors,
+                lower,
+                upper,
+            }),
+        }
+    }
+
+    /// `Ok` where the input and the output have one length, else [`Error::OutputMismatch`].
+    pub(crate) fn check_output(input: usize, out: usize) -> Result<(), Error> {
+        match input == out {
+            true => Ok(()),
+            false => Err(Error::OutputMismatch { input, out }),
+        }
+    }
 }
 
 impl fmt::Display for Error {
@@ -35,23 +103,24 @@ impl fmt::Display for Error {
                 f,
                 "length mismatch: {dividends} dividends, {divisors} divisors, output of {out}"
             ),
+            Error::OutputMismatch { input, out } => {
+                write!(f, "length mismatch: input of {input}, output of {out}")
+            }
+            Error::BoundsMismatch {
+                dividends,
+                divisors,
+                lower,
+                upper,
+            } => write!(
+                f,
+                "length mismatch: {dividends} dividends, {divisors} divisors, lower bounds of \
+                 {lower}, upper bounds of {upper}"
+            ),
         }
     }
 }
 
 impl std::error::Error for Error {}
-
-fn check_lengths(a: usize, b: usize, out: usize) -> Result<(), Error> {
-    if a == b && b == out {
-        Ok(())
-    } else {
-        Err(Error::LengthMismatch {
-            dividends: a,
-            divisors: b,
-            out,
-        })
-    }
-}
 
 /// The panic of a slice function given slices of different lengths, out of line: the
 /// callers' hot path keeps a small frame.
@@ -80,7 +149,7 @@ fn mismatch(function: &str, dividends: usize, divisors: usize, out: usize) -> ! 
 /// ```
 #[inline]
 pub fn div(a: &[f32], b: &[f32], out: &mut [f32]) {
-    if check_lengths(a.len(), b.len(), out.len()).is_err() {
+    if Error::check_lengths(a.len(), b.len(), out.len()).is_err() {
         mismatch("div", a.len(), b.len(), out.len());
     }
     // SAFETY: a and b are readable and out writable for out.len() elements, and out (a
@@ -97,7 +166,7 @@ pub fn div(a: &[f32], b: &[f32], out: &mut [f32]) {
 /// ```
 #[inline]
 pub fn try_div(a: &[f32], b: &[f32], out: &mut [f32]) -> Result<(), Error> {
-    check_lengths(a.len(), b.len(), out.len())?;
+    Error::check_lengths(a.len(), b.len(), out.len())?;
     // SAFETY: a and b are readable and out writable for out.len() elements, and out (a
     // unique borrow) cannot overlap them.
     unsafe { div_disjoint(a.as_ptr(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
@@ -135,7 +204,7 @@ pub(crate) unsafe fn div_disjoint(a: *const f32, b: *const f32, out: *mut f32, l
 /// If the slices do not have the same length (nothing is written then).
 #[inline]
 pub fn div_in_place(a: &mut [f32], b: &[f32]) {
-    if check_lengths(a.len(), b.len(), a.len()).is_err() {
+    if Error::check_lengths(a.len(), b.len(), a.len()).is_err() {
         mismatch("div_in_place", a.len(), b.len(), a.len());
     }
     #[cfg(fmadiv_x86)]
@@ -167,6 +236,21 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
             a.len(),
         )
     };
+}
+
+/// `a[i] = a[i] / b[i]`, or an error (and nothing written) if the lengths differ.
+///
+/// ```
+/// let mut a = [1.0f32, 6.0];
+/// let e = fmadiv::try_div_in_place(&mut a, &[3.0]).unwrap_err();
+/// assert_eq!(e, fmadiv::Error::LengthMismatch { dividends: 2, divisors: 1, out: 2 });
+/// assert_eq!(a, [1.0, 6.0]);
+/// ```
+#[inline]
+pub fn try_div_in_place(a: &mut [f32], b: &[f32]) -> Result<(), Error> {
+    Error::check_lengths(a.len(), b.len(), a.len())?;
+    div_in_place(a, b);
+    Ok(())
 }
 
 /// `out[i] = 1 / b[i]` by the recip schedule of the plan. Lengths must be equal.
@@ -255,13 +339,27 @@ pub(crate) const PAR_CHUNK: usize = 1 << 15;
 /// If the three slices do not have the same length (nothing is written then).
 #[cfg(feature = "rayon")]
 pub fn par_div(a: &[f32], b: &[f32], out: &mut [f32]) {
-    if check_lengths(a.len(), b.len(), out.len()).is_err() {
+    if Error::check_lengths(a.len(), b.len(), out.len()).is_err() {
         mismatch("par_div", a.len(), b.len(), out.len());
     }
     if out.len() < PAR_MIN_LEN || !default_float_environment() {
         return div(a, b, out);
     }
     par_div_chunks(a, b, out);
+}
+
+/// [`par_div`], or an error (and nothing written) if the lengths differ.
+///
+/// ```
+/// let mut q = [0.0f32; 2];
+/// assert!(fmadiv::try_par_div(&[1.0, 2.0], &[3.0, 4.0, 5.0], &mut q).is_err());
+/// assert_eq!(q, [0.0, 0.0]);
+/// ```
+#[cfg(feature = "rayon")]
+pub fn try_par_div(a: &[f32], b: &[f32], out: &mut [f32]) -> Result<(), Error> {
+    Error::check_lengths(a.len(), b.len(), out.len())?;
+    par_div(a, b, out);
+    Ok(())
 }
 
 /// Whether this thread's MXCSR is the default one (all exceptions masked, round to nearest,

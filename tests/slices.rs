@@ -213,6 +213,160 @@ fn try_div_checks_every_length() {
     }
 }
 
+/// Every other `try_` function, each of its lengths disagreeing alone (shorter and longer):
+/// the error naming them all, and every output as it was; with one length, every output
+/// written with the bits of the panicking form (long enough for the vector loops, and off a
+/// multiple of sixteen).
+#[test]
+fn every_try_function_checks_every_length_and_writes_nothing() {
+    use fmadiv::{Error, Rounding};
+    const N: usize = 1027;
+    let (a, b) = random_inputs(N + 1, 29);
+    let (a, b) = (&a[..], &b[..]);
+    /// The slices' lengths, the output's (or outputs') last.
+    type Lengths<'l> = &'l [usize];
+    /// A call with the given lengths: what it returned, and each output after and before it.
+    type Call<'c> = Box<dyn Fn(Lengths) -> (Result<(), Error>, Vec<[Vec<f32>; 2]>) + 'c>;
+    /// The error a function returns for the given lengths.
+    type ErrorFor<'e> = &'e dyn Fn(Lengths) -> Error;
+    let fresh = |n: usize| vec![7.0f32; n];
+    let one_out = |n: usize, f: &dyn Fn(&mut [f32]) -> Result<(), Error>| {
+        let mut out = fresh(n);
+        (f(&mut out), vec![[out, fresh(n)]])
+    };
+    let three = |n: Lengths| Error::LengthMismatch {
+        dividends: n[0],
+        divisors: n[1],
+        out: n[2],
+    };
+    let output = |n: Lengths| Error::OutputMismatch {
+        input: n[0],
+        out: n[1],
+    };
+    let in_place = |n: Lengths| three(&[n[0], n[1], n[0]]);
+    let divisor = fmadiv::Divisor::new(3.7);
+    let quotients: Vec<f32> = a.iter().zip(b).map(|(&x, &y)| x / y).collect();
+    let by_divisor: Vec<f32> = a.iter().map(|&x| x / 3.7).collect();
+    let reciprocals: Vec<f32> = b.iter().map(|&y| 1.0 / y).collect();
+    let (mut lo, mut hi) = (fresh(N), fresh(N));
+    fmadiv::div_bounds(&a[..N], &b[..N], &mut lo, &mut hi);
+    // Each function: its call, its error for the lengths, and its outputs' bits at N.
+    let mut functions: Vec<(String, Call, ErrorFor, Vec<Vec<f32>>)> = vec![
+        (
+            "try_div_in_place".into(),
+            Box::new(|n| {
+                let (mut x, before) = (a[..n[0]].to_vec(), a[..n[0]].to_vec());
+                (
+                    fmadiv::try_div_in_place(&mut x, &b[..n[1]]),
+                    vec![[x, before]],
+                )
+            }),
+            &in_place,
+            vec![quotients[..N].to_vec()],
+        ),
+        (
+            "try_par_div".into(),
+            Box::new(|n| one_out(n[2], &|o| fmadiv::try_par_div(&a[..n[0]], &b[..n[1]], o))),
+            &three,
+            vec![quotients[..N].to_vec()],
+        ),
+        (
+            "try_recip".into(),
+            Box::new(|n| one_out(n[1], &|o| fmadiv::try_recip(&b[..n[0]], o))),
+            &output,
+            vec![reciprocals[..N].to_vec()],
+        ),
+        (
+            "try_div_scalar".into(),
+            Box::new(|n| one_out(n[1], &|o| fmadiv::try_div_scalar(&a[..n[0]], 3.7, o))),
+            &output,
+            vec![by_divisor[..N].to_vec()],
+        ),
+        (
+            "Divisor::try_divide_slice".into(),
+            Box::new(|n| one_out(n[1], &|o| divisor.try_divide_slice(&a[..n[0]], o))),
+            &output,
+            vec![by_divisor[..N].to_vec()],
+        ),
+        (
+            "try_div_bounds".into(),
+            Box::new(|n| {
+                let (mut l, mut h) = (fresh(n[2]), fresh(n[3]));
+                let r = fmadiv::try_div_bounds(&a[..n[0]], &b[..n[1]], &mut l, &mut h);
+                (r, vec![[l, fresh(n[2])], [h, fresh(n[3])]])
+            }),
+            &|n| Error::BoundsMismatch {
+                dividends: n[0],
+                divisors: n[1],
+                lower: n[2],
+                upper: n[3],
+            },
+            vec![lo, hi],
+        ),
+    ];
+    for mode in Rounding::ALL {
+        let mut want = fresh(N);
+        fmadiv::div_rounded(&a[..N], &b[..N], &mut want, mode);
+        functions.push((
+            format!("try_div_rounded({mode:?})"),
+            Box::new(move |n| {
+                let f = |o: &mut [f32]| fmadiv::try_div_rounded(&a[..n[0]], &b[..n[1]], o, mode);
+                one_out(n[2], &f)
+            }),
+            &three,
+            vec![want],
+        ));
+    }
+    let same = |x: &[f32], y: &[f32]| x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits());
+    for (what, call, error, want) in &functions {
+        // As many lengths as the error names: the inputs, then the outputs.
+        let slices = match error(&[1, 2, 3, 4]) {
+            Error::OutputMismatch { .. } => 2,
+            Error::BoundsMismatch { .. } => 4,
+            _ => 3,
+        };
+        // `try_div_in_place` has no output of its own.
+        let own = if what == "try_div_in_place" {
+            2
+        } else {
+            slices
+        };
+        for alone in 0..own {
+            for len in [N - 1, N + 1] {
+                let mut n = vec![N; slices];
+                n[alone] = len;
+                let (got, outs) = call(&n);
+                assert_eq!(got, Err(error(&n)), "{what} with lengths {n:?}");
+                for [after, before] in &outs {
+                    assert!(same(after, before), "{what} with lengths {n:?}: written to");
+                }
+            }
+        }
+        let (got, outs) = call(&vec![N; slices]);
+        assert_eq!(got, Ok(()), "{what}");
+        for ([after, _], want) in outs.iter().zip(want) {
+            assert!(
+                same(after, want),
+                "{what}: not the bits of its panicking form"
+            );
+        }
+    }
+    assert_eq!(
+        Error::OutputMismatch { input: 2, out: 3 }.to_string(),
+        "length mismatch: input of 2, output of 3"
+    );
+    let bounds = Error::BoundsMismatch {
+        dividends: 2,
+        divisors: 2,
+        lower: 2,
+        upper: 1,
+    };
+    assert_eq!(
+        bounds.to_string(),
+        "length mismatch: 2 dividends, 2 divisors, lower bounds of 2, upper bounds of 1"
+    );
+}
+
 #[test]
 #[should_panic(expected = "fmadiv::div: length mismatch: 2 dividends, 2 divisors, output of 1")]
 fn div_panics_on_mismatch() {
