@@ -200,7 +200,9 @@ pub(super) const ROWS: &[Row] = &[
             --schedules` in three fresh processes (docs/bench/0x19-0x11-schedules.txt): \
             against the divider schedule `div` mix-16 0.84-1.02x and mix-8 0.67-0.88x from 256 \
             to 64K, `recip` mix-16 1.05-1.10x from 1K to 16K and 0.85-0.89x at 256: no mix \
-            clears the divider by 10%; `fmadiv plan --measure` twice \
+            clears the divider by 10% (`div` checked again on later loops with AVX-512F \
+            exposed, docs/bench/0x19-0x11-div-mix16-recheck.txt: mix-16 1.16-1.19x at 1K with \
+            the arrays on a cache line, 1.02x 16 bytes past one, where a `Vec<f32>` lies); `fmadiv plan --measure` twice \
             (docs/bench/0x19-0x11-plan-measured-1.txt, -2.txt): `recip` mix-16 1.32x at 1024 \
             and 1.10-1.17x at 11008 there (the row is the schedules benchmark's, as Zen 3's), \
             `div` no mix above 1.03x; the Divisor's sequence \
