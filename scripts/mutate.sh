@@ -50,7 +50,7 @@ MUTATIONS=(
   "mixed loop: the kernel under a directed MXCSR mode|src/arch/simd/loops.rs|s/if len < step || crate::arch::x86_64::mode::rounds_to_nearest() {/if true {/"
   "par_div: rayon's threads whatever the caller's MXCSR|src/slices.rs|s/if out.len() < PAR_MIN_LEN || !default_float_environment() {/if out.len() < PAR_MIN_LEN {/"
   "portable: a signalling NaN operand not quieted|src/arch/portable.rs|s/f32::from_bits(propagated.to_bits() | QUIET_NAN_BIT)/f32::from_bits(propagated.to_bits())/"
-  "try_: the output's length not checked|src/slices.rs|s/^        match dividends == divisors \&\& divisors == out {/        match dividends == divisors {/"
+  "try_: the output's length not checked|src/error.rs|s/^        match dividends == divisors \&\& divisors == out {/        match dividends == divisors {/"
   "ndarray: the divisor's strides not compared (contiguous views of another order)|src/ndarray.rs|s/^        \&\& b.strides() == strides.as_slice()$/        \&\& true/"
   "ndarray: a strided divisor lane taken for a broadcast one|src/ndarray.rs|s/if b.strides()\[0\] == 0 \&\& !o.is_empty() {/if !o.is_empty() {/"
   "Divisor: the proof unguarded up to 2^128 (a huge divisor's tail underflows)|src/divisor.rs|s/RangeInclusive<u32> = 1..=127 + 77;/RangeInclusive<u32> = 1..=254;/"
@@ -142,8 +142,8 @@ MUTATIONS=(
   "Divisor: the eight-lane two products without their head (bits unchanged, stores split)|src/divisor/lanes.rs|s/^    if len < W::LANES {$/    if true {/"
   "Divisor: the eight-lane two products' head vector not stored|src/divisor/lanes.rs|s/^        unsafe { w.store(out, w.div(w.load(a), by)) };$/        let _ = (a, by);/"
   "Divisor: the eight-lane two products' head one lane past the boundary (a sequence lane to the divider)|src/divisor/lanes.rs|s/^    let head = floats_to_boundary(out, W::LANES \* 4);$/    let head = floats_to_boundary(out, W::LANES * 4) + 1;/"
-  "try_div_bounds: the upper bounds' length not checked|src/slices.rs|s/match \[divisors, lower, upper\].iter().all(|\&n| n == dividends) {/match [divisors, lower].iter().all(|\&n| n == dividends) {/"
-  "try_recip, try_div_scalar, Divisor::try_divide_slice: a longer output passes the check|src/slices.rs|s/^        match input == out {$/        match input <= out {/"
+  "try_div_bounds: the upper bounds' length not checked|src/error.rs|s/match \[divisors, lower, upper\].iter().all(|\&n| n == dividends) {/match [divisors, lower].iter().all(|\&n| n == dividends) {/"
+  "try_recip, try_div_scalar, Divisor::try_divide_slice: a longer output passes the check|src/error.rs|s/^        match input == out {$/        match input <= out {/"
 )
 
 if [ "${1:-}" = "--check" ]; then

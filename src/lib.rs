@@ -61,7 +61,7 @@
 //! 5  loops      arch::simd arch::simd::loops arch::simd::directed
 //! 4  chunks     arch::simd::divider arch::simd::flagged
 //! 3  arithmetic arch::portable arch::simd::kernel arch::x86_64::mode arch::x86_64::short seeds
-//! 2  ground     bits variant backoff cpu kernel_notes direction
+//! 2  ground     bits variant backoff cpu kernel_notes direction error
 //! ```
 
 #![deny(missing_docs)]
@@ -76,6 +76,7 @@ mod cpu;
 mod direction;
 mod dispatch;
 mod divisor;
+mod error;
 pub mod kernel_notes;
 #[cfg(feature = "ndarray")]
 pub mod ndarray;
@@ -96,11 +97,12 @@ pub use dispatch::{
     avx512_family, backend, backend_of, backend_override, default_backend_of,
 };
 pub use divisor::{Divisor, Strategy, div_scalar, recip, try_div_scalar, try_recip};
+pub use error::Error;
 pub use plan::{Plan, plan};
 pub use rounding::{div_bounds, div_rounded, try_div_bounds, try_div_rounded};
 pub use schedule::{Mix, Schedule, UnknownSchedule};
 pub use simd::{div_f32x8, recip_f32x8};
-pub use slices::{Error, div, div_in_place, try_div, try_div_in_place};
+pub use slices::{div, div_in_place, try_div, try_div_in_place};
 #[cfg(feature = "rayon")]
 pub use slices::{par_div, try_par_div};
 
