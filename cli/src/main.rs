@@ -28,7 +28,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-/// Exact f32 division with AVX2+FMA: check it, verify it, measure it.
+/// Exact f32 division with AVX2+FMA and AVX-512F: check it, verify it, measure it.
 ///
 /// Without a command: a quick self-check on this CPU and a throughput summary against
 /// the hardware divider. Exit status: 0 no mismatch, 1 mismatches, 2 bad usage or I/O.
