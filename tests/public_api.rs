@@ -34,3 +34,34 @@ fn the_public_api_listing_is_current() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The public types are `Send` and `Sync` (a `Divisor` shared by rayon's threads, the plan
+/// read from any thread, an error sent up a channel), and stay so: the listing above does not
+/// show auto traits, so a field that took one away (a `Cell` in the `Divisor`, say) would
+/// pass it. A type that lost either fails to compile here.
+#[test]
+fn the_public_types_are_send_and_sync() {
+    fn shared<T: Send + Sync>() {}
+    shared::<fmadiv::Divisor>();
+    shared::<fmadiv::Strategy>();
+    shared::<fmadiv::Error>();
+    shared::<fmadiv::Rounding>();
+    shared::<fmadiv::Plan>();
+    shared::<fmadiv::plan::Choices>();
+    shared::<fmadiv::plan::DivisorChoices>();
+    shared::<fmadiv::plan::Origin>();
+    shared::<fmadiv::plan::OutOfBound>();
+    shared::<fmadiv::Schedule>();
+    shared::<fmadiv::Mix>();
+    shared::<fmadiv::UnknownSchedule>();
+    shared::<fmadiv::Backend>();
+    shared::<fmadiv::EntryPoint>();
+    shared::<fmadiv::Avx512Family>();
+    shared::<fmadiv::Cpu>();
+    shared::<fmadiv::Vendor>();
+    #[cfg(fmadiv_x86)]
+    {
+        shared::<fmadiv::simd::Avx2Fma>();
+        shared::<fmadiv::simd::Avx512>();
+    }
+}
