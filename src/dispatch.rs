@@ -747,14 +747,11 @@ mod tests {
         );
         let emr = cpu(EMERALD_RAPIDS, true);
         assert_eq!(defaults(&emr, AVX512_FAMILIES), [Avx2Fma; 4]);
-        // A record's entry points are distinct, and its native run a committed folder.
+        // A record's entry points are distinct (that its native run is a committed folder is
+        // tests/docs.rs's to check: the published package holds no evidence).
         for f in AVX512_FAMILIES {
             let entries = f.sixteen_lanes_for;
             assert!((1..entries.len()).all(|i| !entries[..i].contains(&entries[i])));
-            if let Some(run) = f.native_run {
-                let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(run);
-                assert!(path.join("summary.txt").is_file(), "{run}");
-            }
         }
     }
 

@@ -65,6 +65,11 @@
 //! ```
 
 #![deny(missing_docs)]
+// On docs.rs: each item that needs a crate feature says which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+// `fmadiv_x86` is the build script's name for "x86-64, not built portable-only": the items it
+// gates say `target_arch = "x86_64"` instead (crate::simd).
+#![cfg_attr(docsrs, doc(auto_cfg(hide(fmadiv_x86))))]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 

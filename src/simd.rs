@@ -181,8 +181,10 @@ fn with_x86_nan_bits(q: f32x8, a: f32x8, b: f32x8) -> f32x8 {
 }
 
 #[cfg(fmadiv_x86)]
+#[cfg_attr(docsrs, doc(cfg(target_arch = "x86_64")))]
 pub use x86::Avx2Fma;
 #[cfg(fmadiv_x86)]
+#[cfg_attr(docsrs, doc(cfg(target_arch = "x86_64")))]
 pub use x86_512::Avx512;
 
 #[cfg(fmadiv_x86)]
