@@ -144,6 +144,7 @@ MUTATIONS=(
   "Divisor: the eight-lane two products' head one lane past the boundary (a sequence lane to the divider)|src/divisor/lanes.rs|s/^    let head = floats_to_boundary(out, W::LANES \* 4);$/    let head = floats_to_boundary(out, W::LANES * 4) + 1;/"
   "try_div_bounds: the upper bounds' length not checked|src/error.rs|s/match \[divisors, lower, upper\].iter().all(|\&n| n == dividends) {/match [divisors, lower].iter().all(|\&n| n == dividends) {/"
   "try_recip, try_div_scalar, Divisor::try_divide_slice: a longer output passes the check|src/error.rs|s/^        match input == out {$/        match input <= out {/"
+  "panicking forms: a message of their own, not their try_ form's error|src/error.rs|s/panic!(\"fmadiv::{function}: {self}\")/panic!(\"fmadiv::{function}: length mismatch\")/"
 )
 
 if [ "${1:-}" = "--check" ]; then

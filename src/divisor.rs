@@ -52,6 +52,7 @@
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
+use crate::Error;
 use crate::arch::portable;
 use crate::bits::{ABS_MASK, QUOTIENT_MAX_BITS};
 
@@ -585,8 +586,8 @@ impl Divisor {
     /// If the lengths differ (nothing is written then).
     #[inline]
     pub fn divide_slice(&self, a: &[f32], out: &mut [f32]) {
-        if a.len() != out.len() {
-            length_mismatch("Divisor::divide_slice", a.len(), out.len());
+        if let Err(e) = Error::check_output(a.len(), out.len()) {
+            e.panic_in("Divisor::divide_slice");
         }
         #[cfg(fmadiv_x86)]
         if out.len() < crate::arch::x86_64::short::SHORT_BY {
@@ -617,8 +618,8 @@ impl Divisor {
     /// assert_eq!(q, [0.0, 0.0]);
     /// ```
     #[inline]
-    pub fn try_divide_slice(&self, a: &[f32], out: &mut [f32]) -> Result<(), crate::Error> {
-        crate::Error::check_output(a.len(), out.len())?;
+    pub fn try_divide_slice(&self, a: &[f32], out: &mut [f32]) -> Result<(), Error> {
+        Error::check_output(a.len(), out.len())?;
         self.divide_slice(a, out);
         Ok(())
     }
@@ -785,8 +786,8 @@ impl Divisor {
 /// If the lengths differ (nothing is written then).
 #[inline]
 pub fn div_scalar(a: &[f32], b: f32, out: &mut [f32]) {
-    if a.len() != out.len() {
-        length_mismatch("div_scalar", a.len(), out.len());
+    if let Err(e) = Error::check_output(a.len(), out.len()) {
+        e.panic_in("div_scalar");
     }
     #[cfg(fmadiv_x86)]
     if out.len() < crate::arch::x86_64::short::SHORT_BY {
@@ -865,14 +866,6 @@ fn divider_only(len: usize, once: bool) -> Option<DividerLoop> {
     }
 }
 
-/// The panic of a slice function given slices of different lengths (nothing written).
-#[cold]
-#[inline(never)]
-#[track_caller]
-fn length_mismatch(function: &str, dividends: usize, out: usize) -> ! {
-    panic!("fmadiv::{function}: length mismatch: {dividends} dividends, output of {out}")
-}
-
 /// `out[i] = a[i] / b` as [`div_scalar`], or an error (and nothing written) if the lengths
 /// differ.
 ///
@@ -882,8 +875,8 @@ fn length_mismatch(function: &str, dividends: usize, out: usize) -> ! {
 /// assert_eq!(q, [0.0]);
 /// ```
 #[inline]
-pub fn try_div_scalar(a: &[f32], b: f32, out: &mut [f32]) -> Result<(), crate::Error> {
-    crate::Error::check_output(a.len(), out.len())?;
+pub fn try_div_scalar(a: &[f32], b: f32, out: &mut [f32]) -> Result<(), Error> {
+    Error::check_output(a.len(), out.len())?;
     div_scalar(a, b, out);
     Ok(())
 }
@@ -900,8 +893,8 @@ pub fn try_div_scalar(a: &[f32], b: f32, out: &mut [f32]) -> Result<(), crate::E
 /// assert_eq!(r[2], f32::NEG_INFINITY);
 /// ```
 pub fn recip(b: &[f32], out: &mut [f32]) {
-    if b.len() != out.len() {
-        recip_length_mismatch(b.len(), out.len());
+    if let Err(e) = Error::check_output(b.len(), out.len()) {
+        e.panic_in("recip");
     }
     crate::slices::recip_slices(b, out);
 }
@@ -915,18 +908,10 @@ pub fn recip(b: &[f32], out: &mut [f32]) {
 /// assert_eq!(e, fmadiv::Error::OutputMismatch { input: 2, out: 3 });
 /// assert_eq!(r, [0.0; 3]);
 /// ```
-pub fn try_recip(b: &[f32], out: &mut [f32]) -> Result<(), crate::Error> {
-    crate::Error::check_output(b.len(), out.len())?;
+pub fn try_recip(b: &[f32], out: &mut [f32]) -> Result<(), Error> {
+    Error::check_output(b.len(), out.len())?;
     recip(b, out);
     Ok(())
-}
-
-/// The panic of [`recip`] given slices of different lengths (nothing written).
-#[cold]
-#[inline(never)]
-#[track_caller]
-fn recip_length_mismatch(divisors: usize, out: usize) -> ! {
-    panic!("fmadiv::recip: length mismatch: {divisors} divisors, output of {out}")
 }
 
 mod ops;

@@ -1,5 +1,5 @@
 //! What a `try_` function returns when its slices' lengths disagree (it writes nothing then),
-//! and the checks that make it.
+//! the checks that make it, and the panic of the panicking forms with the same error.
 
 use core::fmt;
 
@@ -83,6 +83,16 @@ impl Error {
             true => Ok(()),
             false => Err(Error::OutputMismatch { input, out }),
         }
+    }
+
+    /// The panic of the panicking form `function` of a `try_` function: the same error, so
+    /// the message is the `try_` form's. Cold and out of line: the callers' hot path keeps no
+    /// stack frame.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    pub(crate) fn panic_in(self, function: &str) -> ! {
+        panic!("fmadiv::{function}: {self}")
     }
 }
 

@@ -1,23 +1,7 @@
 //! Directed rounding: `a / b` rounded down, up, toward zero or to nearest, with the bits of
 //! `vdivps` under that MXCSR rounding mode, whatever mode MXCSR holds.
 
-use crate::Rounding;
-
-/// The slices' lengths, or the panic of `function` (nothing written).
-#[inline]
-#[track_caller]
-fn check(function: &str, lens: &[usize]) {
-    if lens.iter().any(|&n| n != lens[0]) {
-        length_mismatch(function, lens);
-    }
-}
-
-#[cold]
-#[inline(never)]
-#[track_caller]
-fn length_mismatch(function: &str, lens: &[usize]) -> ! {
-    panic!("fmadiv::{function}: length mismatch: slices of {lens:?} elements")
-}
+use crate::{Error, Rounding};
 
 /// Whether the mode in force is round-to-nearest (always, off x86).
 #[inline]
@@ -73,7 +57,9 @@ pub(crate) fn nearest_in_force() -> bool {
 /// assert_eq!((down[2], up[2]), (2.0, 2.0)); // exact quotients are exact
 /// ```
 pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
-    check("div_rounded", &[a.len(), b.len(), out.len()]);
+    if let Err(e) = Error::check_lengths(a.len(), b.len(), out.len()) {
+        e.panic_in("div_rounded");
+    }
     if mode == Rounding::Nearest && nearest_in_force() {
         return crate::div(a, b, out);
     }
@@ -126,7 +112,7 @@ pub fn try_div_rounded(
     out: &mut [f32],
     mode: Rounding,
 ) -> Result<(), crate::Error> {
-    crate::Error::check_lengths(a.len(), b.len(), out.len())?;
+    Error::check_lengths(a.len(), b.len(), out.len())?;
     div_rounded(a, b, out, mode);
     Ok(())
 }
@@ -164,7 +150,9 @@ pub fn try_div_rounded(
 /// assert_eq!((lo[1], hi[1]), (2.5, 2.5));
 /// ```
 pub fn div_bounds(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
-    check("div_bounds", &[a.len(), b.len(), lo.len(), hi.len()]);
+    if let Err(e) = Error::check_bounds(a.len(), b.len(), lo.len(), hi.len()) {
+        e.panic_in("div_bounds");
+    }
     #[cfg(fmadiv_x86)]
     {
         use crate::arch::simd::directed::SHIPPED;
@@ -219,7 +207,7 @@ pub fn try_div_bounds(
     lo: &mut [f32],
     hi: &mut [f32],
 ) -> Result<(), crate::Error> {
-    crate::Error::check_bounds(a.len(), b.len(), lo.len(), hi.len())?;
+    Error::check_bounds(a.len(), b.len(), lo.len(), hi.len())?;
     div_bounds(a, b, lo, hi);
     Ok(())
 }

@@ -8,20 +8,6 @@ use crate::arch::x86_64::short::{
 };
 use crate::plan::{self, Plan};
 
-/// The panic of a slice function given slices of different lengths, out of line: the
-/// callers' hot path keeps a small frame.
-#[cold]
-#[inline(never)]
-#[track_caller]
-fn mismatch(function: &str, dividends: usize, divisors: usize, out: usize) -> ! {
-    let e = Error::LengthMismatch {
-        dividends,
-        divisors,
-        out,
-    };
-    panic!("fmadiv::{function}: {e}")
-}
-
 /// `out[i] = a[i] / b[i]`, bit-identical to `/` on x86.
 ///
 /// # Panics
@@ -35,8 +21,8 @@ fn mismatch(function: &str, dividends: usize, divisors: usize, out: usize) -> ! 
 /// ```
 #[inline]
 pub fn div(a: &[f32], b: &[f32], out: &mut [f32]) {
-    if Error::check_lengths(a.len(), b.len(), out.len()).is_err() {
-        mismatch("div", a.len(), b.len(), out.len());
+    if let Err(e) = Error::check_lengths(a.len(), b.len(), out.len()) {
+        e.panic_in("div");
     }
     // SAFETY: a and b are readable and out writable for out.len() elements, and out (a
     // unique borrow) cannot overlap them.
@@ -90,8 +76,8 @@ pub(crate) unsafe fn div_disjoint(a: *const f32, b: *const f32, out: *mut f32, l
 /// If the slices do not have the same length (nothing is written then).
 #[inline]
 pub fn div_in_place(a: &mut [f32], b: &[f32]) {
-    if Error::check_lengths(a.len(), b.len(), a.len()).is_err() {
-        mismatch("div_in_place", a.len(), b.len(), a.len());
+    if let Err(e) = Error::check_lengths(a.len(), b.len(), a.len()) {
+        e.panic_in("div_in_place");
     }
     #[cfg(fmadiv_x86)]
     if cfg!(fmadiv_unoptimized) {
@@ -225,8 +211,8 @@ pub(crate) const PAR_CHUNK: usize = 1 << 15;
 /// If the three slices do not have the same length (nothing is written then).
 #[cfg(feature = "rayon")]
 pub fn par_div(a: &[f32], b: &[f32], out: &mut [f32]) {
-    if Error::check_lengths(a.len(), b.len(), out.len()).is_err() {
-        mismatch("par_div", a.len(), b.len(), out.len());
+    if let Err(e) = Error::check_lengths(a.len(), b.len(), out.len()) {
+        e.panic_in("par_div");
     }
     if out.len() < PAR_MIN_LEN || !default_float_environment() {
         return div(a, b, out);

@@ -666,7 +666,7 @@ fn recip_without_the_all_ones_fix_is_caught() {
 
 #[test]
 #[should_panic(
-    expected = "fmadiv::Divisor::divide_slice: length mismatch: 2 dividends, output of 1"
+    expected = "fmadiv::Divisor::divide_slice: length mismatch: input of 2, output of 1"
 )]
 fn divide_slice_panics_on_mismatch() {
     Divisor::new(3.0).divide_slice(&[1.0, 2.0], &mut [0.0]);

@@ -367,6 +367,70 @@ fn every_try_function_checks_every_length_and_writes_nothing() {
     );
 }
 
+/// Each panicking form panics with the error its `try_` form returns for the same lengths:
+/// `fmadiv::{function}: {error}`, one message whichever form a caller uses.
+#[test]
+fn every_panicking_form_panics_with_its_try_forms_error() {
+    use fmadiv::{Divisor, Rounding};
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    let message = |f: &dyn Fn()| -> String {
+        let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("no panic");
+        payload
+            .downcast_ref::<String>()
+            .expect("a formatted panic")
+            .clone()
+    };
+    let (two, one) = ([1.0f32, 2.0], [3.0f32]);
+    let zeros = |n: usize| vec![0.0f32; n];
+    let d = Divisor::new(3.7);
+    let mode = Rounding::Up;
+    let cases: [(&str, &dyn Fn(), fmadiv::Error); 8] = [
+        (
+            "div",
+            &|| fmadiv::div(&two, &one, &mut zeros(2)),
+            fmadiv::try_div(&two, &one, &mut zeros(2)).unwrap_err(),
+        ),
+        (
+            "div_in_place",
+            &|| fmadiv::div_in_place(&mut two.clone(), &one),
+            fmadiv::try_div_in_place(&mut two.clone(), &one).unwrap_err(),
+        ),
+        (
+            "par_div",
+            &|| fmadiv::par_div(&two, &two, &mut zeros(3)),
+            fmadiv::try_par_div(&two, &two, &mut zeros(3)).unwrap_err(),
+        ),
+        (
+            "recip",
+            &|| fmadiv::recip(&two, &mut zeros(1)),
+            fmadiv::try_recip(&two, &mut zeros(1)).unwrap_err(),
+        ),
+        (
+            "div_scalar",
+            &|| fmadiv::div_scalar(&one, 3.7, &mut zeros(2)),
+            fmadiv::try_div_scalar(&one, 3.7, &mut zeros(2)).unwrap_err(),
+        ),
+        (
+            "Divisor::divide_slice",
+            &|| d.divide_slice(&two, &mut zeros(3)),
+            d.try_divide_slice(&two, &mut zeros(3)).unwrap_err(),
+        ),
+        (
+            "div_rounded",
+            &|| fmadiv::div_rounded(&one, &two, &mut zeros(2), mode),
+            fmadiv::try_div_rounded(&one, &two, &mut zeros(2), mode).unwrap_err(),
+        ),
+        (
+            "div_bounds",
+            &|| fmadiv::div_bounds(&two, &two, &mut zeros(2), &mut zeros(1)),
+            fmadiv::try_div_bounds(&two, &two, &mut zeros(2), &mut zeros(1)).unwrap_err(),
+        ),
+    ];
+    for (function, panicking, error) in cases {
+        assert_eq!(message(panicking), format!("fmadiv::{function}: {error}"));
+    }
+}
+
 #[test]
 #[should_panic(expected = "fmadiv::div: length mismatch: 2 dividends, 2 divisors, output of 1")]
 fn div_panics_on_mismatch() {
