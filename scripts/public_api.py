@@ -101,7 +101,7 @@ def generics(g):
 
 
 def signature(item, name):
-    """`fn path(args) -> output`, with `const`/`unsafe` qualifiers."""
+    """`fn path(args) -> output`, with `const`/`unsafe` qualifiers and `#[must_use]`."""
     f = item["inner"]["function"]
     sig = f["sig"]
     header = f.get("header", {})
@@ -110,7 +110,9 @@ def signature(item, name):
     for pname, ptype in sig["inputs"]:
         args.append(render_self(ptype) if pname == "self" else f"{pname}: {ty(ptype)}")
     out = f" -> {ty(sig['output'])}" if sig.get("output") else ""
-    return f"{quals}fn {name}{generics(f.get('generics'))}({', '.join(args)}){out}"
+    # `#[must_use]` is part of the contract: dropping it silences callers' warnings.
+    must_use = " #[must_use]" if any("must_use" in str(a) for a in item.get("attrs", [])) else ""
+    return f"{quals}fn {name}{generics(f.get('generics'))}({', '.join(args)}){out}{must_use}"
 
 
 def render_self(t):

@@ -54,11 +54,13 @@ impl Cpu {
     }
 
     /// The CPU this process runs on (read at the first call, then kept).
+    #[must_use]
     pub fn this() -> Cpu {
         this_cpu().clone()
     }
 
     /// The vendor.
+    #[must_use]
     pub fn vendor(&self) -> Vendor {
         match self.vendor_id.as_str() {
             "AuthenticAMD" => Vendor::Amd,
@@ -68,6 +70,7 @@ impl Cpu {
     }
 
     /// The vendor string, e.g. "AuthenticAMD".
+    #[must_use]
     pub fn vendor_id(&self) -> &str {
         &self.vendor_id
     }
@@ -86,22 +89,26 @@ impl Cpu {
     }
 
     /// The family (base plus extended, as the vendors number them: 0x19 for Zen 3 and 4).
+    #[must_use]
     pub fn family(&self) -> u32 {
         self.family
     }
 
     /// The model (with the extended model bits).
+    #[must_use]
     pub fn model(&self) -> u32 {
         self.model
     }
 
     /// The stepping.
+    #[must_use]
     pub fn stepping(&self) -> u32 {
         self.stepping
     }
 
     /// Whether the CPU's `(vendor id, family, model)` is one of `families`' (the form of
     /// the dispatch layer's records of CPU families, `AVX512_FAMILIES`).
+    #[must_use]
     pub fn is_one_of(&self, families: &[(&str, u32, u32)]) -> bool {
         families.iter().any(|&(vendor, family, model)| {
             self.vendor_id() == vendor && self.family == family && self.model == model
@@ -109,22 +116,26 @@ impl Cpu {
     }
 
     /// `family/model/stepping` in hex, e.g. `0x19/0x1/0x1`: how reports name the CPU.
+    #[must_use]
     pub fn signature(&self) -> String {
         format!("{:#x}/{:#x}/{:#x}", self.family, self.model, self.stepping)
     }
 
     /// The size of one core's L1 data cache in bytes, where `cpuid` tells it.
+    #[must_use]
     pub fn l1d_bytes(&self) -> Option<usize> {
         self.l1d_bytes
     }
 
     /// Whether the CPU has AVX2 and FMA (and the operating system saves their registers).
+    #[must_use]
     pub fn has_avx2_fma(&self) -> bool {
         self.avx2_fma
     }
 
     /// Whether the CPU has AVX-512F (and the operating system saves its opmask and ZMM
     /// state).
+    #[must_use]
     pub fn has_avx512f(&self) -> bool {
         self.avx512f
     }

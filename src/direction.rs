@@ -27,6 +27,7 @@ impl Rounding {
     ];
 
     /// The value of MXCSR's rounding-control field (bits 13–14) for this direction.
+    #[must_use]
     pub const fn control(self) -> u8 {
         match self {
             Rounding::Nearest => 0,
@@ -37,6 +38,7 @@ impl Rounding {
     }
 
     /// The direction of a rounding-control field value (only its two low bits count).
+    #[must_use]
     pub const fn from_control(field: u8) -> Rounding {
         match field & 0b11 {
             0 => Rounding::Nearest,
@@ -47,6 +49,7 @@ impl Rounding {
     }
 
     /// `nearest`, `down`, `up` or `toward-zero`: how reports and the command line name it.
+    #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
             Rounding::Nearest => "nearest",
@@ -57,6 +60,7 @@ impl Rounding {
     }
 
     /// Parses [`Rounding::name`].
+    #[must_use]
     pub fn from_name(name: &str) -> Option<Rounding> {
         Rounding::ALL.into_iter().find(|r| r.name() == name)
     }

@@ -29,6 +29,7 @@ pub enum Backend {
 impl Backend {
     /// The name `FMADIV_BACKEND` takes: `avx512`, `avx2`, `portable` (and, with the
     /// feature `verify`, `avx512-model`, `avx512-model-low`, `avx512-model-high`).
+    #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Backend::Avx2Fma => "avx2",
@@ -48,6 +49,7 @@ impl Backend {
 
     /// Lanes per vector of the backend's loops: 16 for AVX-512F and its model, 8 for
     /// AVX2+FMA, 1 for the portable path.
+    #[must_use]
     pub fn lanes(self) -> usize {
         match self {
             Backend::Avx512 => 16,
@@ -64,6 +66,7 @@ impl Backend {
     /// others raise the flags of the divisions they run, and so does every backend in a
     /// build without optimisation, whose directed functions run an `asm!` divider loop
     /// under the mode (`verify::UNOPTIMIZED`).
+    #[must_use]
     pub fn embedded_rounding(self) -> bool {
         match self {
             Backend::Avx512 => true,
@@ -74,6 +77,7 @@ impl Backend {
     }
 
     /// Every backend this build knows, by [`Backend::name`].
+    #[must_use]
     pub fn all() -> Vec<Backend> {
         #[allow(unused_mut)]
         let mut all = vec![Backend::Avx512, Backend::Avx2Fma, Backend::Portable];
@@ -87,6 +91,9 @@ impl Backend {
     }
 
     /// Parses [`Backend::name`]; anything else is an error that lists the names.
+    ///
+    /// # Errors
+    /// A message that lists the names, for any other name.
     pub fn from_name(name: &str) -> Result<Backend, String> {
         Backend::all()
             .into_iter()
@@ -98,6 +105,7 @@ impl Backend {
     }
 
     /// Whether this CPU can run the backend (the model runs on every x86-64 CPU).
+    #[must_use]
     pub fn runs_here(self) -> bool {
         match self {
             Backend::Portable => true,
@@ -169,6 +177,7 @@ impl EntryPoint {
     ];
 
     /// The function's name (`div` for the group it stands for).
+    #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             EntryPoint::Div => "div",
@@ -184,6 +193,9 @@ impl EntryPoint {
     }
 
     /// Parses [`EntryPoint::name`]; anything else is an error that lists the names.
+    ///
+    /// # Errors
+    /// A message that lists the names, for any other name.
     pub fn from_name(name: &str) -> Result<EntryPoint, String> {
         EntryPoint::ALL
             .into_iter()
@@ -232,6 +244,7 @@ pub struct Avx512Family {
 
 impl Avx512Family {
     /// Whether `cpu` is of this family.
+    #[must_use]
     pub fn is(&self, cpu: &crate::cpu::Cpu) -> bool {
         cpu.is_one_of(&[(self.vendor, self.family, self.model)])
     }
@@ -337,6 +350,7 @@ fn family_of<'a>(cpu: &crate::cpu::Cpu, families: &'a [Avx512Family]) -> Option<
 }
 
 /// This CPU's record in [`AVX512_FAMILIES`], if it has one.
+#[must_use]
 pub fn avx512_family(cpu: &crate::cpu::Cpu) -> Option<&'static Avx512Family> {
     family_of(cpu, AVX512_FAMILIES)
 }
@@ -393,6 +407,7 @@ fn defaults(cpu: &crate::cpu::Cpu, families: &[Avx512Family]) -> [Backend; 4] {
 /// The backend `entry` runs by default on `cpu` in this build (what [`backend_of`] gives
 /// where [`BACKEND_ENV`] forces nothing): AVX2+FMA in a build with them enabled at compile
 /// time, the portable path in one without x86 SIMD.
+#[must_use]
 pub fn default_backend_of(cpu: &crate::cpu::Cpu, entry: EntryPoint) -> Backend {
     #[cfg(fmadiv_static_avx2_fma)]
     {
@@ -415,6 +430,10 @@ pub fn default_backend_of(cpu: &crate::cpu::Cpu, entry: EntryPoint) -> Backend {
 /// with the message the first division would panic with, for a value that names no backend
 /// or entry point, or a backend this CPU cannot run. A program can call it first to report a
 /// bad setting its own way (the `fmadiv` tool exits 2 with the message).
+///
+/// # Errors
+/// The message the first division would panic with: for a value that names no backend or
+/// entry point, names one twice, or forces a backend this CPU cannot run.
 pub fn backend_override() -> Result<[Option<Backend>; 4], String> {
     if std::env::var_os(FORCE_PORTABLE_ENV).is_some_and(|v| v == "1") {
         return Ok([Some(Backend::Portable); 4]);
@@ -554,6 +573,7 @@ mod cache {
 /// The backend of `div` and its kin ([`EntryPoint::Div`]): the one [`backend_of`] gives
 /// for them.
 #[inline]
+#[must_use]
 pub fn backend() -> Backend {
     backend_of(EntryPoint::Div)
 }
@@ -564,6 +584,7 @@ pub fn backend() -> Backend {
 /// a native run). [`Backend::embedded_rounding`] says whether the directed functions'
 /// backend raises exception flags.
 #[inline]
+#[must_use]
 pub fn backend_of(entry: EntryPoint) -> Backend {
     #[cfg(fmadiv_static_avx2_fma)]
     {

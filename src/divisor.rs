@@ -208,6 +208,7 @@ impl Divisor {
     /// no more than dividing the row on the divider; a divisor used again makes it
     /// wherever its sequence runs (see [`Divisor::divide_slice`]).
     #[inline]
+    #[must_use]
     pub fn new(b: f32) -> Divisor {
         Divisor {
             b,
@@ -262,13 +263,15 @@ impl Divisor {
     }
 
     /// The divisor.
+    #[must_use]
     pub fn divisor(&self) -> f32 {
         self.b
     }
 
     /// The sequence this divisor uses (makes the proof if it was not made yet). Under a
     /// rounding mode other than to nearest, where no proof is made and the FMA sequences do
-    /// not run, the divider: [`Strategy::Hardware`] until a proof is made.
+    /// not run, the divider: [`Strategy::Hardware`] until a proof is made. (Not `#[must_use]`:
+    /// a caller may call it to make the proof ahead of the slices.)
     pub fn strategy(&self) -> Strategy {
         match self.proven.get() {
             Some(p) => p.strategy,
@@ -280,6 +283,7 @@ impl Divisor {
 
     /// `a / b`, bit-identical to `/` on x86 (under the MXCSR rounding mode in force).
     #[inline]
+    #[must_use]
     pub fn divide(&self, a: f32) -> f32 {
         match self.proven_for_now() {
             Some(p) => p.divide(a),
@@ -297,6 +301,7 @@ impl Divisor {
     /// assert!(f64::from(lo) < 1.0 / 3.0 && 1.0 / 3.0 < f64::from(hi));
     /// ```
     #[inline]
+    #[must_use]
     pub fn divide_rounded(&self, a: f32, mode: crate::Rounding) -> f32 {
         crate::rounding::div_rounded_one(a, self.b, mode)
     }
@@ -610,6 +615,10 @@ impl Divisor {
     /// `out[i] = a[i] / b` as [`Divisor::divide_slice`], or an error (and nothing written) if
     /// the lengths differ.
     ///
+    /// # Errors
+    /// [`Error::OutputMismatch`] if the dividends' and the output's lengths differ; nothing is
+    /// written then.
+    ///
     /// ```
     /// let d = fmadiv::Divisor::new(3.0);
     /// let mut q = [0.0f32; 2];
@@ -744,6 +753,7 @@ impl Divisor {
     /// let d = fmadiv::Divisor::new(3.0);
     /// assert_eq!((f32x8::splat(1.0) / d).to_array(), [1.0f32 / 3.0; 8]);
     /// ```
+    #[must_use]
     pub fn divide_f32x8(&self, a: wide::f32x8) -> wide::f32x8 {
         #[cfg(fmadiv_x86)]
         if let (Some(k), Some(p)) = (crate::dispatch::avx2_fma(), self.proven_for_now()) {
@@ -767,6 +777,7 @@ impl Divisor {
     /// let d = fmadiv::Divisor::new(3.0);
     /// assert_eq!((f32x16::splat(1.0) / d).to_array(), [1.0f32 / 3.0; 16]);
     /// ```
+    #[must_use]
     pub fn divide_f32x16(&self, a: wide::f32x16) -> wide::f32x16 {
         let a = a.to_array();
         let half = |h: usize| {
@@ -869,6 +880,10 @@ fn divider_only(len: usize, once: bool) -> Option<DividerLoop> {
 /// `out[i] = a[i] / b` as [`div_scalar`], or an error (and nothing written) if the lengths
 /// differ.
 ///
+/// # Errors
+/// [`Error::OutputMismatch`] if the dividends' and the output's lengths differ; nothing is
+/// written then.
+///
 /// ```
 /// let mut q = [0.0f32; 1];
 /// assert!(fmadiv::try_div_scalar(&[1.0, 2.0], 3.0, &mut q).is_err());
@@ -901,6 +916,10 @@ pub fn recip(b: &[f32], out: &mut [f32]) {
 
 /// `out[i] = 1 / b[i]` as [`recip`], or an error (and nothing written) if the lengths
 /// differ.
+///
+/// # Errors
+/// [`Error::OutputMismatch`] if the divisors' and the output's lengths differ; nothing is
+/// written then.
 ///
 /// ```
 /// let mut r = [0.0f32; 3];

@@ -72,7 +72,12 @@
 #![cfg_attr(docsrs, doc(auto_cfg(hide(fmadiv_x86))))]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
+// The public API: a value-returning function without effects is `#[must_use]` (a discarded
+// quotient is a bug), and every `Result` says when it errs. The internals and the
+// verification door are exempt (below).
+#![warn(clippy::must_use_candidate, clippy::missing_errors_doc)]
 
+#[allow(clippy::must_use_candidate)]
 mod arch;
 #[cfg(fmadiv_x86)]
 mod backoff;
@@ -91,8 +96,10 @@ mod schedule;
 mod seeds;
 pub mod simd;
 mod slices;
+#[allow(clippy::must_use_candidate)]
 mod variant;
 #[cfg(feature = "verify")]
+#[allow(clippy::must_use_candidate, clippy::missing_errors_doc)]
 pub mod verify;
 
 pub use cpu::{Cpu, Vendor};

@@ -34,6 +34,7 @@ const PIECE: usize = 256;
 ///
 /// # Panics
 /// If `b` does not broadcast to `a`'s shape ([`try_div`] returns the error instead).
+#[must_use]
 pub fn div<S1, S2, D, E>(a: &ArrayBase<S1, D>, b: &ArrayBase<S2, E>) -> Array<f32, D>
 where
     S1: Data<Elem = f32>,
@@ -45,6 +46,9 @@ where
 }
 
 /// [`div`], or an error if `b` does not broadcast to `a`'s shape.
+///
+/// # Errors
+/// The [`ShapeError`] of a `b` that does not broadcast to `a`'s shape.
 pub fn try_div<S1, S2, D, E>(
     a: &ArrayBase<S1, D>,
     b: &ArrayBase<S2, E>,
@@ -112,6 +116,10 @@ where
 
 /// `out = a / b` elementwise, `b` broadcast to `a`'s shape; `out` must have `a`'s shape.
 /// Nothing is written on error.
+///
+/// # Errors
+/// A [`ShapeError`] if `b` does not broadcast to `a`'s shape or `out` does not have it;
+/// nothing is written then.
 pub fn div_to<S1, S2, S3, D, E>(
     a: &ArrayBase<S1, D>,
     b: &ArrayBase<S2, E>,
@@ -135,6 +143,9 @@ where
 }
 
 /// `a = a / b` elementwise, `b` broadcast to `a`'s shape. Nothing is written on error.
+///
+/// # Errors
+/// A [`ShapeError`] if `b` does not broadcast to `a`'s shape; nothing is written then.
 pub fn div_assign<S1, S2, D, E>(
     a: &mut ArrayBase<S1, D>,
     b: &ArrayBase<S2, E>,

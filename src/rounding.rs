@@ -97,6 +97,9 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
 /// `out[i] = a[i] / b[i]` rounded as `mode` says, as [`div_rounded`], or an error (and
 /// nothing written) if the lengths differ.
 ///
+/// # Errors
+/// [`Error::LengthMismatch`] if the three slices' lengths differ; nothing is written then.
+///
 /// ```
 /// let mut q = [0.0f32; 2];
 /// let e = fmadiv::try_div_rounded(&[1.0, 2.0], &[3.0], &mut q, fmadiv::Rounding::Up);
@@ -191,6 +194,9 @@ pub fn div_bounds(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
 
 /// Both bounds of every quotient as [`div_bounds`], or an error (and nothing written) if the
 /// lengths differ.
+///
+/// # Errors
+/// [`Error::BoundsMismatch`] if the four slices' lengths differ; nothing is written then.
 ///
 /// ```
 /// let (mut lo, mut hi) = ([0.0f32; 2], [0.0f32; 1]);

@@ -37,11 +37,13 @@ impl Mix {
 
     /// The mix with this many divider vectors per kernel block, if it is one of
     /// [`Mix::ALL`].
+    #[must_use]
     pub fn new(divider_vectors: u8) -> Option<Mix> {
         Mix::ALL.into_iter().find(|m| m.0 == divider_vectors)
     }
 
     /// Divider vectors per block of four kernel vectors.
+    #[must_use]
     pub fn divider_vectors(self) -> u8 {
         self.0
     }
@@ -87,6 +89,7 @@ impl Schedule {
     pub const CANDIDATES: [Schedule; 7] = CANDIDATES;
 
     /// The name `FMADIV_SCHEDULE` takes: `portable`, `divider`, `kernel` or `mix-D`.
+    #[must_use]
     pub fn name(self) -> String {
         match self {
             Schedule::Portable => "portable".into(),
@@ -97,6 +100,9 @@ impl Schedule {
     }
 
     /// Parses [`Schedule::name`]; anything else is an error that lists the names.
+    ///
+    /// # Errors
+    /// [`UnknownSchedule`], which lists the names, for any other name.
     pub fn from_name(name: &str) -> Result<Schedule, UnknownSchedule> {
         Schedule::ALL
             .into_iter()
@@ -105,6 +111,7 @@ impl Schedule {
     }
 
     /// Whether the schedule runs the FMA kernel on some vectors.
+    #[must_use]
     pub fn uses_kernel(self) -> bool {
         matches!(self, Schedule::Mixed(_) | Schedule::Kernel)
     }

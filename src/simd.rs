@@ -47,6 +47,7 @@ use wide::{f32x8, f32x16};
 /// }
 /// ```
 #[inline]
+#[must_use]
 pub fn div_f32x8(a: f32x8, b: f32x8) -> f32x8 {
     with_x86_nan_bits(a / b, a, b)
 }
@@ -59,6 +60,7 @@ pub fn div_f32x8(a: f32x8, b: f32x8) -> f32x8 {
 /// assert_eq!(r.to_array(), [1.0f32 / 3.0; 8]);
 /// ```
 #[inline]
+#[must_use]
 pub fn recip_f32x8(b: f32x8) -> f32x8 {
     let one = f32x8::splat(1.0);
     with_x86_nan_bits(one / b, one, b)
@@ -76,6 +78,7 @@ pub fn recip_f32x8(b: f32x8) -> f32x8 {
 /// let up = fmadiv::simd::div_rounded_f32x8(f32x8::splat(1.0), f32x8::splat(3.0), Rounding::Up);
 /// assert_eq!(up.to_array()[0].to_bits(), down.to_array()[0].to_bits() + 1);
 /// ```
+#[must_use]
 pub fn div_rounded_f32x8(a: f32x8, b: f32x8, mode: crate::Rounding) -> f32x8 {
     let mut q = [0.0f32; 8];
     crate::div_rounded(&a.to_array(), &b.to_array(), &mut q, mode);
@@ -89,6 +92,7 @@ pub fn div_rounded_f32x8(a: f32x8, b: f32x8, mode: crate::Rounding) -> f32x8 {
 /// let (lo, hi) = fmadiv::simd::div_bounds_f32x8(f32x8::splat(2.0), f32x8::splat(3.0));
 /// assert!(f64::from(lo.to_array()[0]) < 2.0 / 3.0 && 2.0 / 3.0 < f64::from(hi.to_array()[0]));
 /// ```
+#[must_use]
 pub fn div_bounds_f32x8(a: f32x8, b: f32x8) -> (f32x8, f32x8) {
     let (mut lo, mut hi) = ([0.0f32; 8], [0.0f32; 8]);
     crate::div_bounds(&a.to_array(), &b.to_array(), &mut lo, &mut hi);
@@ -106,6 +110,7 @@ pub fn div_bounds_f32x8(a: f32x8, b: f32x8) -> (f32x8, f32x8) {
 /// assert_eq!(q.to_array(), [1.0f32 / 3.0; 16]);
 /// ```
 #[inline]
+#[must_use]
 pub fn div_f32x16(a: f32x16, b: f32x16) -> f32x16 {
     let q = a / b;
     if cfg!(fmadiv_x86) || !q.is_nan().any() {
@@ -126,6 +131,7 @@ pub fn div_f32x16(a: f32x16, b: f32x16) -> f32x16 {
 /// assert_eq!(r.to_array(), [1.0f32 / 3.0; 16]);
 /// ```
 #[inline]
+#[must_use]
 pub fn recip_f32x16(b: f32x16) -> f32x16 {
     div_f32x16(f32x16::splat(1.0), b)
 }
@@ -144,6 +150,7 @@ pub fn recip_f32x16(b: f32x16) -> f32x16 {
 /// let up = fmadiv::simd::div_rounded_f32x16(a, b, Rounding::Up).to_array();
 /// assert!((0..16).all(|i| up[i].to_bits() == down[i].to_bits() + 1));
 /// ```
+#[must_use]
 pub fn div_rounded_f32x16(a: f32x16, b: f32x16, mode: crate::Rounding) -> f32x16 {
     let mut q = [0.0f32; 16];
     crate::div_rounded(&a.to_array(), &b.to_array(), &mut q, mode);
@@ -158,6 +165,7 @@ pub fn div_rounded_f32x16(a: f32x16, b: f32x16, mode: crate::Rounding) -> f32x16
 /// let (lo, hi) = fmadiv::simd::div_bounds_f32x16(f32x16::splat(2.0), f32x16::splat(3.0));
 /// assert!(f64::from(lo.to_array()[15]) < 2.0 / 3.0 && 2.0 / 3.0 < f64::from(hi.to_array()[15]));
 /// ```
+#[must_use]
 pub fn div_bounds_f32x16(a: f32x16, b: f32x16) -> (f32x16, f32x16) {
     let (mut lo, mut hi) = ([0.0f32; 16], [0.0f32; 16]);
     crate::div_bounds(&a.to_array(), &b.to_array(), &mut lo, &mut hi);
@@ -246,6 +254,7 @@ mod x86 {
     impl Avx2Fma {
         /// The token, if this CPU has AVX2 and FMA. Reads the plan (made at the first call
         /// of the process, in microseconds): make it once, outside loops.
+        #[must_use]
         pub fn new() -> Option<Avx2Fma> {
             Some(Avx2Fma::following_plan(avx2::Avx2Fma::new()?))
         }
@@ -283,6 +292,7 @@ mod x86 {
         /// # Safety
         /// The CPU running the program must support AVX2 and FMA.
         #[inline]
+        #[must_use]
         pub const unsafe fn new_unchecked() -> Avx2Fma {
             Avx2Fma {
                 // SAFETY: the caller's guarantee.
@@ -293,6 +303,7 @@ mod x86 {
         }
 
         /// Whether the token divides with the FMA kernel (`false`: with `vdivps`).
+        #[must_use]
         pub fn uses_kernel(self) -> bool {
             self.div_kernel
         }
@@ -336,6 +347,7 @@ mod x86 {
         /// Eight quotients `a / b` of `core::arch` vectors, bit-identical to
         /// `_mm256_div_ps(a, b)`.
         #[inline(always)]
+        #[must_use]
         pub fn div_ps(self, a: __m256, b: __m256) -> __m256 {
             self.div_ps_by::<{ Variant::SHIPPED }>(a, b)
         }
@@ -358,6 +370,7 @@ mod x86 {
         /// Eight reciprocals `1 / b` of a `core::arch` vector, bit-identical to
         /// `_mm256_div_ps(_mm256_set1_ps(1.0), b)`.
         #[inline(always)]
+        #[must_use]
         pub fn recip_ps(self, b: __m256) -> __m256 {
             self.recip_ps_by::<{ Variant::SHIPPED }>(b)
         }
@@ -381,6 +394,7 @@ mod x86 {
         /// one ulp, with no write to MXCSR unless a lane lies outside the kernel's input
         /// window. With a constant `mode` the match folds away.
         #[inline(always)]
+        #[must_use]
         pub fn div_rounded_ps(self, a: __m256, b: __m256, mode: crate::Rounding) -> __m256 {
             use crate::Rounding;
             use crate::arch::x86_64::avx2::div_rounded8;
@@ -399,6 +413,7 @@ mod x86 {
         /// `(RD(a/b), RU(a/b))` of `core::arch` vectors from one division (see
         /// [`crate::div_bounds`]).
         #[inline(always)]
+        #[must_use]
         pub fn div_bounds_ps(self, a: __m256, b: __m256) -> (__m256, __m256) {
             // SAFETY: the token proves AVX2 and FMA.
             unsafe { avx2::div_bounds8(a, b) }
@@ -406,12 +421,14 @@ mod x86 {
 
         /// [`Avx2Fma::div_rounded_ps`] of `wide` vectors.
         #[inline(always)]
+        #[must_use]
         pub fn div_rounded_f32x8(self, a: f32x8, b: f32x8, mode: crate::Rounding) -> f32x8 {
             from_m256(self.div_rounded_ps(to_m256(a), to_m256(b), mode))
         }
 
         /// [`Avx2Fma::div_bounds_ps`] of `wide` vectors.
         #[inline(always)]
+        #[must_use]
         pub fn div_bounds_f32x8(self, a: f32x8, b: f32x8) -> (f32x8, f32x8) {
             let (lo, hi) = self.div_bounds_ps(to_m256(a), to_m256(b));
             (from_m256(lo), from_m256(hi))
@@ -419,24 +436,28 @@ mod x86 {
 
         /// [`Avx2Fma::div_ps`] of `safe_arch` vectors.
         #[inline(always)]
+        #[must_use]
         pub fn div_m256(self, a: safe_arch::m256, b: safe_arch::m256) -> safe_arch::m256 {
             safe_arch::m256(self.div_ps(a.0, b.0))
         }
 
         /// [`Avx2Fma::recip_ps`] of a `safe_arch` vector.
         #[inline(always)]
+        #[must_use]
         pub fn recip_m256(self, b: safe_arch::m256) -> safe_arch::m256 {
             safe_arch::m256(self.recip_ps(b.0))
         }
 
         /// [`Avx2Fma::div_ps`] of `wide` vectors.
         #[inline(always)]
+        #[must_use]
         pub fn div_f32x8(self, a: f32x8, b: f32x8) -> f32x8 {
             from_m256(self.div_ps(to_m256(a), to_m256(b)))
         }
 
         /// [`Avx2Fma::recip_ps`] of a `wide` vector.
         #[inline(always)]
+        #[must_use]
         pub fn recip_f32x8(self, b: f32x8) -> f32x8 {
             from_m256(self.recip_ps(to_m256(b)))
         }

@@ -31,6 +31,9 @@ pub fn div(a: &[f32], b: &[f32], out: &mut [f32]) {
 
 /// `out[i] = a[i] / b[i]`, or an error (and nothing written) if the lengths differ.
 ///
+/// # Errors
+/// [`Error::LengthMismatch`] if the three slices' lengths differ; nothing is written then.
+///
 /// ```
 /// let mut q = [0.0f32; 2];
 /// assert!(fmadiv::try_div(&[1.0], &[2.0, 3.0], &mut q).is_err());
@@ -111,6 +114,10 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
 }
 
 /// `a[i] = a[i] / b[i]`, or an error (and nothing written) if the lengths differ.
+///
+/// # Errors
+/// [`Error::LengthMismatch`] (its output the dividends) if the two slices' lengths differ;
+/// nothing is written then.
 ///
 /// ```
 /// let mut a = [1.0f32, 6.0];
@@ -221,6 +228,9 @@ pub fn par_div(a: &[f32], b: &[f32], out: &mut [f32]) {
 }
 
 /// [`par_div`], or an error (and nothing written) if the lengths differ.
+///
+/// # Errors
+/// [`Error::LengthMismatch`] if the three slices' lengths differ; nothing is written then.
 ///
 /// ```
 /// let mut q = [0.0f32; 2];

@@ -89,6 +89,7 @@ pub struct DivisorChoices {
 impl Choices {
     /// The text of a plan file holding these choices for `cpu` (what `fmadiv plan
     /// --measure` writes), with `note` as comment lines; see [`PLAN_FILE_ENV`].
+    #[must_use]
     pub fn to_plan_file(&self, cpu: &Cpu, note: &str) -> String {
         file::render(self, cpu, note)
     }
@@ -222,6 +223,7 @@ impl Plan {
     /// The schedule `div`, `try_div`, `div_in_place` and `par_div`'s chunks run for a slice
     /// of `len` elements.
     #[inline]
+    #[must_use]
     pub fn div(&self, len: usize) -> Schedule {
         self.choices.div[self.class(len)]
     }
@@ -229,6 +231,7 @@ impl Plan {
     /// The schedule `recip` runs for a slice of `len` elements (on
     /// [`Plan::recip_backend`]`(len)`).
     #[inline]
+    #[must_use]
     pub fn recip(&self, len: usize) -> Schedule {
         match len < self.short_recip.below {
             true => self.short_recip.schedules[self.class(len)],
@@ -239,6 +242,7 @@ impl Plan {
     /// The backend whose loop `recip` runs for a slice of `len` elements: its entry point's
     /// ([`crate::backend_of`]), but the eight-lane one below the length from which the table
     /// measured the sixteen lanes to pay, where they are this CPU family's default.
+    #[must_use]
     pub fn recip_backend(&self, len: usize) -> crate::Backend {
         match len < self.short_recip.below {
             true => crate::Backend::Avx2Fma,
@@ -248,27 +252,32 @@ impl Plan {
 
     /// Below how many elements `recip` runs eight lanes where its backend is sixteen lanes
     /// wide by default (0: it runs its backend at every length).
+    #[must_use]
     pub fn recip_eight_lanes_below(&self) -> usize {
         self.short_recip.below
     }
 
     /// Everything the plan chose.
+    #[must_use]
     pub fn choices(&self) -> &Choices {
         &self.choices
     }
 
     /// Where the choices come from.
+    #[must_use]
     pub fn origin(&self) -> &Origin {
         &self.origin
     }
 
     /// The CPU the plan was made for (this one).
+    #[must_use]
     pub fn cpu(&self) -> &Cpu {
         &self.cpu
     }
 
     /// Slices shorter than this many elements are the small class (their three arrays fit
     /// in this CPU's L1 data cache; 32 KiB assumed where `cpuid` does not say).
+    #[must_use]
     pub fn small_below(&self) -> usize {
         self.small_below
     }
@@ -292,33 +301,39 @@ impl Plan {
     /// Whether one vector at a time (the in-register token) runs the kernel rather than
     /// the divider: only where the kernel alone is the small class's schedule.
     #[inline]
+    #[must_use]
     pub fn in_register_kernel(&self) -> bool {
         self.in_register[0]
     }
 
     /// Whether one vector at a time runs the reciprocal kernel rather than the divider.
     #[inline]
+    #[must_use]
     pub fn in_register_recip_kernel(&self) -> bool {
         self.in_register[1]
     }
 
     /// Microseconds it took to make the plan: the CPU's identity, the `rcpps` check, the
     /// table (or the plan file).
+    #[must_use]
     pub fn made_in_micros(&self) -> u64 {
         self.made_in_micros
     }
 
     /// The value of `FMADIV_SCHEDULE` that was ignored because it names no schedule.
+    #[must_use]
     pub fn ignored_setting(&self) -> Option<&str> {
         self.ignored.as_deref()
     }
 
     /// Why the file `FMADIV_PLAN_FILE` named was not used, where it was not.
+    #[must_use]
     pub fn plan_file_unused(&self) -> Option<&str> {
         self.file_unused.as_deref()
     }
 
     /// What the choices rest on, in words: the table row's evidence, or where they come from.
+    #[must_use]
     pub fn evidence(&self) -> String {
         match &self.origin {
             Origin::Table {

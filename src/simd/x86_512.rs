@@ -49,6 +49,7 @@ pub struct Avx512 {
 impl Avx512 {
     /// The token, if this CPU has AVX-512F, AVX2 and FMA (and the operating system saves
     /// the AVX-512 state). It divides with `vdivps zmm`.
+    #[must_use]
     pub fn new() -> Option<Avx512> {
         Some(Avx512 {
             proof: avx512::Avx512::new()?,
@@ -59,11 +60,13 @@ impl Avx512 {
     /// The same token, dividing by the FMA kernel at sixteen lanes (`true`) or by `vdivps
     /// zmm` (`false`): the same bits, under round-to-nearest (the kernel's mode; inside
     /// [`Avx512::vectorize`] under another mode the divider runs). Measure both on your CPU.
+    #[must_use]
     pub fn with_kernel(self, kernel: bool) -> Avx512 {
         Avx512 { kernel, ..self }
     }
 
     /// Whether the token divides with the FMA kernel (`false`: with `vdivps zmm`).
+    #[must_use]
     pub fn uses_kernel(self) -> bool {
         self.kernel
     }
@@ -91,6 +94,7 @@ impl Avx512 {
     /// Sixteen quotients `a / b` of `core::arch` vectors, bit-identical to
     /// `_mm512_div_ps(a, b)`.
     #[inline(always)]
+    #[must_use]
     pub fn div_ps(self, a: __m512, b: __m512) -> __m512 {
         self.div_ps_by::<{ Variant::SHIPPED }>(a, b)
     }
@@ -110,6 +114,7 @@ impl Avx512 {
 
     /// Sixteen reciprocals `1 / b`, bit-identical to `_mm512_div_ps(_mm512_set1_ps(1.0), b)`.
     #[inline(always)]
+    #[must_use]
     pub fn recip_ps(self, b: __m512) -> __m512 {
         self.recip_ps_by::<{ Variant::SHIPPED }>(b)
     }
@@ -132,6 +137,7 @@ impl Avx512 {
     /// one `vdivps` with embedded rounding, no flag raised. With a constant `mode` the match
     /// folds away.
     #[inline(always)]
+    #[must_use]
     pub fn div_rounded_ps(self, a: __m512, b: __m512, mode: crate::Rounding) -> __m512 {
         use crate::Rounding;
         use avx512::div_rounded16;
@@ -148,6 +154,7 @@ impl Avx512 {
 
     /// `(RD(a/b), RU(a/b))`: two `vdivps` with embedded rounding, no flag raised.
     #[inline(always)]
+    #[must_use]
     pub fn div_bounds_ps(self, a: __m512, b: __m512) -> (__m512, __m512) {
         // SAFETY: the token proves AVX-512F, AVX2 and FMA.
         unsafe {
@@ -160,24 +167,28 @@ impl Avx512 {
 
     /// [`Avx512::div_ps`] of `wide` vectors.
     #[inline(always)]
+    #[must_use]
     pub fn div_f32x16(self, a: f32x16, b: f32x16) -> f32x16 {
         from_m512(self.div_ps(to_m512(a), to_m512(b)))
     }
 
     /// [`Avx512::recip_ps`] of a `wide` vector.
     #[inline(always)]
+    #[must_use]
     pub fn recip_f32x16(self, b: f32x16) -> f32x16 {
         from_m512(self.recip_ps(to_m512(b)))
     }
 
     /// [`Avx512::div_rounded_ps`] of `wide` vectors.
     #[inline(always)]
+    #[must_use]
     pub fn div_rounded_f32x16(self, a: f32x16, b: f32x16, mode: crate::Rounding) -> f32x16 {
         from_m512(self.div_rounded_ps(to_m512(a), to_m512(b), mode))
     }
 
     /// [`Avx512::div_bounds_ps`] of `wide` vectors.
     #[inline(always)]
+    #[must_use]
     pub fn div_bounds_f32x16(self, a: f32x16, b: f32x16) -> (f32x16, f32x16) {
         let (lo, hi) = self.div_bounds_ps(to_m512(a), to_m512(b));
         (from_m512(lo), from_m512(hi))
