@@ -102,6 +102,11 @@ mod variant;
 #[allow(clippy::must_use_candidate, clippy::missing_errors_doc)]
 pub mod verify;
 
+// The README's examples, compiled and run as doctests (on x86-64: one takes the AVX token).
+#[cfg(all(doctest, fmadiv_x86))]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
+
 pub use cpu::{Cpu, Vendor};
 pub use direction::Rounding;
 pub use dispatch::{
