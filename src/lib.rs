@@ -27,6 +27,24 @@
 //! }
 //! ```
 //!
+//! # Which function
+//!
+//! | to divide | call | or, returning an [`Error`] and writing nothing on bad lengths |
+//! |---|---|---|
+//! | two slices into a third | [`div`] | [`try_div`] |
+//! | the dividends in place | [`div_in_place`] | [`try_div_in_place`] |
+//! | long slices, across rayon's threads (feature `rayon`) | `par_div` | `try_par_div` |
+//! | `1 / b` | [`recip`] | [`try_recip`] |
+//! | by one divisor | [`div_scalar`], or [`Divisor::new`] once and [`Divisor::divide_slice`] for many slices | [`try_div_scalar`], [`Divisor::try_divide_slice`] |
+//! | rounded down, up or toward zero | [`div_rounded`] | [`try_div_rounded`] |
+//! | both bounds at once (interval arithmetic) | [`div_bounds`] | [`try_div_bounds`] |
+//! | one vector inside a SIMD loop (`wide`, `core::arch`) | the functions and tokens of [`simd`] | |
+//! | ndarray arrays, with broadcasting (feature `ndarray`) | `ndarray::div`, `ndarray::div_to`, `ndarray::div_assign` | `ndarray::try_div` |
+//!
+//! A length mismatch makes the first column panic with the message of the second's error.
+//! [`backend`] and [`plan()`] say which code runs on this CPU; `FMADIV_BACKEND`
+//! ([`BACKEND_ENV`]) forces a backend.
+//!
 //! **Debug builds**: a dependency of a crate built with plain `cargo build` is compiled
 //! without optimisation; there the slice functions run a plain `divps` loop (exact, about
 //! as fast as the optimised divider), the other functions run unoptimised. Add
