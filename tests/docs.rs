@@ -52,8 +52,10 @@ fn every_committed_file_the_sources_and_documents_cite_exists() {
         "scripts",
         "tests",
     ] {
-        sources_under(&root.join(dir), &mut texts);
+        texts_under(&root.join(dir), &["rs", "py", "sh", "md"], &mut texts);
     }
+    // The evidence's own notes cite other evidence too.
+    texts_under(&root.join("docs"), &["md", "txt"], &mut texts);
     let mut cited = 0;
     let mut missing = Vec::new();
     for file in &texts {
@@ -79,14 +81,14 @@ fn every_committed_file_the_sources_and_documents_cite_exists() {
     }
 }
 
-/// The Rust sources, scripts and texts under `dir` (test data and build output left out).
-fn sources_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+/// The files under `dir` whose names end in one of `exts` (the tests' data left out).
+fn texts_under(dir: &std::path::Path, exts: &[&str], out: &mut Vec<std::path::PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
         let path = entry.path();
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
         if path.is_dir() && !path.ends_with("tests/data") {
-            sources_under(&path, out);
-        } else if ["rs", "py", "sh", "md"].contains(&ext) {
+            texts_under(&path, exts, out);
+        } else if exts.contains(&ext) {
             out.push(path);
         }
     }
