@@ -48,7 +48,7 @@ MUTATIONS=(
   "divider tail padded with 1/0 (a spurious divide-by-zero flag)|src/arch/simd/divider.rs|s/let vb = w.load_partial(b.add(from), rest, 1.0);/let vb = w.load_partial(b.add(from), rest, 0.0);/"
   "mixed loop: a block checked by its first vector only|src/arch/simd/loops.rs|s/check = Some(check.map_or(c, |acc| acc.merge(w, c)));/check = Some(check.unwrap_or(c));/"
   "mixed loop: the kernel under a directed MXCSR mode|src/arch/simd/loops.rs|s/if len < step || crate::arch::x86_64::mode::rounds_to_nearest() {/if true {/"
-  "par_div: rayon's threads whatever the caller's MXCSR|src/slices.rs|s/if out.len() < PAR_MIN_LEN || !default_float_environment() {/if out.len() < PAR_MIN_LEN {/"
+  "rayon forms: rayon's threads whatever the caller's MXCSR|src/parallel.rs|s/^    len < PAR_MIN_LEN || !default_float_environment()$/    len < PAR_MIN_LEN/"
   "portable: a signalling NaN operand not quieted|src/arch/portable.rs|s/f32::from_bits(propagated.to_bits() | QUIET_NAN_BIT)/f32::from_bits(propagated.to_bits())/"
   "try_: the output's length not checked|src/error.rs|s/^        match dividends == divisors \&\& divisors == out {/        match dividends == divisors {/"
   "ndarray: the divisor's strides not compared (contiguous views of another order)|src/ndarray.rs|s/^        \&\& b.strides() == strides.as_slice()$/        \&\& true/"
@@ -99,8 +99,8 @@ MUTATIONS=(
   "in-register token: recip_ps on vdivps whatever its choice|src/simd.rs|s/if self.recip_kernel \&\& /if false \&\& self.recip_kernel \&\& /"
   "in-register token: recip's choice taken from div's|src/simd.rs|s/recip_kernel: plan.in_register_recip_kernel(),/recip_kernel: plan.in_register_kernel(),/"
   "plan: one vector at a time takes the large class's kernel|src/plan/mod.rs|s/\[choices.div\[0\], choices.recip\[0\]\]/[choices.div[1], choices.recip[1]]/"
-  "par_div: long slices on the calling thread (rayon never used)|src/slices.rs|s/^    par_div_chunks(a, b, out);$/    div(a, b, out);/"
-  "par_div: rayon's threads at every length (the threshold ignored)|src/slices.rs|s/if out.len() < PAR_MIN_LEN || !default_float_environment() {/if !default_float_environment() {/"
+  "par_div: long slices on the calling thread (rayon never used)|src/parallel.rs|s/^    on_pool::div(a, b, out);$/    div(a, b, out);/"
+  "rayon forms: rayon's threads at every length (the threshold ignored)|src/parallel.rs|s/^    len < PAR_MIN_LEN || !default_float_environment()$/    !default_float_environment()/"
   "div, try_div: every slice on the short loop (the plan never consulted)|src/slices.rs|s/    if len < crate::arch::x86_64::short::SHORT {/    if len < usize::MAX {/"
   "div_in_place: every slice on the short loop|src/slices.rs|s/    if a.len() < crate::arch::x86_64::short::SHORT {/    if a.len() < usize::MAX {/"
   "recip: every slice on the short loop|src/slices.rs|s/    if out.len() < crate::arch::x86_64::short::SHORT {/    if out.len() < usize::MAX {/"
@@ -145,6 +145,9 @@ MUTATIONS=(
   "try_div_bounds: the upper bounds' length not checked|src/error.rs|s/match \[divisors, lower, upper\].iter().all(|\&n| n == dividends) {/match [divisors, lower].iter().all(|\&n| n == dividends) {/"
   "try_recip, try_div_scalar, Divisor::try_divide_slice: a longer output passes the check|src/error.rs|s/^        match input == out {$/        match input <= out {/"
   "panicking forms: a message of their own, not their try_ form's error|src/error.rs|s/panic!(\"fmadiv::{function}: {self}\")/panic!(\"fmadiv::{function}: length mismatch\")/"
+  "par_div_in_place: long slices on the calling thread (rayon never used)|src/parallel.rs|s/^    on_pool::div_in_place(a, b);$/    div_in_place(a, b);/"
+  "par_recip: long slices on the calling thread (rayon never used)|src/parallel.rs|s/^    on_pool::recip(b, out);$/    recip_slices(b, out);/"
+  "par_div_in_place: the divisors' chunks in reverse order|src/parallel.rs|/^    pub(crate) fn div_in_place/,/^    }/s/\.zip(b\.par_chunks(PAR_CHUNK))$/.zip(b.par_chunks(PAR_CHUNK).rev())/"
 )
 
 if [ "${1:-}" = "--check" ]; then

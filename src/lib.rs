@@ -33,7 +33,7 @@
 //! |---|---|---|
 //! | two slices into a third | [`div`] | [`try_div`] |
 //! | the dividends in place | [`div_in_place`] | [`try_div_in_place`] |
-//! | long slices, across rayon's threads (feature `rayon`) | `par_div` | `try_par_div` |
+//! | long slices, across rayon's threads (feature `rayon`) | `par_div`, `par_div_in_place`, `par_recip` | `try_par_div`, `try_par_div_in_place`, `try_par_recip` |
 //! | `1 / b` | [`recip`] | [`try_recip`] |
 //! | by one divisor | [`div_scalar`], or [`Divisor::new`] once and [`Divisor::divide_slice`] for many slices | [`try_div_scalar`], [`Divisor::try_divide_slice`] |
 //! | rounded down, up or toward zero | [`div_rounded`] | [`try_div_rounded`] |
@@ -62,15 +62,15 @@
 //! and number facts; the arithmetic of one lane or one vector (the portable path, the
 //! width-generic kernel, MXCSR's rounding field); the slice loops written once over a vector
 //! width; the backends that compile them (AVX2+FMA, AVX-512F, the 16-lane model); what runs
-//! where (detection, then the schedules); the plan; the slice functions; directed rounding;
-//! the types and forms built on them; and the verification door on top.
+//! where (detection, then the schedules); the plan; the slice functions; directed rounding
+//! and the rayon forms; the types and forms built on them; and the verification door on top.
 //!
 //! ```text
 //! layers (top first):
 //! 14 door       verify
 //! 13 arrays     ndarray
 //! 12 types      divisor simd
-//! 11 directed   rounding
+//! 11 forms      rounding parallel
 //! 10 slices     slices
 //! 9  plan       plan
 //! 8  schedules  schedule
@@ -108,6 +108,8 @@ mod error;
 pub mod kernel_notes;
 #[cfg(feature = "ndarray")]
 pub mod ndarray;
+#[cfg(feature = "rayon")]
+mod parallel;
 pub mod plan;
 mod rounding;
 mod schedule;
@@ -133,13 +135,15 @@ pub use dispatch::{
 };
 pub use divisor::{Divisor, Strategy, div_scalar, recip, try_div_scalar, try_recip};
 pub use error::Error;
+#[cfg(feature = "rayon")]
+pub use parallel::{
+    par_div, par_div_in_place, par_recip, try_par_div, try_par_div_in_place, try_par_recip,
+};
 pub use plan::{Plan, plan};
 pub use rounding::{div_bounds, div_rounded, try_div_bounds, try_div_rounded};
 pub use schedule::{Mix, Schedule, UnknownSchedule};
 pub use simd::{div_f32x8, recip_f32x8};
 pub use slices::{div, div_in_place, try_div, try_div_in_place};
-#[cfg(feature = "rayon")]
-pub use slices::{par_div, try_par_div};
 
 /// Build information recorded by `build.rs` (for reports).
 pub mod build_info {

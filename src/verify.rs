@@ -46,9 +46,39 @@ pub mod portable {
 /// divider loops that need no inlining, not the plan's loops.
 pub const UNOPTIMIZED: bool = cfg!(fmadiv_unoptimized);
 
-/// Below this many elements `par_div` stays on the calling thread.
+/// Below this many elements the rayon forms (`par_div`, `par_div_in_place`, `par_recip`) stay
+/// on the calling thread.
 #[cfg(feature = "rayon")]
-pub const PAR_MIN_LEN: usize = crate::slices::PAR_MIN_LEN;
+pub const PAR_MIN_LEN: usize = crate::parallel::PAR_MIN_LEN;
+
+/// The rayon forms' chunks on the pool at every length, [`PAR_MIN_LEN`] and the caller's
+/// MXCSR set aside: what `examples/parallel_by_length.rs` times to show where the threshold
+/// belongs. Each panics where the lengths differ.
+#[cfg(feature = "rayon")]
+pub mod par {
+    use crate::parallel::on_pool;
+
+    /// `out[i] = a[i] / b[i]` on rayon's pool.
+    pub fn div(a: &[f32], b: &[f32], out: &mut [f32]) {
+        assert!(
+            a.len() == out.len() && b.len() == out.len(),
+            "lengths differ"
+        );
+        on_pool::div(a, b, out);
+    }
+
+    /// `a[i] = a[i] / b[i]` on rayon's pool.
+    pub fn div_in_place(a: &mut [f32], b: &[f32]) {
+        assert_eq!(a.len(), b.len(), "lengths differ");
+        on_pool::div_in_place(a, b);
+    }
+
+    /// `out[i] = 1 / b[i]` on rayon's pool.
+    pub fn recip(b: &[f32], out: &mut [f32]) {
+        assert_eq!(b.len(), out.len(), "lengths differ");
+        on_pool::recip(b, out);
+    }
+}
 
 /// Whether the x86 kernels exist in this build and a SIMD backend is in use (AVX2+FMA,
 /// AVX-512F, or the 16-lane model): [`div_with`], [`recip_with`] and [`div_rounded_with`]

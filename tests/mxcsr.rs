@@ -84,8 +84,13 @@ fn compute(
     let mut x = a.to_vec();
     fmadiv::div_in_place(&mut x, b);
     push("div_in_place", x, &want);
+    let mut x = a.to_vec();
+    fmadiv::par_div_in_place(&mut x, b);
+    push("par_div_in_place", x, &want);
     fmadiv::recip(b, &mut out);
     push("recip", out.clone(), &want_recip);
+    fmadiv::par_recip(b, &mut out);
+    push("par_recip", out.clone(), &want_recip);
     for s in Schedule::ALL {
         if fmadiv::verify::run_schedule(s, Some(a), b, &mut out).is_some() {
             push(&format!("schedule {}", s.name()), out.clone(), &want);
@@ -915,41 +920,53 @@ fn making_a_proof_leaves_the_callers_flags() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// `par_div` divides a long slice on rayon's threads and a short one on the calling thread,
-/// as its documentation says: read from the caller's inexact flag (MXCSR is each thread's
-/// own, so quotients computed elsewhere leave the caller's flags clear). At
-/// `PAR_MIN_LEN` elements of `1 / 3` the caller's flags stay clear; one element fewer, and
-/// under a caller's MXCSR that is not the default one (round-down) at any length, the
-/// caller divides and raises it. Bits alone cannot show where the work ran.
+/// The rayon forms (`par_div`, `par_div_in_place`, `par_recip`) divide a long slice on
+/// rayon's threads and a short one on the calling thread, as their documentation says: read
+/// from the caller's inexact flag (MXCSR is each thread's own, so quotients computed
+/// elsewhere leave the caller's flags clear). At `PAR_MIN_LEN` elements of `1 / 3` the
+/// caller's flags stay clear; one element fewer, and under a caller's MXCSR that is not the
+/// default one (round-down) at any length, the caller divides and raises it. Bits alone
+/// cannot show where the work ran.
 #[test]
-fn par_div_divides_long_slices_on_rayons_threads() {
+fn rayon_forms_divide_long_slices_on_rayons_threads() {
     let long = fmadiv::verify::PAR_MIN_LEN;
     let (a, b) = (vec![1.0f32; long], vec![3.0f32; long]);
+    /// A rayon form dividing the first `n` elements into (or, in place, within) `out`.
+    type Form<'f> = &'f dyn Fn(usize, &mut [f32]);
+    let forms: [(&str, Form); 3] = [
+        ("par_div", &|n, out| {
+            fmadiv::par_div(black_box(&a[..n]), black_box(&b[..n]), out)
+        }),
+        ("par_div_in_place", &|n, out| {
+            out.copy_from_slice(&a[..n]);
+            fmadiv::par_div_in_place(black_box(out), black_box(&b[..n]))
+        }),
+        ("par_recip", &|n, out| {
+            fmadiv::par_recip(black_box(&b[..n]), out)
+        }),
+    ];
     let mut out = vec![0.0f32; long];
-    // The plan and rayon's pool made first: their set-up raises no flag in the runs below.
-    fmadiv::par_div(&a, &b, &mut out);
-    let raised = |n: usize, out: &mut [f32]| {
-        flags_of(|| fmadiv::par_div(black_box(&a[..n]), black_box(&b[..n]), out)) & INEXACT
-    };
-    assert_eq!(
-        raised(long, &mut out),
-        0,
-        "par_div of {long}: the caller divided"
-    );
-    assert_eq!(
-        raised(long - 1, &mut out[..long - 1]),
-        INEXACT,
-        "par_div of {}: not the caller",
-        long - 1
-    );
-    let saved = read_mxcsr();
-    write_mxcsr((saved & !RC) | 1 << 13);
-    let under_round_down = raised(long, &mut out);
-    write_mxcsr(saved);
-    assert_eq!(
-        under_round_down, INEXACT,
-        "par_div of {long} under round-down: not the caller"
-    );
+    for (name, form) in forms {
+        // The plan and rayon's pool made first: their set-up raises no flag in the runs
+        // below.
+        form(long, &mut out);
+        let mut raised = |n: usize| flags_of(|| form(n, &mut out[..n])) & INEXACT;
+        assert_eq!(raised(long), 0, "{name} of {long}: the caller divided");
+        assert_eq!(
+            raised(long - 1),
+            INEXACT,
+            "{name} of {}: not the caller",
+            long - 1
+        );
+        let saved = read_mxcsr();
+        write_mxcsr((saved & !RC) | 1 << 13);
+        let under_round_down = raised(long);
+        write_mxcsr(saved);
+        assert_eq!(
+            under_round_down, INEXACT,
+            "{name} of {long} under round-down: not the caller"
+        );
+    }
 }
 
 /// The `Divisor`'s sixteen-lane loops first divide the elements before the output's next

@@ -57,6 +57,11 @@ fn every_length_and_offset() {
             let mut out = vec![0.0; len];
             fmadiv::par_div(sa, sb, &mut out);
             assert_quotients("par_div", sa, sb, &out);
+            out.copy_from_slice(sa);
+            fmadiv::par_div_in_place(&mut out, sb);
+            assert_quotients("par_div_in_place", sa, sb, &out);
+            fmadiv::par_recip(sb, &mut out);
+            assert_quotients("par_recip", &vec![1.0; len], sb, &out);
         }
     }
 }
@@ -155,12 +160,18 @@ fn every_schedule_every_length_of((a, b): (Vec<f32>, Vec<f32>)) {
     }
 }
 
+/// The rayon forms over a slice long enough to be split (and not a whole number of chunks).
 #[test]
 fn long_slices_in_parallel() {
     let (a, b) = random_inputs(300_001, 2);
     let mut out = vec![0.0; a.len()];
     fmadiv::par_div(&a, &b, &mut out);
     assert_quotients("par_div", &a, &b, &out);
+    out.copy_from_slice(&a);
+    fmadiv::par_div_in_place(&mut out, &b);
+    assert_quotients("par_div_in_place", &a, &b, &out);
+    fmadiv::par_recip(&b, &mut out);
+    assert_quotients("par_recip", &vec![1.0; b.len()], &b, &out);
 }
 
 #[test]
@@ -271,8 +282,26 @@ fn every_try_function_checks_every_length_and_writes_nothing() {
             vec![quotients[..N].to_vec()],
         ),
         (
+            "try_par_div_in_place".into(),
+            Box::new(|n| {
+                let (mut x, before) = (a[..n[0]].to_vec(), a[..n[0]].to_vec());
+                (
+                    fmadiv::try_par_div_in_place(&mut x, &b[..n[1]]),
+                    vec![[x, before]],
+                )
+            }),
+            &in_place,
+            vec![quotients[..N].to_vec()],
+        ),
+        (
             "try_recip".into(),
             Box::new(|n| one_out(n[1], &|o| fmadiv::try_recip(&b[..n[0]], o))),
+            &output,
+            vec![reciprocals[..N].to_vec()],
+        ),
+        (
+            "try_par_recip".into(),
+            Box::new(|n| one_out(n[1], &|o| fmadiv::try_par_recip(&b[..n[0]], o))),
             &output,
             vec![reciprocals[..N].to_vec()],
         ),
@@ -325,8 +354,8 @@ fn every_try_function_checks_every_length_and_writes_nothing() {
             Error::BoundsMismatch { .. } => 4,
             _ => 3,
         };
-        // `try_div_in_place` has no output of its own.
-        let own = if what == "try_div_in_place" {
+        // The in-place forms have no output of their own.
+        let own = if what.ends_with("_in_place") {
             2
         } else {
             slices
@@ -384,7 +413,7 @@ fn every_panicking_form_panics_with_its_try_forms_error() {
     let zeros = |n: usize| vec![0.0f32; n];
     let d = Divisor::new(3.7);
     let mode = Rounding::Up;
-    let cases: [(&str, &dyn Fn(), fmadiv::Error); 8] = [
+    let cases: [(&str, &dyn Fn(), fmadiv::Error); 10] = [
         (
             "div",
             &|| fmadiv::div(&two, &one, &mut zeros(2)),
@@ -399,6 +428,16 @@ fn every_panicking_form_panics_with_its_try_forms_error() {
             "par_div",
             &|| fmadiv::par_div(&two, &two, &mut zeros(3)),
             fmadiv::try_par_div(&two, &two, &mut zeros(3)).unwrap_err(),
+        ),
+        (
+            "par_div_in_place",
+            &|| fmadiv::par_div_in_place(&mut two.clone(), &one),
+            fmadiv::try_par_div_in_place(&mut two.clone(), &one).unwrap_err(),
+        ),
+        (
+            "par_recip",
+            &|| fmadiv::par_recip(&two, &mut zeros(3)),
+            fmadiv::try_par_recip(&two, &mut zeros(3)).unwrap_err(),
         ),
         (
             "recip",

@@ -108,8 +108,13 @@ fn compute(
     push("div_in_place", a, b, x, None);
     fmadiv::par_div(a, b, &mut out);
     push("par_div", a, b, out.clone(), None);
+    let mut x = a.to_vec();
+    fmadiv::par_div_in_place(&mut x, b);
+    push("par_div_in_place", a, b, x, None);
     fmadiv::recip(b, &mut out);
     push("recip", &ones, b, out.clone(), None);
+    fmadiv::par_recip(b, &mut out);
+    push("par_recip", &ones, b, out.clone(), None);
 
     let eights: Vec<f32> = vectors::<8>(a)
         .zip(vectors::<8>(b))

@@ -216,6 +216,15 @@ pub const RECIP: Method = Method {
     run: |_, b, out| fmadiv::recip(b, out),
 };
 
+/// `fmadiv::par_recip`.
+pub const PAR_RECIP: Method = Method {
+    kind: Kind::Reciprocal,
+    name: "fmadiv::par_recip",
+    exact: true,
+    available: always,
+    run: |_, b, out| fmadiv::par_recip(b, out),
+};
+
 /// Not a division: `out[i] = a[i] + b[i]` on all cores, the same memory traffic as a
 /// division. Its throughput is the memory-bandwidth limit `par_div` is measured against.
 pub const STREAM: Method = Method {
@@ -459,7 +468,7 @@ fn stream_add(a: &[f32], b: &[f32], out: &mut [f32]) {
 /// Division by one divisor, baseline first.
 pub const BY_SCALAR: [Method; 4] = [HARDWARE_BY_SCALAR, DIVISOR, DIVISOR_LANES, DIV_SCALAR];
 /// Reciprocals, baseline first.
-pub const RECIPROCAL: [Method; 2] = [HARDWARE_RECIP, RECIP];
+pub const RECIPROCAL: [Method; 3] = [HARDWARE_RECIP, RECIP, PAR_RECIP];
 
 fn hardware_div_by(a: &[f32], b: f32, out: &mut [f32]) {
     let n = out.len().min(a.len());
