@@ -54,7 +54,7 @@ MUTATIONS=(
   "ndarray: the divisor's strides not compared (contiguous views of another order)|src/ndarray.rs|s/^        \&\& b.strides() == strides.as_slice()$/        \&\& true/"
   "ndarray: a strided divisor lane taken for a broadcast one|src/ndarray.rs|s/if b.strides()\[0\] == 0 \&\& !o.is_empty() {/if !o.is_empty() {/"
   "Divisor: the proof unguarded up to 2^128 (a huge divisor's tail underflows)|src/divisor.rs|s/RangeInclusive<u32> = 1..=127 + 77;/RangeInclusive<u32> = 1..=254;/"
-  "Divisor: Markstein's bound divided before compared (underflow from 2^26)|src/divisor.rs|s/Strategy::Markstein if b.abs() <= 2f32.powi(25) => 2f32.powi(-100) \/ b.abs(),/Strategy::Markstein => (2f32.powi(-100) \/ b.abs()).max(2f32.powi(-125)),/"
+  "Divisor: Markstein's bound divided before compared (underflow from 2^26)|src/divisor.rs|s/Strategy::Markstein if b.abs() <= pow2(25) => pow2(-100) \/ b.abs(),/Strategy::Markstein => (pow2(-100) \/ b.abs()).max(pow2(-125)),/"
   "mixed loop: every block redone by the divider (the kernel's quotients never stored)|src/arch/simd/loops.rs|s/^                if check.all_accepted(w) {$/                if false \&\& check.all_accepted(w) {/"
   "mixed loop: a block that passes does not reset the back-off|src/arch/simd/loops.rs|s/^                    backoff.passed();$/                    let _ = ();/"
   "mixed loop: the back-off not kept between calls|src/arch/simd/loops.rs|s/^        backoff.store(\&MIX_BACKOFF);$/        let _ = backoff;/"

@@ -45,6 +45,16 @@ pub const INPUT_WINDOW_SPAN: u32 = INPUT_EXPONENTS << 24;
 /// [`NEAR_ALL_ONES_DIVISORS`].
 pub const NEAR_ALL_ONES_FIELD: u32 = NEAR_ALL_ONES_MANTISSA_MIN;
 
+/// `2^e`, exactly, for a normal power (`-126 <= e <= 127`), from its exponent field:
+/// `f32::powi`'s precision is unspecified (Miri perturbs it), and the bounds built from
+/// these powers must be exact.
+#[must_use]
+pub const fn pow2(e: i32) -> f32 {
+    assert!(-126 <= e && e <= 127, "not a normal power of two");
+    // The biased exponent in its field, a zero fraction: the bits of 2^e.
+    f32::from_bits(((e + 127) as u32) << 23)
+}
+
 /// The default NaN x86 returns for invalid operations (0/0, inf/inf): negative, quiet.
 pub const X86_DEFAULT_NAN_BITS: u32 = 0xffc0_0000;
 /// The quiet bit of a NaN's payload.

@@ -54,7 +54,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use crate::Error;
 use crate::arch::portable;
-use crate::bits::{ABS_MASK, QUOTIENT_MAX_BITS};
+use crate::bits::{ABS_MASK, QUOTIENT_MAX_BITS, pow2};
 
 /// Which exact sequence a [`Divisor`] uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -524,11 +524,11 @@ impl Proven {
         // The smallest |q| for which the sequence's products stay normal.
         let min_quotient = match strategy {
             // a·zl must be normal: |a·zl| ~ |q|·|rho|.
-            Strategy::TwoProducts => 2f32.powi(-126) / rho.abs() * 4.0,
+            Strategy::TwoProducts => pow2(-126) / rho.abs() * 4.0,
             // The residual a - q·b is exact while e_b + e_q >= -103 (Boldo–Daumas).
             // Compared before dividing: no underflow for a huge b.
-            Strategy::Markstein if b.abs() <= 2f32.powi(25) => 2f32.powi(-100) / b.abs(),
-            _ => 2f32.powi(-125),
+            Strategy::Markstein if b.abs() <= pow2(25) => pow2(-100) / b.abs(),
+            _ => pow2(-125),
         };
         let min_quotient_bits = if min_quotient.is_finite() {
             min_quotient.to_bits().max(MIN_NORMAL_BITS + 1)

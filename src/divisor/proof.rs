@@ -3,7 +3,7 @@
 //! candidates.
 
 use super::{Proven, Strategy};
-use crate::bits::{MANTISSA_MASK, ONE_BITS};
+use crate::bits::{MANTISSA_MASK, ONE_BITS, pow2};
 
 /// How the two-products sequence's `zh` rounds `1/b` (module docs, "Which `zh`").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,7 +44,7 @@ pub(super) fn choose(b: f32) -> (Strategy, Reciprocal) {
     }
     // The FMA sequences need normal b with normal 1/b, and a normal tail.
     let abs = b.abs();
-    if !(abs >= f32::MIN_POSITIVE && abs < 2f32.powi(100)) {
+    if !(abs >= f32::MIN_POSITIVE && abs < pow2(100)) {
         return (Strategy::Hardware, Reciprocal::Nearest);
     }
     let significand = (b.to_bits() & MANTISSA_MASK) | (MANTISSA_MASK + 1);
@@ -64,7 +64,7 @@ pub(super) fn choose(b: f32) -> (Strategy, Reciprocal) {
             return (Strategy::TwoProducts, reciprocal);
         }
     }
-    if rho.abs() < 2f32.powi(-25) {
+    if rho.abs() < pow2(-25) {
         return (Strategy::Markstein, Reciprocal::Nearest);
     }
     (Strategy::Hardware, Reciprocal::Nearest)

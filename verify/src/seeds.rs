@@ -16,6 +16,17 @@ pub struct SeedBound {
     exponent: i32,
 }
 
+/// `2^e`, exactly, from its exponent field (`f64::powi`'s precision is unspecified): zero
+/// below the normal powers, infinity above, which every bound's range check refuses.
+fn pow2(e: i32) -> f64 {
+    match e {
+        // The biased exponent in its field, a zero fraction: the bits of 2^e.
+        -1022..=1023 => f64::from_bits(((e + 1023) as u64) << 52),
+        e if e < 0 => 0.0,
+        _ => f64::INFINITY,
+    }
+}
+
 impl SeedBound {
     /// `rcpps`/`vrcpps` in Intel's SDM and AMD's APM: `|relative error| <= 1.5·2^-12`.
     pub const RCPPS: SeedBound = SeedBound {
@@ -30,7 +41,7 @@ impl SeedBound {
 
     /// The bound as a number (exact: a short mantissa times a power of two).
     pub fn value(self) -> f64 {
-        self.mantissa * 2f64.powi(self.exponent)
+        self.mantissa * pow2(self.exponent)
     }
 
     /// Parses `M*2^E` or `2^E` (`1.5*2^-12`, `2^-14`). The bound must lie in
@@ -51,7 +62,7 @@ impl SeedBound {
             .ok_or_else(|| format!("bound {text:?} is not M*2^E or 2^E (e.g. 1.5*2^-12)"))?;
         let bound = SeedBound { mantissa, exponent };
         let v = bound.value();
-        if !(mantissa > 0.0 && (2f64.powi(-30)..=2f64.powi(-8)).contains(&v)) {
+        if !(mantissa > 0.0 && (pow2(-30)..=pow2(-8)).contains(&v)) {
             return Err(format!(
                 "bound {text:?} = {v:e} is outside [2^-30, 2^-8]: not a reciprocal seed's"
             ));

@@ -1,7 +1,8 @@
 //! Criterion benchmarks: every method of `fmadiv_verify::methods` on every input
 //! distribution, sizes 8 to 16M, throughput in elements per second.
 //!
-//! `cargo bench` runs all of them (long); `cargo bench -- 4096/normal` picks some.
+//! `cargo bench` (in the workspace, or `-p fmadiv-verify`) runs all of them (long);
+//! `cargo bench -- 4096/normal` picks some.
 
 use std::hint::black_box;
 
