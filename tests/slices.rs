@@ -240,10 +240,17 @@ fn every_try_function_checks_every_length_and_writes_nothing() {
     type Call<'c> = Box<dyn Fn(Lengths) -> (Result<(), Error>, Vec<[Vec<f32>; 2]>) + 'c>;
     /// The error a function returns for the given lengths.
     type ErrorFor<'e> = &'e dyn Fn(Lengths) -> Error;
+    /// A `try_` form that divides its first slice in place.
+    type InPlace<'f> = &'f dyn Fn(&mut [f32], &[f32]) -> Result<(), Error>;
     let fresh = |n: usize| vec![7.0f32; n];
     let one_out = |n: usize, f: &dyn Fn(&mut [f32]) -> Result<(), Error>| {
         let mut out = fresh(n);
         (f(&mut out), vec![[out, fresh(n)]])
+    };
+    // An in-place form: the dividends it was given, and what they held before.
+    let in_place_call = |n: Lengths, f: InPlace| {
+        let (mut x, before) = (a[..n[0]].to_vec(), a[..n[0]].to_vec());
+        (f(&mut x, &b[..n[1]]), vec![[x, before]])
     };
     let three = |n: Lengths| Error::LengthMismatch {
         dividends: n[0],
@@ -265,13 +272,7 @@ fn every_try_function_checks_every_length_and_writes_nothing() {
     let mut functions: Vec<(String, Call, ErrorFor, Vec<Vec<f32>>)> = vec![
         (
             "try_div_in_place".into(),
-            Box::new(|n| {
-                let (mut x, before) = (a[..n[0]].to_vec(), a[..n[0]].to_vec());
-                (
-                    fmadiv::try_div_in_place(&mut x, &b[..n[1]]),
-                    vec![[x, before]],
-                )
-            }),
+            Box::new(|n| in_place_call(n, &fmadiv::try_div_in_place)),
             &in_place,
             vec![quotients[..N].to_vec()],
         ),
@@ -283,13 +284,7 @@ fn every_try_function_checks_every_length_and_writes_nothing() {
         ),
         (
             "try_par_div_in_place".into(),
-            Box::new(|n| {
-                let (mut x, before) = (a[..n[0]].to_vec(), a[..n[0]].to_vec());
-                (
-                    fmadiv::try_par_div_in_place(&mut x, &b[..n[1]]),
-                    vec![[x, before]],
-                )
-            }),
+            Box::new(|n| in_place_call(n, &fmadiv::try_par_div_in_place)),
             &in_place,
             vec![quotients[..N].to_vec()],
         ),
