@@ -364,6 +364,9 @@ fn divide_and_div_scalar_agree_with_slices() {
 /// named divisor (all four strategies), at lengths around the vector blocks.
 #[test]
 fn in_place_and_operators_match_the_divider() {
+    // The dividends the by-value operators take (a whole number of sixteen-lane vectors,
+    // the edge values among them).
+    const BY_VALUE: usize = 4096;
     let mut rng = common::SplitMix64(common::seed());
     let mut dividends = edge_values();
     dividends.extend((0..(1 << 20) - dividends.len() % 8).map(|_| rng.next_f32_bits()));
@@ -394,6 +397,32 @@ fn in_place_and_operators_match_the_divider() {
         }
         let q: Vec<f32> = dividends.iter().map(|&a| a / &d).collect();
         assert_quotients(&format!("f32 / Divisor({b:e})"), &dividends, &bs, &q);
+        // The by-value operators (on a clone each time) over a short stretch.
+        let few = &dividends[..BY_VALUE];
+        let q: Vec<f32> = few.iter().map(|&a| a / d.clone()).collect();
+        assert_quotients(
+            &format!("f32 / Divisor({b:e}) by value"),
+            few,
+            &bs[..BY_VALUE],
+            &q,
+        );
+        let q8 = few.chunks_exact(8).flat_map(|c| {
+            (wide::f32x8::from(<[f32; 8]>::try_from(c).unwrap()) / d.clone()).to_array()
+        });
+        let q16 = few.chunks_exact(16).flat_map(|c| {
+            (wide::f32x16::from(<[f32; 16]>::try_from(c).unwrap()) / d.clone()).to_array()
+        });
+        for (what, q) in [
+            ("f32x8", q8.collect::<Vec<f32>>()),
+            ("f32x16", q16.collect()),
+        ] {
+            assert_quotients(
+                &format!("{what} / Divisor({b:e}) by value"),
+                few,
+                &bs[..BY_VALUE],
+                &q,
+            );
+        }
         let q: Vec<f32> = dividends
             .chunks_exact(8)
             .flat_map(|c| (wide::f32x8::from(<[f32; 8]>::try_from(c).unwrap()) / &d).to_array())
@@ -545,14 +574,18 @@ fn the_proof_is_made_when_it_pays_and_both_paths_are_exact() {
             let mut x = a[..short].to_vec();
             Divisor::new(b).divide_in_place(&mut x);
             check("unproven in place", short, &x);
+            // A clone of a used divisor is a used divisor too.
+            let c = d.clone();
             // Used again, where its sequence runs: the proof is made now.
             let n = lens.sequence_from;
-            d.divide_slice(&a[..n], &mut out[..n]);
-            check("reused", n, &out);
-            assert!(
-                fmadiv::verify::divisor::is_proven(&d),
-                "a reused divisor did not make the proof ({b:e})"
-            );
+            for (what, d) in [("reused", &d), ("a clone, reused", &c)] {
+                d.divide_slice(&a[..n], &mut out[..n]);
+                check(what, n, &out);
+                assert!(
+                    fmadiv::verify::divisor::is_proven(d),
+                    "{what}: the divisor did not make the proof ({b:e})"
+                );
+            }
             proven_reused = true;
         }
 
@@ -570,9 +603,16 @@ fn the_proof_is_made_when_it_pays_and_both_paths_are_exact() {
             Divisor::new(b).divide_in_place(&mut x);
             check("proven in place", long, &x);
             // Once made, the proof serves short slices too (they may still take the
-            // divider).
+            // divider), and a clone keeps it.
             d.divide_slice(&a[..7], &mut out[..7]);
             check("proven", 7, &out);
+            let c = d.clone();
+            assert!(
+                fmadiv::verify::divisor::is_proven(&c),
+                "a clone of a proven divisor lost its proof ({b:e})"
+            );
+            c.divide_slice(&a[..long], &mut out[..long]);
+            check("a proven divisor's clone", long, &out);
         }
     }
     if !proven_first {
