@@ -423,7 +423,7 @@ impl Divisor {
     }
 
     /// What a slice of `len` dividends runs: the proven sequence where the plan runs it at
-    /// that length ([`crate::DivisorChoices`]) and the proof is made or pays (then it is
+    /// that length ([`crate::plan::DivisorChoices`]) and the proof is made or pays (then it is
     /// made); `None`: the divider.
     ///
     /// When the proof pays: a divisor's first slice makes it only from the plan's

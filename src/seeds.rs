@@ -100,7 +100,7 @@ pub(crate) fn check_sample(rcp: impl FnMut([f32; 8]) -> [f32; 8]) -> Result<(), 
     check_sample_within(RCPPS_BOUND, rcp)
 }
 
-/// [`check_sample`] against any bound.
+/// The sample's check against any bound: the first input whose seed from `rcp` breaks it.
 pub(crate) fn check_sample_within(
     bound: f64,
     mut rcp: impl FnMut([f32; 8]) -> [f32; 8],
@@ -120,9 +120,9 @@ pub(crate) fn check_sample_within(
 }
 
 /// This CPU's `rcpps` on the sample (see the module docs), or `None` without AVX2+FMA (no
-/// kernel to allow then). The same verdict as [`check_sample`] with this CPU's `rcpps`,
-/// computed eight inputs at a time (a few microseconds, once per process: the plan waits
-/// for it).
+/// kernel to allow then). The same verdict as [`check_sample_within`] at [`RCPPS_BOUND`]
+/// with this CPU's `rcpps`, computed eight inputs at a time (a few microseconds, once per
+/// process: the plan waits for it).
 pub fn this_cpu() -> Option<Result<(), OutOfBound>> {
     #[cfg(fmadiv_x86)]
     {

@@ -30,7 +30,7 @@ impl Reciprocal {
     }
 }
 
-/// The proof-carrying choice of [`Divisor::new`]: the strategy, and for two products the
+/// The proof-carrying choice of [`Divisor::new`](crate::Divisor::new): the strategy, and for two products the
 /// rounding of `zh`.
 #[inline(always)]
 pub(super) fn choose(b: f32) -> (Strategy, Reciprocal) {
