@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Native checks of the 512-bit backend, from a fresh clone, on 2 cores in well under 40
-# minutes: what turns the backend on by default for a CPU family (src/dispatch.rs,
+# minutes: what turns the backend on by default for a CPU family (src/dispatch/families.rs,
 # AVX512_FAMILIES: a family's record names its run and the entry points that take sixteen
 # lanes there, e.g. the directed functions only on Emerald Rapids). On a CPU with AVX-512F it writes everything into
 # docs/bench/native-<family>-<model>-<commit>/ (commit it, or hand the folder on):

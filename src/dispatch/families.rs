@@ -1,0 +1,184 @@
+//! The records of the CPU families whose 512-bit backend has one: which entry points it
+//! serves by default there, how `div_bounds` runs, and the evidence.
+
+#[cfg(fmadiv_x86)]
+use crate::arch::simd::directed::BoundsForm;
+
+use super::EntryPoint;
+
+/// What the 512-bit backend does by default on one CPU family: which entry points it
+/// serves there once the full test suite has run natively on the family, and how its
+/// `div_bounds` runs. A family in no record ([`AVX512_FAMILIES`]) runs eight lanes unless
+/// [`BACKEND_ENV`](super::BACKEND_ENV) asks for sixteen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Avx512Family {
+    /// The CPU's vendor id, family and model, as [`crate::Cpu`] reports them.
+    pub vendor: &'static str,
+    /// The cpuid family.
+    pub family: u32,
+    /// The cpuid model.
+    pub model: u32,
+    /// The committed output of `scripts/native-avx512.sh` on this family (`None`: none
+    /// yet, and the backend is opt-in there whatever the measurements below say).
+    pub native_run: Option<&'static str>,
+    /// The entry points that run sixteen lanes by default once [`Avx512Family::native_run`]
+    /// is in; the others keep the eight-lane backend.
+    pub sixteen_lanes_for: &'static [EntryPoint],
+    /// Whether `div_bounds` at sixteen lanes takes the directed step at every length;
+    /// `false`: two embedded-rounding passes from `TWO_PASSES_FROM` (4096) elements, a
+    /// threshold measured on Emerald Rapids, which is also what a family in no record runs
+    /// when forced.
+    pub bounds_step_only: bool,
+    /// From how many elements `div_bounds` at eight lanes begins with the head to the lower
+    /// bounds' first 32-byte boundary (whole vectors at both ends, no masked store); `None`:
+    /// never, the loop as measured on Zen 3 and Emerald Rapids (a family in no record has
+    /// none either).
+    pub bounds_eight_lane_head_from: Option<usize>,
+    /// Why, with the committed measurements.
+    pub evidence: &'static str,
+}
+
+impl Avx512Family {
+    /// Whether `cpu` is of this family.
+    #[must_use]
+    pub fn is(&self, cpu: &crate::cpu::Cpu) -> bool {
+        cpu.is_one_of(&[(self.vendor, self.family, self.model)])
+    }
+
+    /// The entry points that run sixteen lanes by default on `cpu`: this record's where the
+    /// native run is in and `cpu` has AVX-512F, AVX2 and FMA; else none.
+    pub(super) fn sixteen_lanes_on(&self, cpu: &crate::cpu::Cpu) -> &'static [EntryPoint] {
+        let on = self.native_run.is_some() && cpu.has_avx512f() && cpu.has_avx2_fma();
+        if on { self.sixteen_lanes_for } else { &[] }
+    }
+}
+
+/// On Zen 4, `div_bounds` at eight lanes (its default there) begins with the head to the lower
+/// bounds' 32-byte boundary from this many elements (80 vectors), its first and last vectors
+/// whole (no masked store). `examples/bounds_past_line.rs`, four alternating rounds of the
+/// loop with the head from 264 elements against the loop without one
+/// (`docs/bench/0x19-0x11-bounds-eight-lane-head.txt`): with the arrays 16 bytes past a line
+/// 1.15x at 700, 1.08x at 768, 1.10x at 1K, 1.13x at 2K and 1.19-1.21x at 4K-16K, on a line
+/// 0.99-1.03x; at 640 1.00x on every layout, at 384-576 0.96-0.99x.
+pub const ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM: usize = 640;
+
+/// The CPU families whose 512-bit backend has a record: what it serves by default and why.
+///
+/// - AMD family 0x19 model 0x11 (Zen 4): every native check passed
+///   (`docs/bench/native-0x19-0x11-9825303`, `-99f539c`, `-27bbff9`), and no entry point takes
+///   sixteen lanes by default. Its 512-bit divider is no faster per lane than the 256-bit one (the
+///   eight-lane divider schedule 1.00-1.01x the 512-bit loop at 256-16K). `div` and its kin lost at
+///   sixteen lanes (24 of 248 floor cells under 0.97x, against 1 at eight: the `Divisor` made per
+///   row, `div` with 1% specials at 1K), and so did `div_bounds` (0.83-0.97x the eight-lane one on
+///   normal data at 64-16K, `docs/bench/0x19-0x11-bounds-step-only-ab.txt`). The two that gained on
+///   the benchmarks' cache-line-aligned layouts lose where users' arrays often are: `div_rounded`
+///   (embedded rounding, 1.03-2.15x the eight-lane one at 8-4K,
+///   `docs/bench/0x19-0x11-per-entry-rounding-ab.txt`) falls to 0.75-0.92x the plain pass where its
+///   output sits 64-192 bytes past an input modulo 4 KiB, 0.34x in one layout at 256 elements (4K
+///   aliasing; consecutive allocations of one length sit 16-32 bytes apart), where the eight-lane
+///   pass holds 0.86-0.98x; `recip` (mix-8, 1.27-1.31x the plain 512-bit loop at 256-64K on the
+///   benchmarks' aligned layouts against 1.00-1.01x,
+///   `docs/bench/0x19-0x11-per-entry-floors-ab.txt`) ran at 0.82-0.98x the eight-lane one at 1K-64K
+///   with its arrays 16 bytes past a cache line, as the system allocator places a `Vec<f32>`, and
+///   about 9.6 or 12.5 G divisions per second from process to process on aligned ones
+///   (`examples/aliasing_by_width.rs`, `docs/bench/0x19-0x11-aliasing-by-width.txt`); below 256
+///   elements it runs the eight-lane loops, where sixteen lanes lost on users' layouts
+///   (`fmadiv::Plan::recip_eight_lanes_below`, `docs/bench/0x19-0x11-recip-by-length.txt`). Forced to
+///   sixteen lanes, its `div_bounds` takes the step at every length (1.46-1.50x two passes at
+///   4K-16K, where the passes run at 0.99x: `docs/bench/0x19-0x11-masked-step-ab.txt`). Its
+///   eight-lane `div_bounds` takes the head to the lower bounds' vector boundary from
+///   640 elements (`ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM`, with its evidence).
+/// - Intel family 6 model 0xcf (Emerald Rapids): no native run yet. Once one is in, the
+///   directed functions only: its 512-bit divider is no faster per lane than its 256-bit
+///   one (1.02-1.06x, `docs/bench/0x6-0xcf-wide-divider.txt`) and no sixteen-lane mix is
+///   measured, so `div` and `recip` keep their 256-bit `mix-8`; but a `{rd-sae}` pass there
+///   ran at 1.22-1.76x the eight-lane `div_rounded` of the time at 1K-16K
+///   (`docs/bench/0x6-0xcf-embedded-rounding.txt`), and the sixteen-lane step under two
+///   passes (the 512-bit quotient, its residual, a step by its sign) at 1.72-1.75x two
+///   embedded passes at 256-1K (a sketch measured there, reported in the project's issue
+///   46), where the eight-lane `div_bounds` ran at 1.09x two passes at 1K and 0.83x at 4K.
+///   Before a native run turns the record on, `examples/aliasing_by_width.rs` there too: on
+///   Zen 4 the sixteen-lane `div_rounded` lost most of its speed to 4K aliasing (above).
+pub const AVX512_FAMILIES: &[Avx512Family] = &[
+    Avx512Family {
+        vendor: "AuthenticAMD",
+        family: 0x19,
+        model: 0x11,
+        native_run: Some("docs/bench/native-0x19-0x11-9e7e01c"),
+        sixteen_lanes_for: &[EntryPoint::Recip, EntryPoint::DivRounded],
+        bounds_step_only: true,
+        bounds_eight_lane_head_from: Some(ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM),
+        evidence: "Zen 4: div, the Divisor and div_bounds measured slower at sixteen lanes; \
+            recip and div_rounded faster, on the benchmarks' aligned layouts and, with the \
+            head to the output's cache line and the embedded-rounding pass grouped against \
+            4K aliasing, on users' layouts too (arrays on a line or 16 bytes past one, the \
+            output 0-1024 bytes past the divisors modulo 4 KiB, 256-256K elements: recip \
+            1.04-1.46x the plain 256-bit pass where eight lanes run 1.00-1.17x, div_rounded \
+            0.95-1.12x where they run 0.86-1.01x; docs/bench/0x19-0x11-line-head-ab.txt). \
+            Not everywhere: on the floors with every array 16 bytes past a line, recip at 64 \
+            elements ran 7.8 G divisions/s where eight lanes ran 9.7, and with 1% specials or \
+            random bits at 256 about 4.0 where they ran 5.5 \
+            (docs/bench/0x19-0x11-recip-past-line-ab.txt): timed by length, sixteen lanes \
+            lost below 256 elements there for every kind of input, so recip runs the \
+            eight-lane loops below 256 (the table row's sixteen-lane column, \
+            docs/bench/0x19-0x11-recip-by-length.txt). div_bounds at eight lanes from 640 \
+            elements begins with the head to the lower bounds' 32-byte boundary: 1.08-1.21x \
+            at 700-16K with its arrays 16 bytes past a line, 0.98-1.03x on a line \
+            (docs/bench/0x19-0x11-bounds-eight-lane-head.txt)",
+    },
+    Avx512Family {
+        vendor: "GenuineIntel",
+        family: 6,
+        model: 0xcf,
+        native_run: None,
+        sixteen_lanes_for: &[EntryPoint::DivRounded, EntryPoint::DivBounds],
+        bounds_step_only: false,
+        bounds_eight_lane_head_from: None,
+        evidence: "Emerald Rapids: embedded rounding 1.22-1.76x the eight-lane div_rounded \
+            at 1K-16K and the sixteen-lane step 1.72-1.75x two embedded passes at 256-1K; \
+            its 512-bit divider no faster per lane, so div and recip keep the 256-bit mix-8",
+    },
+];
+
+/// This CPU's record in `families`, if it has one.
+pub(super) fn family_of<'a>(
+    cpu: &crate::cpu::Cpu,
+    families: &'a [Avx512Family],
+) -> Option<&'a Avx512Family> {
+    families.iter().find(|f| f.is(cpu))
+}
+
+/// This CPU's record in [`AVX512_FAMILIES`], if it has one.
+#[must_use]
+pub fn avx512_family(cpu: &crate::cpu::Cpu) -> Option<&'static Avx512Family> {
+    family_of(cpu, AVX512_FAMILIES)
+}
+
+/// How `div_bounds` runs on this CPU ([`BoundsForm`]): two divider passes with embedded
+/// rounding from `TWO_PASSES_FROM` elements, or never where its family's record says
+/// [`Avx512Family::bounds_step_only`]; at eight lanes the head to the lower bounds' vector
+/// boundary from the record's [`Avx512Family::bounds_eight_lane_head_from`], else never.
+/// Looked up once.
+#[cfg(fmadiv_x86)]
+#[inline]
+pub(crate) fn bounds_form() -> BoundsForm {
+    static FORM: std::sync::OnceLock<BoundsForm> = std::sync::OnceLock::new();
+    *FORM.get_or_init(|| bounds_form_on(&crate::cpu::Cpu::this(), AVX512_FAMILIES))
+}
+
+/// [`bounds_form`] on `cpu`, with the records `families`.
+#[cfg(fmadiv_x86)]
+pub(super) fn bounds_form_on(cpu: &crate::cpu::Cpu, families: &[Avx512Family]) -> BoundsForm {
+    let Some(family) = family_of(cpu, families) else {
+        return BoundsForm::DEFAULT;
+    };
+    BoundsForm {
+        two_passes_from: match family.bounds_step_only {
+            true => usize::MAX,
+            false => BoundsForm::DEFAULT.two_passes_from,
+        },
+        eight_lane_head_from: family
+            .bounds_eight_lane_head_from
+            .unwrap_or(BoundsForm::DEFAULT.eight_lane_head_from),
+    }
+}
