@@ -53,8 +53,9 @@ def ty(t):
         p = t["resolved_path"]
         name = p.get("path") or p.get("name")
         # rustdoc gives the path as the source spells it; the crate's own types go by the
-        # name the listing gives them everywhere else (`Rounding`, not `crate::Rounding`).
-        if name.startswith("crate::"):
+        # name the listing gives them everywhere else (`Rounding`, not `crate::Rounding`
+        # or `super::Rounding`).
+        if name.startswith(("crate::", "super::", "self::")):
             name = name.rsplit("::", 1)[1]
         args = p.get("args") or {}
         ab = args.get("angle_bracketed") if isinstance(args, dict) else None
