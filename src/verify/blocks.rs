@@ -9,13 +9,13 @@
 #[cfg(fmadiv_x86)]
 pub const MIXED_BLOCK_VECTORS: usize = crate::arch::simd::loops::BLOCK_VECTORS;
 
-/// The elements `backend`'s slice loops (the divider's, the mixed schedules', the
-/// embedded-rounding pass of `div_rounded` and `div_bounds`, the `Divisor`'s) divide first
-/// when writing to `out`: those before its first cache-line boundary, as one partial vector,
-/// where the backend aligns its stores (a vector a line: the sixteen-lane backend and its
-/// model); 0 elsewhere. A mixed loop's steps and kernel blocks count from there. (The
-/// directed loops take it from a length on: [`directed_line_head`]; the `Divisor`'s
-/// flag-checked two products take one at eight lanes too: [`divisor::two_products_head`](super::divisor::two_products_head).)
+/// The elements `backend`'s slice loops (the divider's, the mixed schedules', the embedded-rounding
+/// pass of `div_rounded` and `div_bounds`, the `Divisor`'s) divide first when writing to `out`:
+/// those before its first cache-line boundary, as one partial vector, where the backend aligns its
+/// stores (a vector a line: the sixteen-lane backend and its model); 0 elsewhere. A mixed loop's
+/// steps and kernel blocks count from there. (The directed loops take it from a length on:
+/// [`directed_line_head`]; the `Divisor`'s flag-checked two products take one at eight lanes too:
+/// [`divisor::two_products_head`](super::divisor::two_products_head).)
 #[cfg(fmadiv_x86)]
 pub fn line_head(backend: crate::Backend, out: &[f32]) -> usize {
     let aligns = aligns_stores(backend).unwrap_or(false);

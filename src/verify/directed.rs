@@ -179,10 +179,10 @@ pub fn run_div_bounds_on(
     run_div_bounds_with_head_on(backend, step, from, a, b, lo, hi)
 }
 
-/// [`run_div_bounds_on`] with the step loop at eight lanes taking the head to the lower
-/// bounds' vector boundary from `eight_lane_head_from` elements (`usize::MAX`: never)
-/// rather than from this CPU's [`bounds_eight_lane_head_from`](super::bounds_eight_lane_head_from): the head, and the whole
-/// vectors that end the slice with it, on any CPU. A width that aligns its stores takes its
+/// [`run_div_bounds_on`] with the step loop at eight lanes taking the head to the lower bounds'
+/// vector boundary from `eight_lane_head_from` elements (`usize::MAX`: never) rather than from this
+/// CPU's [`bounds_eight_lane_head_from`](super::bounds_eight_lane_head_from): the head, and the
+/// whole vectors that end the slice with it, on any CPU. A width that aligns its stores takes its
 /// own head as `div_bounds` does.
 pub fn run_div_bounds_with_head_on(
     backend: crate::Backend,

@@ -43,9 +43,9 @@ pub(super) fn run_pairwise(
     Some(())
 }
 
-/// `out[i] = a[i] / b[i]` by the given kernel variant on every lane (no divider vectors mixed
-/// in, no fallback for whole blocks: every lane the fast path accepts is the kernel's) of
-/// the backend in use (see [`has_kernel`](super::has_kernel)), or `None` (nothing written) without one. Panics
+/// `out[i] = a[i] / b[i]` by the given kernel variant on every lane (no divider vectors mixed in,
+/// no fallback for whole blocks: every lane the fast path accepts is the kernel's) of the backend
+/// in use (see [`has_kernel`](super::has_kernel)), or `None` (nothing written) without one. Panics
 /// if the lengths differ.
 pub fn div_with(kernel: Kernel, a: &[f32], b: &[f32], out: &mut [f32]) -> Option<()> {
     div_with_on(crate::backend(), kernel, a, b, out)

@@ -10,12 +10,12 @@ use super::Variant;
 use super::kernels::run_pairwise;
 
 /// `out[i] = a[i] / b[i]` by schedule `s`'s loop of `backend` as the plan runs it (the
-/// rounding-mode guard, the block check, the back-off, the divider vectors), with the
-/// weakened kernel of [`div_divisor_window_only_on`](super::div_divisor_window_only_on) in its blocks: an infinite dividend
-/// over a divisor inside the window passes that kernel's check and comes out NaN where the
-/// divider gives an infinity, so the output shows which lanes the loop gave the kernel.
-/// `None` (nothing written) for a schedule without the kernel or a backend this CPU cannot
-/// run. Panics if the lengths differ.
+/// rounding-mode guard, the block check, the back-off, the divider vectors), with the weakened
+/// kernel of [`div_divisor_window_only_on`](super::div_divisor_window_only_on) in its blocks: an
+/// infinite dividend over a divisor inside the window passes that kernel's check and comes out NaN
+/// where the divider gives an infinity, so the output shows which lanes the loop gave the kernel.
+/// `None` (nothing written) for a schedule without the kernel or a backend this CPU cannot run.
+/// Panics if the lengths differ.
 pub fn run_schedule_divisor_window_only_on(
     backend: crate::Backend,
     s: crate::Schedule,
@@ -40,13 +40,13 @@ pub fn run_schedule_divisor_window_only_on(
     }
 }
 
-/// `out[i] = 1 / b[i]` by schedule `s`'s loop of `backend` as the plan runs `recip`, with
-/// the published kernel ([`Kernel::Published`](super::Kernel::Published): no near-all-ones rule) in its blocks: where
-/// the backend's seed of `2 - 2^-23` is exactly 0.5, as on AMD's `rcpps` and Intel's
-/// reference `vrcp14ps`, a divisor `±0x1.fffffep+e` inside the window passes that kernel's
-/// check and comes out one ulp low (the tie of `kernel_notes`), so the output shows which
-/// lanes the loop gave the kernel. `None` as [`run_schedule_divisor_window_only_on`].
-/// Panics if the lengths differ.
+/// `out[i] = 1 / b[i]` by schedule `s`'s loop of `backend` as the plan runs `recip`, with the
+/// published kernel ([`Kernel::Published`](super::Kernel::Published): no near-all-ones rule) in its
+/// blocks: where the backend's seed of `2 - 2^-23` is exactly 0.5, as on AMD's `rcpps` and Intel's
+/// reference `vrcp14ps`, a divisor `±0x1.fffffep+e` inside the window passes that kernel's check
+/// and comes out one ulp low (the tie of `kernel_notes`), so the output shows which lanes the loop
+/// gave the kernel. `None` as [`run_schedule_divisor_window_only_on`]. Panics if the lengths
+/// differ.
 pub fn run_recip_schedule_published_on(
     backend: crate::Backend,
     s: crate::Schedule,

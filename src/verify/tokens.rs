@@ -9,12 +9,13 @@ pub fn token_with_kernel(token: crate::simd::Avx2Fma, kernel: bool) -> crate::si
     token.with_kernel(kernel)
 }
 
-/// `out[i] = a[i] / b[i]` eight lanes at a time by `token.div_ps` inside its `vectorize`,
-/// as a caller's loop runs it (the token's choice of the kernel or `vdivps`, both rounding-
-/// mode checks), with the weakened kernel of [`div_divisor_window_only_on`](super::div_divisor_window_only_on) where it takes
-/// the kernel: an infinite dividend over a divisor inside the window comes out NaN there
-/// (an infinity from `vdivps`), so the output shows which the token took. Panics unless the
-/// three lengths are one multiple of 8.
+/// `out[i] = a[i] / b[i]` eight lanes at a time by `token.div_ps` inside its `vectorize`, as a
+/// caller's loop runs it (the token's choice of the kernel or `vdivps`, both rounding-mode
+/// checks), with the weakened kernel of
+/// [`div_divisor_window_only_on`](super::div_divisor_window_only_on) where it takes the kernel: an
+/// infinite dividend over a divisor inside the window comes out NaN there (an infinity from
+/// `vdivps`), so the output shows which the token took. Panics unless the three lengths are one
+/// multiple of 8.
 pub fn token_div_divisor_window_only(
     token: crate::simd::Avx2Fma,
     a: &[f32],
@@ -28,10 +29,11 @@ pub fn token_div_divisor_window_only(
     });
 }
 
-/// `out[i] = 1 / b[i]` eight lanes at a time by `token.recip_ps` inside its `vectorize`,
-/// with the published kernel where it takes the kernel (see
-/// [`run_recip_schedule_published_on`](super::run_recip_schedule_published_on): one ulp low for `±0x1.fffffep+e` where the seed of
-/// `2 - 2^-23` is 0.5). Panics unless the two lengths are one multiple of 8.
+/// `out[i] = 1 / b[i]` eight lanes at a time by `token.recip_ps` inside its `vectorize`, with the
+/// published kernel where it takes the kernel (see
+/// [`run_recip_schedule_published_on`](super::run_recip_schedule_published_on): one ulp low for
+/// `±0x1.fffffep+e` where the seed of `2 - 2^-23` is 0.5). Panics unless the two lengths are one
+/// multiple of 8.
 pub fn token_recip_published(token: crate::simd::Avx2Fma, b: &[f32], out: &mut [f32]) {
     token.vectorize(|t| vector_loop(b, b, out, |_, y| t.recip_ps_by::<{ Variant::PUBLISHED }>(y)));
 }
