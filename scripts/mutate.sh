@@ -11,6 +11,9 @@
 #                                # against those test targets only (cargo test arguments)
 #   scripts/mutate.sh --check    # only that every mutation still applies to the sources
 #                                # (seconds; CI runs it, so that no mutation goes stale)
+#   scripts/mutate.sh --list plan/make.rs
+#                                # the numbers, files and names of the mutations whose
+#                                # file or name holds the text (all without one)
 #
 # Prints a table: mutation, whether the tests caught it, and the failing tests.
 set -uo pipefail
@@ -149,6 +152,16 @@ MUTATIONS=(
   "par_recip: long slices on the calling thread (rayon never used)|src/parallel.rs|s/^    on_pool::recip(b, out);$/    recip_slices(b, out);/"
   "par_div_in_place: the divisors' chunks in reverse order|src/parallel.rs|/^    pub(crate) fn div_in_place/,/^    }/s/\.zip(b\.par_chunks(PAR_CHUNK))$/.zip(b.par_chunks(PAR_CHUNK).rev())/"
 )
+
+if [ "${1:-}" = "--list" ]; then
+    for i in "${!MUTATIONS[@]}"; do
+        IFS='|' read -r name file _ <<<"${MUTATIONS[$i]}"
+        case "$file $name" in
+            *"${2:-}"*) printf '%-4s %-32s %s\n' "$((i + 1))" "$file" "$name" ;;
+        esac
+    done
+    exit 0
+fi
 
 if [ "${1:-}" = "--check" ]; then
     stale=0

@@ -133,7 +133,7 @@ pub use dispatch::{
     AVX512_FAMILIES, Avx512Family, BACKEND_ENV, Backend, EntryPoint, FORCE_PORTABLE_ENV,
     avx512_family, backend, backend_of, backend_override, default_backend_of,
 };
-pub use divisor::{Divisor, Strategy, div_scalar, recip, try_div_scalar, try_recip};
+pub use divisor::{Divisor, Strategy, div_scalar, try_div_scalar};
 pub use error::Error;
 #[cfg(feature = "rayon")]
 pub use parallel::{
@@ -143,7 +143,7 @@ pub use plan::{Plan, plan};
 pub use rounding::{div_bounds, div_rounded, try_div_bounds, try_div_rounded};
 pub use schedule::{Mix, Schedule, UnknownSchedule};
 pub use simd::{div_f32x8, recip_f32x8};
-pub use slices::{div, div_in_place, try_div, try_div_in_place};
+pub use slices::{div, div_in_place, recip, try_div, try_div_in_place, try_recip};
 
 /// Build information recorded by `build.rs` (for reports).
 pub mod build_info {

@@ -132,6 +132,43 @@ pub fn try_div_in_place(a: &mut [f32], b: &[f32]) -> Result<(), Error> {
     Ok(())
 }
 
+/// `out[i] = 1 / b[i]`, bit-identical to `1.0 / b` on x86.
+///
+/// # Panics
+/// If the lengths differ (nothing is written then).
+///
+/// ```
+/// let mut r = [0.0f32; 3];
+/// fmadiv::recip(&[3.0, 0.99999994, -0.0], &mut r);
+/// assert_eq!(r[0], 1.0 / 3.0);
+/// assert_eq!(r[2], f32::NEG_INFINITY);
+/// ```
+pub fn recip(b: &[f32], out: &mut [f32]) {
+    if let Err(e) = Error::check_output(b.len(), out.len()) {
+        e.panic_in("recip");
+    }
+    crate::slices::recip_slices(b, out);
+}
+
+/// `out[i] = 1 / b[i]` as [`recip`], or an error (and nothing written) if the lengths
+/// differ.
+///
+/// # Errors
+/// [`Error::OutputMismatch`] if the divisors' and the output's lengths differ; nothing is
+/// written then.
+///
+/// ```
+/// let mut r = [0.0f32; 3];
+/// let e = fmadiv::try_recip(&[3.0, 4.0], &mut r).unwrap_err();
+/// assert_eq!(e, fmadiv::Error::OutputMismatch { input: 2, out: 3 });
+/// assert_eq!(r, [0.0; 3]);
+/// ```
+pub fn try_recip(b: &[f32], out: &mut [f32]) -> Result<(), Error> {
+    Error::check_output(b.len(), out.len())?;
+    recip(b, out);
+    Ok(())
+}
+
 /// `out[i] = 1 / b[i]` by the recip schedule of the plan. Lengths must be equal.
 #[inline]
 pub(crate) fn recip_slices(b: &[f32], out: &mut [f32]) {
