@@ -493,7 +493,8 @@ fn avx512_status() -> String {
             ),
             None => format!(
                 "{opt_in} here: no native run of the full test suite on this CPU family is \
-                 committed yet (fmadiv::AVX512_FAMILIES); once one is, it serves {}: {}",
+                 committed yet (fmadiv::AVX512_FAMILIES; {MAKE_THE_RUN}); once one is, it \
+                 serves {}: {}",
                 f.sixteen_lanes_for
                     .iter()
                     .map(|e| e.name())
@@ -504,10 +505,16 @@ fn avx512_status() -> String {
         },
         None => format!(
             "{opt_in} here: this CPU family has no record in fmadiv::AVX512_FAMILIES (no \
-             native run of the full test suite committed); the 256-bit choices stay"
+             native run of the full test suite committed; {MAKE_THE_RUN}); the 256-bit \
+             choices stay ({}=avx512 fmadiv plan: what sixteen lanes would run here)",
+            fmadiv::BACKEND_ENV
         ),
     }
 }
+
+/// How a CPU family's native run is made, for the words of [`avx512_status`].
+const MAKE_THE_RUN: &str = "scripts/native-avx512.sh on this CPU makes it, with the \
+    measurements that choose the entry points";
 
 fn show_plan(json: bool) -> Result<ExitCode, String> {
     let plan = fmadiv::plan();
