@@ -98,6 +98,11 @@ pub enum Check {
 
 /// A divisor prepared for fast exact division: construct once, divide many times.
 ///
+/// One `Divisor` may be shared by threads (it is `Send` and `Sync`: a `&Divisor` in rayon's
+/// closures, an `Arc`): its proof is made once, by the first call that needs it on a thread
+/// whose MXCSR rounds to nearest, and each call gives the bits of `/` under its own thread's
+/// MXCSR (the FMA sequences run only where that rounds to nearest).
+///
 /// ```
 /// let d = fmadiv::Divisor::new(3.0);
 /// assert_eq!(d.divide(1.0).to_bits(), (1.0f32 / 3.0).to_bits());

@@ -1018,3 +1018,113 @@ fn the_divisors_head_raises_no_flag_of_its_padding() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `d.divide_slice(a)` twice (a first slice and a reused divisor: where the proof is made if
+/// it is to be) under the calling thread's MXCSR with rounding field `rc`, and `vdivps` by
+/// `d` under the same MXCSR: the two slices' quotients, each with the divider's.
+#[inline(never)]
+fn divide_twice_under(rc: u32, d: &Divisor, a: &[f32]) -> [(Vec<f32>, Vec<f32>); 2] {
+    let original = read_mxcsr();
+    write_mxcsr((original & !RC) | rc << 13);
+    let mut first = vec![0.0f32; a.len()];
+    d.divide_slice(black_box(a), &mut first);
+    let mut reused = vec![0.0f32; a.len()];
+    d.divide_slice(black_box(a), &mut reused);
+    let want = hardware(a, &vec![d.divisor(); a.len()]);
+    write_mxcsr(original);
+    [(first, want.clone()), (reused, want)]
+}
+
+/// One `Divisor` shared by threads whose MXCSRs round differently (MXCSR is per thread): a
+/// thread under a directed mode uses it first (the proof must not be made there: its
+/// constants would be rounded in that mode), then a thread rounding to nearest (which makes
+/// the proof and runs the sequence), then the first mode again; and two threads at once,
+/// one per mode. Each call gives the bits of `/` under its own thread's MXCSR. In-window
+/// dividends, long enough for a first slice's proof: the divisors' sequences run.
+#[test]
+fn a_divisor_shared_by_threads_in_different_modes_gives_each_its_own_bits() {
+    if fmadiv::verify::x86::Avx2Fma::new().is_none() {
+        common::skipped_once("the shared-divisor MXCSR test (needs AVX2+FMA)");
+        return;
+    }
+    let mut rng = SplitMix64(common::seed());
+    let a: Vec<f32> = (0..16_384 + 13)
+        .map(|_| {
+            let r = rng.next_u64();
+            f32::from_bits((r as u32 & 0x807f_ffff) | (107 + (r >> 32) as u32 % 40) << 23)
+        })
+        .collect();
+    // Divisors of each strategy that runs an FMA sequence, told apart on a divisor of their
+    // own (`strategy` makes the proof).
+    let mut divisors = vec![3.0f32, 0.999_999_94, 10.0, 0.25];
+    let (mut two, mut markstein) = (0, 0);
+    while two < 3 || markstein < 2 {
+        let y = f32::from_bits(0x3f80_0000 | (rng.next_u64() as u32 & 0x007f_ffff));
+        match Divisor::new(y).strategy() {
+            fmadiv::Strategy::TwoProducts if two < 3 => two += 1,
+            fmadiv::Strategy::Markstein if markstein < 2 => markstein += 1,
+            _ => continue,
+        }
+        divisors.push(y);
+    }
+    let nearest = Rounding::Nearest.control() as u32;
+    // Where a thread rounding to nearest runs the sequence over `a`, and so makes the proof.
+    let sequence_runs = fmadiv::backend() != fmadiv::Backend::Portable
+        && fmadiv::plan().choices().divisor.sequence_from <= a.len();
+    let mut failures = Vec::new();
+    let mut check = |what: String, y: f32, slices: [(Vec<f32>, Vec<f32>); 2]| {
+        let by = vec![y; a.len()];
+        for ((got, want), slice) in slices.iter().zip(["first slice", "reused"]) {
+            failures.extend(first_difference(
+                &format!("{what}, {slice}"),
+                &a,
+                &by,
+                got,
+                want,
+            ));
+        }
+    };
+    for &y in &divisors {
+        for mode in [Rounding::Down, Rounding::Up, Rounding::TowardZero] {
+            let rc = mode.control() as u32;
+            let d = Divisor::new(y);
+            for (step, rc) in [(1, rc), (2, nearest), (3, rc)] {
+                let got = common::on_a_fresh_thread(|| divide_twice_under(rc, &d, &a));
+                let under = Rounding::from_control(rc as u8);
+                check(
+                    format!("Divisor({y:e}), {mode} first, step {step} ({under})"),
+                    y,
+                    got,
+                );
+                let proven = fmadiv::verify::divisor::is_proven(&d);
+                let what = format!("Divisor({y:e}) after step {step} ({mode} first)");
+                assert!(step > 1 || !proven, "{what}: proven under {mode}");
+                assert!(step == 1 || proven || !sequence_runs, "{what}: not proven");
+            }
+            let d = Divisor::new(y);
+            let barrier = std::sync::Barrier::new(2);
+            let [one, other] = std::thread::scope(|t| {
+                [rc, nearest]
+                    .map(|rc| {
+                        let (d, a, barrier) = (&d, &a, &barrier);
+                        t.spawn(move || {
+                            barrier.wait();
+                            divide_twice_under(rc, d, a)
+                        })
+                    })
+                    .map(|h| h.join().expect("the thread finished"))
+            });
+            check(
+                format!("Divisor({y:e}), at once: the {mode} thread"),
+                y,
+                one,
+            );
+            check(
+                format!("Divisor({y:e}), at once: the nearest thread"),
+                y,
+                other,
+            );
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -331,9 +331,27 @@ mod tests {
                 evidence: "a test",
             }),
         };
+        use crate::Backend::{Avx2Fma, Avx512};
         let plan = from_file_or_row(Cpu::this(), None, Some(&ROW));
-        assert!(plan.in_register_kernel());
-        assert!(!plan.in_register_recip_kernel());
+        assert!(plan.in_register_kernel(), "this process's widths");
+        assert!(!plan.in_register_recip_kernel(), "this process's widths");
+        // Both widths on every machine (this process's may be eight lanes only): sixteen lanes
+        // for `div`, `recip`, or both.
+        for (div, recip) in [
+            (Avx2Fma, Avx2Fma),
+            (Avx512, Avx2Fma),
+            (Avx2Fma, Avx512),
+            (Avx512, Avx512),
+        ] {
+            let widths = Widths {
+                div,
+                recip,
+                recip_by_default: true,
+            };
+            let plan = from_row(Cpu::this(), Some(&ROW), widths);
+            assert!(plan.in_register_kernel(), "{widths:?}");
+            assert!(!plan.in_register_recip_kernel(), "{widths:?}");
+        }
     }
 
     #[test]
