@@ -222,15 +222,6 @@ impl Divisor {
         }
     }
 
-    /// Prepares `b` with a given strategy, without proof. For tests of the proofs only:
-    /// anything but the proven choice may be wrong.
-    #[cfg(feature = "verify")]
-    pub(crate) fn with_strategy(b: f32, strategy: Strategy) -> Divisor {
-        let d = Divisor::new(b);
-        let _ = d.proven.set(Proven::with_strategy(b, strategy));
-        d
-    }
-
     /// The proven sequence, made now if it was not yet.
     #[inline]
     fn proven(&self) -> &Proven {
@@ -251,20 +242,6 @@ impl Divisor {
             None => return None,
         };
         (nearest || matches!(p.strategy, Strategy::Reciprocal | Strategy::Hardware)).then_some(p)
-    }
-
-    /// The repair class of a two-products divisor (makes the proof); `None` for other
-    /// strategies: how the plan picks the divisors it times.
-    #[cfg(feature = "verify")]
-    pub(crate) fn two_products_repair_class(&self) -> Option<usize> {
-        let p = self.proven();
-        (p.strategy == Strategy::TwoProducts).then(|| repair_class(p.zh, p.zl))
-    }
-
-    /// Whether the proof has been made (for tests of both paths).
-    #[cfg(feature = "verify")]
-    pub(crate) fn is_proven(&self) -> bool {
-        self.proven.get().is_some()
     }
 
     /// The divisor.
@@ -309,122 +286,6 @@ impl Divisor {
     #[must_use]
     pub fn divide_rounded(&self, a: f32, mode: crate::Rounding) -> f32 {
         crate::rounding::div_rounded_one(a, self.b, mode)
-    }
-
-    /// `out[i] = a[i] / b` by the proven sequence (`true`; the proof is made if it was not)
-    /// or the divider (`false`), whatever the plan says: for the tests of both
-    /// paths and `fmadiv plan --measure`.
-    #[cfg(feature = "verify")]
-    pub(crate) fn divide_slice_by(&self, sequence: bool, a: &[f32], out: &mut [f32]) {
-        assert_eq!(
-            a.len(),
-            out.len(),
-            "fmadiv::Divisor::divide_slice_by: length mismatch"
-        );
-        #[cfg(fmadiv_x86)]
-        if let Some(k) = crate::dispatch::avx2_fma() {
-            let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
-            // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for n
-            // elements and cannot overlap (out is a unique borrow).
-            unsafe {
-                if sequence {
-                    x86::divide_raw(k, self.proven(), Check::Flags, x, o, n)
-                } else {
-                    x86::divide_by_divider(k, self.b, x, o, n)
-                }
-            }
-            return;
-        }
-        let _ = sequence;
-        for (o, &x) in out.iter_mut().zip(a) {
-            *o = portable::div_one(x, self.b);
-        }
-    }
-
-    /// [`Divisor::divide_slice_by`] on a given SIMD backend (`None`, nothing written, for
-    /// the portable path or one this CPU cannot run): the sixteen-lane backends run their
-    /// entry points (`divisor::x16`).
-    #[cfg(all(fmadiv_x86, feature = "verify"))]
-    pub(crate) fn divide_slice_on(
-        &self,
-        backend: crate::Backend,
-        sequence: bool,
-        a: &[f32],
-        out: &mut [f32],
-    ) -> Option<()> {
-        assert_eq!(
-            a.len(),
-            out.len(),
-            "fmadiv::Divisor::divide_slice_on: length mismatch"
-        );
-        match backend {
-            _ if !backend.runs_here() => None,
-            crate::Backend::Portable => None,
-            crate::Backend::Avx2Fma => {
-                self.divide_slice_by(sequence, a, out);
-                Some(())
-            }
-            _ => {
-                let p = sequence.then(|| self.proven());
-                let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
-                // SAFETY: the backend runs here; a is readable and out writable for n
-                // elements and cannot overlap (out is a unique borrow).
-                unsafe { x16::divide(backend, self.b, p, x, o, n) };
-                Some(())
-            }
-        }
-    }
-
-    /// `a[i] = a[i] / b` in place by the proven sequence (`true`) or the divider (`false`),
-    /// whatever the plan says (see [`Divisor::divide_slice_by`]).
-    #[cfg(feature = "verify")]
-    pub(crate) fn divide_in_place_by(&self, sequence: bool, a: &mut [f32]) {
-        #[cfg(fmadiv_x86)]
-        if let Some(k) = crate::dispatch::avx2_fma() {
-            let (x, n) = (a.as_mut_ptr(), a.len());
-            // SAFETY: the CPU has AVX2+FMA (`k`); `a` is readable and writable for its
-            // length, which both loops allow in place.
-            unsafe {
-                if sequence {
-                    x86::divide_raw_in_place(k, self.proven(), x, n)
-                } else {
-                    x86::divide_by_divider(k, self.b, x, x, n)
-                }
-            }
-            return;
-        }
-        let _ = sequence;
-        for x in a.iter_mut() {
-            *x = portable::div_one(*x, self.b);
-        }
-    }
-
-    /// [`Divisor::divide_in_place_by`] on a given SIMD backend (`None`, nothing written, for
-    /// the portable path or one this CPU cannot run): the sixteen-lane backends run their
-    /// entry points (`divisor::x16`) with the output the input.
-    #[cfg(all(fmadiv_x86, feature = "verify"))]
-    pub(crate) fn divide_in_place_on(
-        &self,
-        backend: crate::Backend,
-        sequence: bool,
-        a: &mut [f32],
-    ) -> Option<()> {
-        match backend {
-            _ if !backend.runs_here() => None,
-            crate::Backend::Portable => None,
-            crate::Backend::Avx2Fma => {
-                self.divide_in_place_by(sequence, a);
-                Some(())
-            }
-            _ => {
-                let p = sequence.then(|| self.proven());
-                let (x, n) = (a.as_mut_ptr(), a.len());
-                // SAFETY: the backend runs here; a is readable and writable for n elements,
-                // and `x16::divide` allows the output to be the input.
-                unsafe { x16::divide(backend, self.b, p, x, x, n) };
-                Some(())
-            }
-        }
     }
 
     /// What a slice of `len` dividends runs: the proven sequence where the plan runs it at
@@ -665,32 +526,6 @@ impl Divisor {
         }
         portable_divide(a, self.b, out);
     }
-
-    /// `out[i] = a[i] / b` by the proven sequence (the proof made if it was not) with the
-    /// given check of the two-products loop, whatever the plan says: for tests and
-    /// benchmarks of the sequences and of both checks.
-    #[cfg(feature = "verify")]
-    pub(crate) fn divide_slice_checked_by(&self, check: Check, a: &[f32], out: &mut [f32]) {
-        assert!(
-            a.len() == out.len(),
-            "fmadiv::Divisor::divide_slice: length mismatch: {} dividends, output of {}",
-            a.len(),
-            out.len()
-        );
-        #[cfg(fmadiv_x86)]
-        if let Some(k) = crate::dispatch::avx2_fma() {
-            let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
-            // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for n
-            // elements and cannot overlap (out is a unique borrow).
-            unsafe { x86::divide_raw(k, self.proven(), check, x, o, n) };
-            return;
-        }
-        // Without AVX2+FMA every quotient comes from the divider: nothing to check.
-        let _ = check;
-        for (o, &x) in out.iter_mut().zip(a) {
-            *o = portable::div_one(x, self.b);
-        }
-    }
 }
 
 impl Divisor {
@@ -901,6 +736,8 @@ pub fn try_div_scalar(a: &[f32], b: f32, out: &mut [f32]) -> Result<(), Error> {
     Ok(())
 }
 
+#[cfg(feature = "verify")]
+mod door;
 mod ops;
 mod proof;
 
