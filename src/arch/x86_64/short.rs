@@ -35,7 +35,9 @@ fn opaque_ss(mut x: f32) -> f32 {
 /// Slices shorter than this take these loops (`div`, `recip`).
 pub(crate) const SHORT: usize = 16;
 /// Division by one divisor (`Divisor`) takes them below this: its vector path looks up the
-/// plan and the divisor's proof first, which a short slice does not win back.
+/// plan and the divisor's proof first, which a short slice does not win back. At 16 the
+/// vector path lost at 16-28 elements on Zen 3 and won at 24-31 on Zen 4
+/// (`docs/bench/0x19-divisor-short-bound.txt`, `docs/bench/0x19-0x11-short-tail-probe.txt`).
 pub(crate) const SHORT_BY: usize = 32;
 
 /// `out[i] = a[i] / b[i]`, or `1 / b[i]` without `a`; `out` may be `a` itself.
