@@ -67,7 +67,8 @@ std::thread_local! {
 /// bound by its loads and stores, not the divider: at eight lanes with the arrays 16 bytes
 /// past a line (a `Vec<f32>` from the system allocator) every other store split a line
 /// until the head; on family 0x19 model 0x11 it gained 1.28-1.30x at 2K-4K and 1.10x at 16K
-/// there, none lost on a line (`docs/bench/0x19-0x11-divisor-eight-lane-head.txt`).
+/// there, none lost on a line (`docs/bench/0x19-0x11-divisor-eight-lane-head.txt`); on model
+/// 0x1 1.18x at 16K, none lost (`docs/bench/0x19-divisor-eight-lane-head.txt`).
 ///
 /// # Safety
 /// `w`'s features are present; `a` readable and `out` writable for `len` floats, not
