@@ -5,8 +5,9 @@
 //! family, model; the L1 data cache for the size classes): one row of a committed table
 //! (module `table`), whose choices each cite their evidence — measurements committed in
 //! the repository, or `llvm-mca`'s predictions discounted by the error measured where both
-//! exist. Every process on one CPU runs the same plan, made in microseconds, with no
-//! timing at start-up. A CPU in no row runs the divider for `div` and `recip`.
+//! exist. Every process on one CPU runs the same plan, made in microseconds at its first
+//! division (module `make`), with no timing at start-up. A CPU in no row runs the divider
+//! for `div` and `recip`.
 //!
 //! Why not a calibration at start-up (0.3.0 timed the schedules at the first division): on
 //! shared machines whose timings drift by 10–30% from one moment to the next, a millisecond
