@@ -145,15 +145,21 @@ impl fmt::Display for Backend {
 }
 
 /// Set this environment variable to `1` before the first division to force the portable
-/// path on any CPU (for comparisons; the bits are the same).
+/// path on any CPU (for comparisons; the bits are the same). `0` or an empty value is the
+/// same as unset; any other value, or `1` beside a [`BACKEND_ENV`] that forces another
+/// backend, panics at the first division with a message saying so ([`backend_override`]).
 pub const FORCE_PORTABLE_ENV: &str = "FMADIV_FORCE_PORTABLE";
 
 /// Set this environment variable to a [`Backend::name`] before the first division to force
 /// that backend for every entry point; to `ENTRY=NAME` ([`EntryPoint::name`]) to force one
 /// entry point's; or to a list of both, separated by commas (`avx2,recip=avx512`: every
-/// entry point on AVX2+FMA but `recip`). A name that is no backend's or entry point's, or a
-/// backend this CPU cannot run, panics at the first division with a message saying so: an
-/// override that cannot be honoured is never silently dropped.
+/// entry point on AVX2+FMA but `recip`). A name that is no backend's or entry point's, a
+/// backend this CPU cannot run, or, in a build whose backend is fixed when it is compiled
+/// (AVX2 and FMA enabled for the whole crate without AVX-512F: `avx2`; no x86 SIMD code:
+/// `portable`), any other backend, panics at the first division with a message saying so
+/// (every entry point but `div_f32x8` and `recip_f32x8`, which have no backends; short
+/// slices and unoptimised builds too): an override that cannot be honoured is never
+/// silently dropped.
 pub const BACKEND_ENV: &str = "FMADIV_BACKEND";
 
 /// The entry points whose backend a CPU family chooses one by one ([`backend_of`]).
@@ -257,31 +263,124 @@ pub fn default_backend_of(cpu: &crate::cpu::Cpu, entry: EntryPoint) -> Backend {
 
 /// The backends the environment forces (`FMADIV_FORCE_PORTABLE=1` or [`BACKEND_ENV`]), one
 /// per entry point in the order of [`EntryPoint::ALL`] (`None` where it forces none): `Err`
-/// with the message the first division would panic with, for a value that names no backend
-/// or entry point, or a backend this CPU cannot run. A program can call it first to report a
-/// bad setting its own way (the `fmadiv` tool exits 2 with the message).
+/// with the message the first division would panic with, for a setting this process cannot
+/// honour. A program can call it first to report a bad setting its own way (the `fmadiv`
+/// tool exits 2 with the message).
 ///
 /// # Errors
 /// The message the first division would panic with: for a value that names no backend or
-/// entry point, names one twice, or forces a backend this CPU cannot run.
+/// entry point, or names one twice; a [`FORCE_PORTABLE_ENV`] other than `1`, `0` or empty,
+/// or `1` beside a [`BACKEND_ENV`] that forces another backend; a backend this CPU cannot
+/// run; or, in a build whose backend is fixed when it is compiled (AVX2 and FMA enabled
+/// for the whole crate, or no x86 SIMD code), any backend but that one.
 pub fn backend_override() -> Result<[Option<Backend>; 4], String> {
-    if std::env::var_os(FORCE_PORTABLE_ENV).is_some_and(|v| v == "1") {
-        return Ok([Some(Backend::Portable); 4]);
-    }
-    let Some(value) = std::env::var_os(BACKEND_ENV) else {
-        return Ok([None; 4]);
+    let force_portable = std::env::var_os(FORCE_PORTABLE_ENV);
+    let value = std::env::var_os(BACKEND_ENV);
+    let value = value.as_deref().map(std::ffi::OsStr::to_string_lossy);
+    let forced = read_override(force_portable.as_deref(), value.as_deref())?;
+    // What asked for the backend refused, for the message.
+    let asked = || match (force_portable.as_deref().and_then(|v| v.to_str()), &value) {
+        (Some("1"), _) | (_, None) => format!("{FORCE_PORTABLE_ENV}=1"),
+        (_, Some(v)) => format!("{BACKEND_ENV}={v}"),
     };
-    let value = value.to_string_lossy();
-    let forced =
-        parse_override(&value).map_err(|e| format!("fmadiv: {BACKEND_ENV}={value}: {e}"))?;
+    if let Some((fixed, why)) = FIXED_BACKEND
+        && let Some(b) = forced.iter().flatten().find(|&&b| b != fixed)
+    {
+        return Err(format!(
+            "fmadiv: {} asks for {}, but this build runs {} for every entry point ({why}): \
+             no other backend can be chosen at run time",
+            asked(),
+            b.name(),
+            fixed.name()
+        ));
+    }
     if let Some(b) = forced.iter().flatten().find(|b| !b.runs_here()) {
         return Err(format!(
-            "fmadiv: {BACKEND_ENV}={value} asks for a backend this CPU cannot run ({}: {})",
+            "fmadiv: {} asks for a backend this CPU cannot run ({}: {})",
+            asked(),
             b.name(),
             crate::cpu::Cpu::this()
         ));
     }
     Ok(forced)
+}
+
+/// The backend a build runs for every entry point whatever the environment asks, and why,
+/// where it is fixed when the crate is compiled.
+const FIXED_BACKEND: Option<(Backend, &str)> = if cfg!(fmadiv_static_avx2_fma) {
+    Some((
+        Backend::Avx2Fma,
+        "AVX2 and FMA enabled at compile time without AVX-512F",
+    ))
+} else if cfg!(fmadiv_x86) {
+    None
+} else {
+    Some((Backend::Portable, "a build without x86 SIMD code"))
+};
+
+/// The two variables read: [`FORCE_PORTABLE_ENV`]'s value (`1` forces the portable path;
+/// `0` or empty is the same as unset; anything else is an error) and [`BACKEND_ENV`]'s
+/// ([`parse_override`]). Both set, they must agree: `1` beside a value that forces another
+/// backend for some entry point is an error, not a silent choice of one of them.
+fn read_override(
+    force_portable: Option<&std::ffi::OsStr>,
+    value: Option<&str>,
+) -> Result<[Option<Backend>; 4], String> {
+    let portable = match force_portable.map(|v| v.to_string_lossy()) {
+        None => false,
+        Some(v) => match &*v {
+            "1" => true,
+            "0" | "" => false,
+            other => {
+                return Err(format!(
+                    "fmadiv: {FORCE_PORTABLE_ENV}={other:?}: 1 forces the portable path, 0 or \
+                     an empty value does not; nothing else is read"
+                ));
+            }
+        },
+    };
+    let forced = match value {
+        None => [None; 4],
+        Some(v) => parse_override(v).map_err(|e| format!("fmadiv: {BACKEND_ENV}={v}: {e}"))?,
+    };
+    if !portable {
+        return Ok(forced);
+    }
+    let other = EntryPoint::ALL
+        .into_iter()
+        .zip(forced)
+        .find(|&(_, b)| b.is_some_and(|b| b != Backend::Portable));
+    match (other, value) {
+        (Some((entry, Some(b))), Some(v)) => Err(format!(
+            "fmadiv: {FORCE_PORTABLE_ENV}=1 forces the portable path, and {BACKEND_ENV}={v} \
+             asks for {} for {}: unset one of them",
+            b.name(),
+            entry.name()
+        )),
+        _ => Ok([Some(Backend::Portable); 4]),
+    }
+}
+
+/// Panics with [`backend_override`]'s message if the environment asks for what this process
+/// cannot honour, in builds and on paths that choose no backend at run time (where
+/// [`backend_of`] detects, its first call panics so): checked by the first call, one
+/// relaxed load after that.
+#[inline]
+pub(crate) fn check_environment() {
+    static CHECKED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+    if !CHECKED.load(core::sync::atomic::Ordering::Relaxed) {
+        check_environment_now(&CHECKED);
+    }
+}
+
+/// [`check_environment`]'s first call, out of line.
+#[cold]
+#[inline(never)]
+fn check_environment_now(checked: &core::sync::atomic::AtomicBool) {
+    if let Err(message) = backend_override() {
+        panic!("{message}");
+    }
+    checked.store(true, core::sync::atomic::Ordering::Relaxed);
 }
 
 /// Whether the environment forces `entry`'s backend ([`backend_override`]); `false` for a
@@ -419,6 +518,7 @@ pub fn backend_of(entry: EntryPoint) -> Backend {
     #[cfg(fmadiv_static_avx2_fma)]
     {
         let _ = entry;
+        check_environment();
         Backend::Avx2Fma
     }
     #[cfg(all(fmadiv_x86, not(fmadiv_static_avx2_fma)))]
@@ -428,6 +528,7 @@ pub fn backend_of(entry: EntryPoint) -> Backend {
     #[cfg(not(fmadiv_x86))]
     {
         let _ = entry;
+        check_environment();
         Backend::Portable
     }
 }
@@ -478,7 +579,10 @@ fn proves_avx2_fma(b: Backend) -> bool {
 #[inline]
 pub(crate) fn avx2_fma_backend() -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
     #[cfg(fmadiv_static_avx2_fma)]
-    let eight = true;
+    let eight = {
+        check_environment();
+        true
+    };
     #[cfg(not(fmadiv_static_avx2_fma))]
     let eight = backend() == Backend::Avx2Fma;
     // SAFETY: the AVX2+FMA backend is in use only where its features were detected or
@@ -492,7 +596,10 @@ pub(crate) fn avx2_fma_backend() -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
 #[inline]
 pub(crate) fn avx2_fma_backend_known() -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
     #[cfg(fmadiv_static_avx2_fma)]
-    let eight = true;
+    let eight = {
+        check_environment();
+        true
+    };
     #[cfg(not(fmadiv_static_avx2_fma))]
     let eight = cache::known() == Some(Backend::Avx2Fma);
     // SAFETY: as in `avx2_fma_backend`.
@@ -634,6 +741,39 @@ mod tests {
                 e.contains("names no") || e.contains("two") || e.contains("twice"),
                 "{e}"
             );
+        }
+    }
+
+    #[test]
+    fn force_portable_is_one_zero_or_empty_and_agrees_with_the_backend_setting() {
+        use std::ffi::OsStr;
+        let read =
+            |flag: Option<&str>, value: Option<&str>| read_override(flag.map(OsStr::new), value);
+        assert_eq!(read(None, None), Ok([None; 4]));
+        assert_eq!(read(Some("1"), None), Ok([Some(Portable); 4]));
+        for off in ["0", ""] {
+            assert_eq!(read(Some(off), None), Ok([None; 4]));
+            assert_eq!(read(Some(off), Some("avx2")), Ok([Some(Avx2Fma); 4]));
+        }
+        // Beside a setting that forces the portable path or nothing more, the flag stands.
+        for agrees in ["portable", "recip=portable", " , "] {
+            assert_eq!(
+                read(Some("1"), Some(agrees)),
+                Ok([Some(Portable); 4]),
+                "{agrees}"
+            );
+        }
+        // Anything else is said, not read as one of them.
+        for (flag, value) in [
+            (Some("yes"), None),
+            (Some("true"), None),
+            (Some(" 1"), None),
+            (Some("1"), Some("avx2")),
+            (Some("1"), Some("div_bounds=avx512")),
+            (Some("1"), Some("avx1024")),
+        ] {
+            let e = read(flag, value).expect_err(&format!("{flag:?} {value:?}"));
+            assert!(e.starts_with("fmadiv: FMADIV_"), "{e}");
         }
     }
 

@@ -215,6 +215,8 @@ impl Divisor {
     #[inline]
     #[must_use]
     pub fn new(b: f32) -> Divisor {
+        // Some of a divisor's paths choose no backend: a setting it cannot honour panics here.
+        crate::dispatch::check_environment();
         Divisor {
             b,
             proven: OnceLock::new(),
@@ -642,6 +644,8 @@ pub fn div_scalar(a: &[f32], b: f32, out: &mut [f32]) {
     }
     #[cfg(fmadiv_x86)]
     if out.len() < crate::arch::x86_64::short::SHORT_BY {
+        // No backend is chosen here: a setting it cannot honour still panics.
+        crate::dispatch::check_environment();
         let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
         // SAFETY: a is readable and out writable for n elements, disjoint.
         unsafe { crate::arch::x86_64::short::div_by_raw(x, b, o, n) };

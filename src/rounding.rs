@@ -60,6 +60,8 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
     if let Err(e) = Error::check_lengths(a.len(), b.len(), out.len()) {
         e.panic_in("div_rounded");
     }
+    // Some of the paths below choose no backend: a setting it cannot honour still panics.
+    crate::dispatch::check_environment();
     if mode == Rounding::Nearest && nearest_in_force() {
         return crate::div(a, b, out);
     }
@@ -156,6 +158,8 @@ pub fn div_bounds(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
     if let Err(e) = Error::check_bounds(a.len(), b.len(), lo.len(), hi.len()) {
         e.panic_in("div_bounds");
     }
+    // Some of the paths below choose no backend: a setting it cannot honour still panics.
+    crate::dispatch::check_environment();
     #[cfg(fmadiv_x86)]
     {
         use crate::arch::simd::directed::SHIPPED;

@@ -58,12 +58,16 @@ pub fn try_div(a: &[f32], b: &[f32], out: &mut [f32]) -> Result<(), Error> {
 pub(crate) unsafe fn div_disjoint(a: *const f32, b: *const f32, out: *mut f32, len: usize) {
     #[cfg(fmadiv_x86)]
     if cfg!(fmadiv_unoptimized) {
+        // No backend is chosen here: a setting it cannot honour still panics.
+        crate::dispatch::check_environment();
         // SAFETY: the caller's guarantees.
         unsafe { short::div_unoptimized(Slice(a), Slice(b), out, len) };
         return;
     }
     #[cfg(fmadiv_x86)]
     if len < crate::arch::x86_64::short::SHORT {
+        // No backend is chosen here: a setting it cannot honour still panics.
+        crate::dispatch::check_environment();
         // SAFETY: the caller's guarantees.
         unsafe { crate::arch::x86_64::short::div_raw(Some(a), b, out, len) };
         return;
@@ -84,6 +88,8 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
     }
     #[cfg(fmadiv_x86)]
     if cfg!(fmadiv_unoptimized) {
+        // No backend is chosen here: a setting it cannot honour still panics.
+        crate::dispatch::check_environment();
         let p = a.as_mut_ptr();
         // SAFETY: `a` is readable and writable and b readable for a.len() elements; the
         // loop allows out == a.
@@ -92,6 +98,8 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
     }
     #[cfg(fmadiv_x86)]
     if a.len() < crate::arch::x86_64::short::SHORT {
+        // No backend is chosen here: a setting it cannot honour still panics.
+        crate::dispatch::check_environment();
         let p = a.as_mut_ptr();
         // SAFETY: `a` is readable and writable and b readable for a.len() elements; the
         // short loop allows out == a.
@@ -175,6 +183,8 @@ pub(crate) fn recip_slices(b: &[f32], out: &mut [f32]) {
     assert_eq!(b.len(), out.len());
     #[cfg(fmadiv_x86)]
     if cfg!(fmadiv_unoptimized) {
+        // No backend is chosen here: a setting it cannot honour still panics.
+        crate::dispatch::check_environment();
         let (x, o, n) = (b.as_ptr(), out.as_mut_ptr(), out.len());
         // SAFETY: b is readable and out writable for n elements and cannot overlap.
         unsafe { short::div_unoptimized(Splat(1.0), Slice(x), o, n) };
@@ -182,6 +192,8 @@ pub(crate) fn recip_slices(b: &[f32], out: &mut [f32]) {
     }
     #[cfg(fmadiv_x86)]
     if out.len() < crate::arch::x86_64::short::SHORT {
+        // No backend is chosen here: a setting it cannot honour still panics.
+        crate::dispatch::check_environment();
         // SAFETY: b is readable and out writable for out.len() elements and cannot overlap.
         unsafe {
             crate::arch::x86_64::short::div_raw(None, b.as_ptr(), out.as_mut_ptr(), out.len())
