@@ -289,10 +289,12 @@ fn random_divisors_every_dividend_significand() {
 #[ignore = "4096 random divisors, every dividend significand: about a minute in release"]
 fn many_random_divisors_every_dividend_significand() {
     // FMADIV_DIVISORS_PER_CLASS asks for more (a machine with many cores).
-    let per_class = std::env::var("FMADIV_DIVISORS_PER_CLASS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1024);
+    let per_class = match std::env::var("FMADIV_DIVISORS_PER_CLASS") {
+        Ok(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("FMADIV_DIVISORS_PER_CLASS={v:?} is not a count")),
+        Err(_) => 1024,
+    };
     eprintln!("{} random divisors", 4 * per_class);
     assert_random_divisors_exact(per_class, 0x9e37_79b9_7f4a_7c15);
 }

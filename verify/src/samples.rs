@@ -215,11 +215,16 @@ pub fn check_past_line(bytes: usize) -> Result<(), String> {
 }
 
 /// The seed for random tests: `FMADIV_TEST_SEED` or a fixed default, printed either way.
+///
+/// # Panics
+/// If `FMADIV_TEST_SEED` is set to anything but a decimal `u64` (never silently the default).
 pub fn seed() -> u64 {
-    let seed = std::env::var("FMADIV_TEST_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed_f00d_1234_5678);
+    let seed = match std::env::var("FMADIV_TEST_SEED") {
+        Ok(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("FMADIV_TEST_SEED={v:?} is not a decimal u64")),
+        Err(_) => 0x5eed_f00d_1234_5678,
+    };
     eprintln!("random seed: {seed} (set FMADIV_TEST_SEED to change)");
     seed
 }
