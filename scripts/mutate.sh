@@ -151,6 +151,12 @@ MUTATIONS=(
   "par_div_in_place: long slices on the calling thread (rayon never used)|src/parallel.rs|s/^    on_pool::div_in_place(a, b);$/    div_in_place(a, b);/"
   "par_recip: long slices on the calling thread (rayon never used)|src/parallel.rs|s/^    on_pool::recip(b, out);$/    recip_slices(b, out);/"
   "par_div_in_place: the divisors' chunks in reverse order|src/parallel.rs|/^    pub(crate) fn div_in_place/,/^    }/s/\.zip(b\.par_chunks(PAR_CHUNK))$/.zip(b.par_chunks(PAR_CHUNK).rev())/"
+  "backend setting: short and unoptimised slices say nothing of a bad one|src/slices.rs|s/^\( *\)crate::dispatch::check_environment();$/\1let _ = ();/"
+  "backend setting: a Divisor says nothing of a bad one|src/divisor.rs|/pub fn new(b: f32) -> Divisor {/,/Divisor {/s/crate::dispatch::check_environment();/let _ = ();/"
+  "backend setting: FMADIV_FORCE_PORTABLE read as unset whatever its value but 1|src/dispatch.rs|s/^            \"0\" | \"\" => false,$/            _ => false,/"
+  "backend setting: FMADIV_FORCE_PORTABLE=1 wins over a disagreeing FMADIV_BACKEND|src/dispatch.rs|s/\.find(|\&(_, b)| b\.is_some_and(|b| b != Backend::Portable));/.find(|_| false);/"
+  "backend setting: a build with AVX2 and FMA at compile time ignores the others|src/dispatch.rs|s/^const FIXED_BACKEND: Option<(Backend, \&str)> = if cfg!(fmadiv_static_avx2_fma) {/const FIXED_BACKEND: Option<(Backend, \&str)> = if false {/"
+  "backend setting: the directed functions say nothing of a bad one|src/rounding.rs|s/^    crate::dispatch::check_environment();$/    let _ = ();/"
 )
 
 if [ "${1:-}" = "--list" ]; then
