@@ -1,6 +1,7 @@
 //! Which kernel runs: detected once, cached, then one relaxed load per call.
 
 use core::fmt;
+use core::sync::atomic::{AtomicBool, Ordering};
 
 mod families;
 
@@ -367,8 +368,8 @@ fn read_override(
 /// relaxed load after that.
 #[inline]
 pub(crate) fn check_environment() {
-    static CHECKED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
-    if !CHECKED.load(core::sync::atomic::Ordering::Relaxed) {
+    static CHECKED: AtomicBool = AtomicBool::new(false);
+    if !CHECKED.load(Ordering::Relaxed) {
         check_environment_now(&CHECKED);
     }
 }
@@ -376,11 +377,11 @@ pub(crate) fn check_environment() {
 /// [`check_environment`]'s first call, out of line.
 #[cold]
 #[inline(never)]
-fn check_environment_now(checked: &core::sync::atomic::AtomicBool) {
+fn check_environment_now(checked: &AtomicBool) {
     if let Err(message) = backend_override() {
         panic!("{message}");
     }
-    checked.store(true, core::sync::atomic::Ordering::Relaxed);
+    checked.store(true, Ordering::Relaxed);
 }
 
 /// Whether the environment forces `entry`'s backend ([`backend_override`]); `false` for a
