@@ -104,9 +104,9 @@ MUTATIONS=(
   "plan: one vector at a time takes the large class's kernel|src/plan/mod.rs|s/\[choices.div\[0\], choices.recip\[0\]\]/[choices.div[1], choices.recip[1]]/"
   "par_div: long slices on the calling thread (rayon never used)|src/parallel.rs|s/^    on_pool::div(a, b, out);$/    div(a, b, out);/"
   "rayon forms: rayon's threads at every length (the threshold ignored)|src/parallel.rs|s/^    len < PAR_MIN_LEN || !default_float_environment()$/    !default_float_environment()/"
-  "div, try_div: every slice on the short loop (the plan never consulted)|src/slices.rs|s/    if len < crate::arch::x86_64::short::SHORT {/    if len < usize::MAX {/"
-  "div_in_place: every slice on the short loop|src/slices.rs|s/    if a.len() < crate::arch::x86_64::short::SHORT {/    if a.len() < usize::MAX {/"
-  "recip: every slice on the short loop|src/slices.rs|s/    if out.len() < crate::arch::x86_64::short::SHORT {/    if out.len() < usize::MAX {/"
+  "div, try_div: every slice on the short loop (the plan never consulted)|src/slices.rs|s/    if len < crate::arch::x86_64::short::below() {/    if len < usize::MAX {/"
+  "div_in_place: every slice on the short loop|src/slices.rs|s/    if a.len() < crate::arch::x86_64::short::below() {/    if a.len() < usize::MAX {/"
+  "recip: every slice on the short loop|src/slices.rs|s/    if out.len() < crate::arch::x86_64::short::below() {/    if out.len() < usize::MAX {/"
   "ndarray: one flat division into fresh memory by a plain /|src/ndarray.rs|s/^            crate::slices::div_disjoint(x.as_ptr(), y.as_ptr(), o.as_mut_ptr().cast(), o.len())$/            for i in 0..o.len() { o[i].write(x[i] \/ y[i]); }/"
   "ndarray: fresh rows divided lane by lane by a plain /|src/ndarray.rs|s/unsafe { crate::slices::div_disjoint(x, y, o.as_mut_ptr().cast(), o.len()) };/unsafe { for i in 0..o.len() { o[i].write(*x.add(i) \/ *y.add(i)); } };/"
   "ndarray: gathered pieces divided by a plain /|src/ndarray.rs|s/Some(o) => crate::div(\&xs\[..len\], \&ys\[..len\], o),/Some(o) => o.iter_mut().zip(xs.iter().zip(ys)).for_each(|(q, (p, d))| *q = p \/ d),/"
@@ -151,12 +151,13 @@ MUTATIONS=(
   "par_div_in_place: long slices on the calling thread (rayon never used)|src/parallel.rs|s/^    on_pool::div_in_place(a, b);$/    div_in_place(a, b);/"
   "par_recip: long slices on the calling thread (rayon never used)|src/parallel.rs|s/^    on_pool::recip(b, out);$/    recip_slices(b, out);/"
   "par_div_in_place: the divisors' chunks in reverse order|src/parallel.rs|/^    pub(crate) fn div_in_place/,/^    }/s/\.zip(b\.par_chunks(PAR_CHUNK))$/.zip(b.par_chunks(PAR_CHUNK).rev())/"
-  "backend setting: short and unoptimised slices say nothing of a bad one|src/slices.rs|s/^\( *\)crate::dispatch::check_environment();$/\1let _ = ();/"
+  "backend setting: the short loops serve slices before it is checked|src/arch/x86_64/short.rs|s/^static BELOW: \[AtomicUsize; 2\] = \[const { AtomicUsize::new(0) }; 2\];$/static BELOW: [AtomicUsize; 2] = [AtomicUsize::new(SHORT), AtomicUsize::new(SHORT_BY)];/"
   "backend setting: a Divisor says nothing of a bad one|src/divisor.rs|/pub fn new(b: f32) -> Divisor {/,/Divisor {/s/crate::dispatch::check_environment();/let _ = ();/"
   "backend setting: FMADIV_FORCE_PORTABLE read as unset whatever its value but 1|src/dispatch.rs|s/^            \"0\" | \"\" => false,$/            _ => false,/"
   "backend setting: FMADIV_FORCE_PORTABLE=1 wins over a disagreeing FMADIV_BACKEND|src/dispatch.rs|s/\.find(|\&(_, b)| b\.is_some_and(|b| b != Backend::Portable));/.find(|_| false);/"
   "backend setting: a build with AVX2 and FMA at compile time ignores the others|src/dispatch.rs|s/^const FIXED_BACKEND: Option<(Backend, \&str)> = if cfg!(fmadiv_static_avx2_fma) {/const FIXED_BACKEND: Option<(Backend, \&str)> = if false {/"
   "backend setting: the directed functions say nothing of a bad one|src/rounding.rs|s/^    crate::dispatch::check_environment();$/    let _ = ();/"
+  "backend setting: the unoptimised slice loops say nothing of a bad one|src/slices.rs|s/^\( *\)crate::dispatch::check_environment();$/\1let _ = ();/"
 )
 
 if [ "${1:-}" = "--list" ]; then

@@ -365,7 +365,8 @@ fn read_override(
 /// Panics with [`backend_override`]'s message if the environment asks for what this process
 /// cannot honour, in builds and on paths that choose no backend at run time (where
 /// [`backend_of`] detects, its first call panics so): checked by the first call, one
-/// relaxed load after that.
+/// relaxed load after that. Once it has passed, the short slice loops open (they read no
+/// setting: a process's short slices take the long way, which checks it, until then).
 #[inline]
 pub(crate) fn check_environment() {
     static CHECKED: AtomicBool = AtomicBool::new(false);
@@ -382,6 +383,8 @@ fn check_environment_now(checked: &AtomicBool) {
         panic!("{message}");
     }
     checked.store(true, Ordering::Relaxed);
+    #[cfg(fmadiv_x86)]
+    crate::arch::x86_64::short::open();
 }
 
 /// Whether the environment forces `entry`'s backend ([`backend_override`]); `false` for a

@@ -643,9 +643,7 @@ pub fn div_scalar(a: &[f32], b: f32, out: &mut [f32]) {
         e.panic_in("div_scalar");
     }
     #[cfg(fmadiv_x86)]
-    if out.len() < crate::arch::x86_64::short::SHORT_BY {
-        // No backend is chosen here: a setting it cannot honour still panics.
-        crate::dispatch::check_environment();
+    if out.len() < crate::arch::x86_64::short::below_by() {
         let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
         // SAFETY: a is readable and out writable for n elements, disjoint.
         unsafe { crate::arch::x86_64::short::div_by_raw(x, b, o, n) };
