@@ -157,10 +157,10 @@ pub const FORCE_PORTABLE_ENV: &str = "FMADIV_FORCE_PORTABLE";
 /// entry point on AVX2+FMA but `recip`). A name that is no backend's or entry point's, a
 /// backend this CPU cannot run, or, in a build whose backend is fixed when it is compiled
 /// (AVX2 and FMA enabled for the whole crate without AVX-512F: `avx2`; no x86 SIMD code:
-/// `portable`), any other backend, panics at the first division with a message saying so
-/// (every entry point but `div_f32x8` and `recip_f32x8`, which have no backends; short
-/// slices and unoptimised builds too): an override that cannot be honoured is never
-/// silently dropped.
+/// `portable`), any other backend, panics with a message saying so at the first call that
+/// runs a backend's code (in every build; not `div_f32x8` and `recip_f32x8`, nor the
+/// optimised builds' slices below 16 elements, 32 by one divisor, which run SSE's `divps`
+/// whatever the backend): an override that cannot be honoured is never silently dropped.
 pub const BACKEND_ENV: &str = "FMADIV_BACKEND";
 
 /// The entry points whose backend a CPU family chooses one by one ([`backend_of`]).
@@ -365,8 +365,9 @@ fn read_override(
 /// Panics with [`backend_override`]'s message if the environment asks for what this process
 /// cannot honour, in builds and on paths that choose no backend at run time (where
 /// [`backend_of`] detects, its first call panics so): checked by the first call, one
-/// relaxed load after that. Once it has passed, the short slice loops open (they read no
-/// setting: a process's short slices take the long way, which checks it, until then).
+/// relaxed load after that. Not on the optimised builds' short slice loops, which run no
+/// backend's code (SSE's `divps` on every backend) and so read no setting: a load there
+/// moved those calls by more than it could cost (BENCHMARKS, "The backend setting's check").
 #[inline]
 pub(crate) fn check_environment() {
     static CHECKED: AtomicBool = AtomicBool::new(false);
@@ -383,8 +384,6 @@ fn check_environment_now(checked: &AtomicBool) {
         panic!("{message}");
     }
     checked.store(true, Ordering::Relaxed);
-    #[cfg(fmadiv_x86)]
-    crate::arch::x86_64::short::open();
 }
 
 /// Whether the environment forces `entry`'s backend ([`backend_override`]); `false` for a

@@ -215,7 +215,10 @@ impl Divisor {
     #[inline]
     #[must_use]
     pub fn new(b: f32) -> Divisor {
-        // Some of a divisor's paths choose no backend: a setting it cannot honour panics here.
+        // Without x86 SIMD code no path of a divisor reads the backend setting: a setting
+        // the build cannot honour panics here (elsewhere the first path that runs a
+        // backend's code panics).
+        #[cfg(not(fmadiv_x86))]
         crate::dispatch::check_environment();
         Divisor {
             b,
@@ -643,7 +646,7 @@ pub fn div_scalar(a: &[f32], b: f32, out: &mut [f32]) {
         e.panic_in("div_scalar");
     }
     #[cfg(fmadiv_x86)]
-    if out.len() < crate::arch::x86_64::short::below_by() {
+    if out.len() < crate::arch::x86_64::short::SHORT_BY {
         let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
         // SAFETY: a is readable and out writable for n elements, disjoint.
         unsafe { crate::arch::x86_64::short::div_by_raw(x, b, o, n) };

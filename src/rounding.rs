@@ -60,8 +60,6 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
     if let Err(e) = Error::check_lengths(a.len(), b.len(), out.len()) {
         e.panic_in("div_rounded");
     }
-    // Some of the paths below choose no backend: a setting it cannot honour still panics.
-    crate::dispatch::check_environment();
     if mode == Rounding::Nearest && nearest_in_force() {
         return crate::div(a, b, out);
     }
@@ -70,6 +68,8 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
         use crate::arch::simd::directed::SHIPPED;
         use crate::arch::x86_64::mode as mxcsr;
         if cfg!(fmadiv_unoptimized) {
+            // No backend is chosen here: a setting it cannot honour still panics.
+            crate::dispatch::check_environment();
             // Without optimisation, the `asm!` loop under the mode (the generic loops would
             // call every intrinsic as a function).
             return mxcsr::div_in_mode_sse(a, b, out, mode.control());
@@ -90,6 +90,8 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
             mxcsr::div_in_mode_sse(a, b, out, mode.control());
         }
     }
+    #[cfg(not(fmadiv_x86))]
+    crate::dispatch::check_environment();
     #[cfg(not(fmadiv_x86))]
     for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
         *o = crate::arch::portable::div_rounded_one(x, y, mode);
@@ -158,13 +160,13 @@ pub fn div_bounds(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
     if let Err(e) = Error::check_bounds(a.len(), b.len(), lo.len(), hi.len()) {
         e.panic_in("div_bounds");
     }
-    // Some of the paths below choose no backend: a setting it cannot honour still panics.
-    crate::dispatch::check_environment();
     #[cfg(fmadiv_x86)]
     {
         use crate::arch::simd::directed::SHIPPED;
         use crate::arch::x86_64::mode as mxcsr;
         if cfg!(fmadiv_unoptimized) {
+            // No backend is chosen here: a setting it cannot honour still panics.
+            crate::dispatch::check_environment();
             // Without optimisation, two `asm!` loops under the modes (see `div_rounded`).
             mxcsr::div_in_mode_sse(a, b, lo, Rounding::Down.control());
             return mxcsr::div_in_mode_sse(a, b, hi, Rounding::Up.control());
@@ -189,6 +191,8 @@ pub fn div_bounds(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
             mxcsr::div_in_mode_sse(a, b, hi, Rounding::Up.control());
         }
     }
+    #[cfg(not(fmadiv_x86))]
+    crate::dispatch::check_environment();
     #[cfg(not(fmadiv_x86))]
     for (((l, h), &x), &y) in lo.iter_mut().zip(hi.iter_mut()).zip(a).zip(b) {
         *l = crate::arch::portable::div_rounded_one(x, y, Rounding::Down);

@@ -65,7 +65,7 @@ pub(crate) unsafe fn div_disjoint(a: *const f32, b: *const f32, out: *mut f32, l
         return;
     }
     #[cfg(fmadiv_x86)]
-    if len < crate::arch::x86_64::short::below() {
+    if len < crate::arch::x86_64::short::SHORT {
         // SAFETY: the caller's guarantees.
         unsafe { crate::arch::x86_64::short::div_raw(Some(a), b, out, len) };
         return;
@@ -95,7 +95,7 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
         return;
     }
     #[cfg(fmadiv_x86)]
-    if a.len() < crate::arch::x86_64::short::below() {
+    if a.len() < crate::arch::x86_64::short::SHORT {
         let p = a.as_mut_ptr();
         // SAFETY: `a` is readable and writable and b readable for a.len() elements; the
         // short loop allows out == a.
@@ -187,7 +187,7 @@ pub(crate) fn recip_slices(b: &[f32], out: &mut [f32]) {
         return;
     }
     #[cfg(fmadiv_x86)]
-    if out.len() < crate::arch::x86_64::short::below() {
+    if out.len() < crate::arch::x86_64::short::SHORT {
         // SAFETY: b is readable and out writable for out.len() elements and cannot overlap.
         unsafe {
             crate::arch::x86_64::short::div_raw(None, b.as_ptr(), out.as_mut_ptr(), out.len())

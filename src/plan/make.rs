@@ -36,9 +36,6 @@ pub fn plan() -> &'static Plan {
 #[inline(never)]
 fn make_plan() -> &'static Plan {
     PLAN.get_or_init(|| {
-        // A setting of the backend this process cannot honour panics here too, in builds
-        // that choose no backend at run time.
-        crate::dispatch::check_environment();
         let start = std::time::Instant::now();
         let setting = std::env::var(SCHEDULE_ENV).ok();
         let file = std::env::var_os(PLAN_FILE_ENV).filter(|p| !p.is_empty());

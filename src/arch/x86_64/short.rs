@@ -5,7 +5,6 @@
 
 use core::arch::asm;
 use core::arch::x86_64::{__m128, _mm_div_ps, _mm_loadu_ps, _mm_set1_ps, _mm_storeu_ps};
-use core::sync::atomic::{AtomicUsize, Ordering};
 
 /// Lanes of an SSE vector.
 const LANES: usize = 4;
@@ -40,33 +39,6 @@ pub(crate) const SHORT: usize = 16;
 /// vector path lost at 16-28 elements on Zen 3 and won at 24-31 on Zen 4
 /// (`docs/bench/0x19-divisor-short-bound.txt`, `docs/bench/0x19-0x11-short-tail-probe.txt`).
 pub(crate) const SHORT_BY: usize = 32;
-
-/// [`SHORT`] and [`SHORT_BY`] once [`open`] has run; 0 before. These loops choose no
-/// backend, so they do not read the backend setting: until the process has checked it (the
-/// plan and `Divisor::new` do, and then call [`open`]), its short slices take the long way,
-/// which checks it. The bound's load takes the place of the constant in the length's
-/// compare: no branch or call more on the short path.
-static BELOW: [AtomicUsize; 2] = [const { AtomicUsize::new(0) }; 2];
-
-/// The short loops serve slices from now on: the backend setting is checked.
-pub(crate) fn open() {
-    BELOW[0].store(SHORT, Ordering::Relaxed);
-    BELOW[1].store(SHORT_BY, Ordering::Relaxed);
-}
-
-/// Slices shorter than this take these loops (`div`, `recip`): [`SHORT`], or 0 before
-/// [`open`].
-#[inline(always)]
-pub(crate) fn below() -> usize {
-    BELOW[0].load(Ordering::Relaxed)
-}
-
-/// Slices shorter than this take these loops by one divisor: [`SHORT_BY`], or 0 before
-/// [`open`].
-#[inline(always)]
-pub(crate) fn below_by() -> usize {
-    BELOW[1].load(Ordering::Relaxed)
-}
 
 /// `out[i] = a[i] / b[i]`, or `1 / b[i]` without `a`; `out` may be `a` itself.
 ///
