@@ -21,56 +21,53 @@ const ENTRY_ENV: &str = "FMADIV_TEST_ENTRY_POINT";
 /// head.
 const LENGTHS: [usize; 2] = [4, 100];
 
-/// The entry points whose short slices run SSE's short loops in optimised x86 builds (no
-/// backend's code: they read no setting).
-const SHORT_LOOPS: &[&str] = &[
-    "div",
-    "try_div",
-    "div_in_place",
-    "try_div_in_place",
-    "recip",
-    "try_recip",
-    "par_div",
-    "par_recip",
-];
-
-/// Those by one divisor, whose short slices run them in unoptimised x86 builds too (the
-/// others run the unoptimised builds' divider loop, which reads the setting).
-const SHORT_LOOPS_BY_ONE: &[&str] = &[
-    "div_scalar",
-    "Divisor::divide_slice",
-    "Divisor::divide_in_place",
-];
-
-/// Whether the first call of `entry` on `len` elements reads the backend setting.
-fn reads_the_setting(entry: &str, len: usize) -> bool {
-    let short = cfg!(fmadiv_x86) && len < LENGTHS[1];
-    let optimised = !cfg!(fmadiv_unoptimized);
-    !(short && (SHORT_LOOPS_BY_ONE.contains(&entry) || optimised && SHORT_LOOPS.contains(&entry)))
+/// The loops an entry point's short slices run in x86 builds, where they run no backend's
+/// code (SSE's `divps` whatever the backend) and so read no setting.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Short {
+    /// None: every call reads the setting.
+    No,
+    /// The short loops in optimised builds (unoptimised ones run their divider loop, which
+    /// reads it).
+    Optimised,
+    /// The short loops by one divisor, in every x86 build.
+    Always,
 }
 
-/// Every entry point [`call`] knows, each called first in its own process.
-const ENTRY_POINTS: &[&str] = &[
-    "div",
-    "try_div",
-    "div_in_place",
-    "try_div_in_place",
-    "recip",
-    "try_recip",
-    "div_scalar",
-    "Divisor::divide_slice",
-    "Divisor::divide_in_place",
-    "Divisor::divide",
-    "Divisor::divide_f32x8",
-    "div_rounded",
-    "div_bounds",
-    "simd::div_rounded_f32x8",
-    "simd::div_bounds_f32x8",
+/// Every entry point [`call`] knows, each called first in its own process, with the loops
+/// its short slices run.
+const ENTRY_POINTS: &[(&str, Short)] = &[
+    ("div", Short::Optimised),
+    ("try_div", Short::Optimised),
+    ("div_in_place", Short::Optimised),
+    ("try_div_in_place", Short::Optimised),
+    ("recip", Short::Optimised),
+    ("try_recip", Short::Optimised),
+    ("div_scalar", Short::Always),
+    ("Divisor::divide_slice", Short::Always),
+    ("Divisor::divide_in_place", Short::Always),
+    ("Divisor::divide", Short::No),
+    ("Divisor::divide_f32x8", Short::No),
+    ("div_rounded", Short::No),
+    ("div_bounds", Short::No),
+    ("simd::div_rounded_f32x8", Short::No),
+    ("simd::div_bounds_f32x8", Short::No),
     #[cfg(feature = "rayon")]
-    "par_div",
+    ("par_div", Short::Optimised),
     #[cfg(feature = "rayon")]
-    "par_recip",
+    ("par_recip", Short::Optimised),
 ];
+
+/// Whether the first call of an entry point whose short slices run `short` reads the
+/// backend setting on `len` elements.
+fn reads_the_setting(short: Short, len: usize) -> bool {
+    let short_loops = match short {
+        Short::No => false,
+        Short::Optimised => !cfg!(fmadiv_unoptimized),
+        Short::Always => true,
+    };
+    !(cfg!(fmadiv_x86) && len < LENGTHS[1] && short_loops)
+}
 
 /// The backend this build runs whatever the environment asks, where it is fixed when the
 /// crate is compiled; and one the environment may name that it cannot honour.
@@ -158,10 +155,10 @@ fn first_call(entry: &str, len: usize, env: &[(&str, &str)]) -> (bool, String) {
 /// where it reads the setting ([`reads_the_setting`]); where it does not, it returns.
 fn every_entry_point_panics(env: &[(&str, &str)], message: &str) {
     let mut silent = Vec::new();
-    for entry in ENTRY_POINTS {
+    for &(entry, short) in ENTRY_POINTS {
         for len in LENGTHS {
             let (returned, text) = first_call(entry, len, env);
-            let reads = reads_the_setting(entry, len);
+            let reads = reads_the_setting(short, len);
             if returned == reads || (reads && !text.contains(message)) {
                 let expected = if reads { "a panic" } else { "no panic" };
                 silent.push(format!(
