@@ -582,10 +582,7 @@ fn proves_avx2_fma(b: Backend) -> bool {
 #[inline]
 pub(crate) fn avx2_fma_backend() -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
     #[cfg(fmadiv_static_avx2_fma)]
-    let eight = {
-        check_environment();
-        true
-    };
+    let eight = true;
     #[cfg(not(fmadiv_static_avx2_fma))]
     let eight = backend() == Backend::Avx2Fma;
     // SAFETY: the AVX2+FMA backend is in use only where its features were detected or
@@ -599,10 +596,7 @@ pub(crate) fn avx2_fma_backend() -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
 #[inline]
 pub(crate) fn avx2_fma_backend_known() -> Option<crate::arch::x86_64::avx2::Avx2Fma> {
     #[cfg(fmadiv_static_avx2_fma)]
-    let eight = {
-        check_environment();
-        true
-    };
+    let eight = true;
     #[cfg(not(fmadiv_static_avx2_fma))]
     let eight = cache::known() == Some(Backend::Avx2Fma);
     // SAFETY: as in `avx2_fma_backend`.
