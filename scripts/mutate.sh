@@ -156,7 +156,7 @@ MUTATIONS=(
   "backend setting: FMADIV_FORCE_PORTABLE read as unset whatever its value but 1|src/dispatch.rs|s/^            \"0\" | \"\" => false,$/            _ => false,/"
   "backend setting: FMADIV_FORCE_PORTABLE=1 wins over a disagreeing FMADIV_BACKEND|src/dispatch.rs|s/\.find(|\&(_, b)| b\.is_some_and(|b| b != Backend::Portable));/.find(|_| false);/"
   "backend setting: a build with AVX2 and FMA at compile time ignores the others|src/dispatch.rs|s/^const FIXED_BACKEND: Option<(Backend, \&str)> = if cfg!(fmadiv_static_avx2_fma) {/const FIXED_BACKEND: Option<(Backend, \&str)> = if false {/"
-  "backend setting: the directed functions say nothing of a bad one|src/rounding.rs|s/^    crate::dispatch::check_environment();$/    let _ = ();/"
+  "backend setting: the directed functions say nothing of a bad one|src/rounding.rs|s/^        crate::dispatch::check_environment();$/    let _ = ();/"
   "backend setting: the unoptimised slice loops say nothing of a bad one|src/slices.rs|s/^\( *\)crate::dispatch::check_environment();$/\1let _ = ();/"
 )
 

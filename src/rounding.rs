@@ -91,10 +91,12 @@ pub fn div_rounded(a: &[f32], b: &[f32], out: &mut [f32], mode: Rounding) {
         }
     }
     #[cfg(not(fmadiv_x86))]
-    crate::dispatch::check_environment();
-    #[cfg(not(fmadiv_x86))]
-    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
-        *o = crate::arch::portable::div_rounded_one(x, y, mode);
+    {
+        // No backend is chosen here: a setting it cannot honour still panics.
+        crate::dispatch::check_environment();
+        for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+            *o = crate::arch::portable::div_rounded_one(x, y, mode);
+        }
     }
 }
 
@@ -192,11 +194,13 @@ pub fn div_bounds(a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]) {
         }
     }
     #[cfg(not(fmadiv_x86))]
-    crate::dispatch::check_environment();
-    #[cfg(not(fmadiv_x86))]
-    for (((l, h), &x), &y) in lo.iter_mut().zip(hi.iter_mut()).zip(a).zip(b) {
-        *l = crate::arch::portable::div_rounded_one(x, y, Rounding::Down);
-        *h = crate::arch::portable::div_rounded_one(x, y, Rounding::Up);
+    {
+        // No backend is chosen here: a setting it cannot honour still panics.
+        crate::dispatch::check_environment();
+        for (((l, h), &x), &y) in lo.iter_mut().zip(hi.iter_mut()).zip(a).zip(b) {
+            *l = crate::arch::portable::div_rounded_one(x, y, Rounding::Down);
+            *h = crate::arch::portable::div_rounded_one(x, y, Rounding::Up);
+        }
     }
 }
 
