@@ -158,6 +158,10 @@ MUTATIONS=(
   "backend setting: a build with AVX2 and FMA at compile time ignores the others|src/dispatch.rs|s/^const FIXED_BACKEND: Option<(Backend, \&str)> = if cfg!(fmadiv_static_avx2_fma) {/const FIXED_BACKEND: Option<(Backend, \&str)> = if false {/"
   "backend setting: the directed functions say nothing of a bad one|src/rounding.rs|s/^        crate::dispatch::check_environment();$/    let _ = ();/"
   "backend setting: the unoptimised slice loops say nothing of a bad one|src/slices.rs|s/^\( *\)crate::dispatch::check_environment();$/\1let _ = ();/"
+  "ndarray tiles: divided by a plain /|src/ndarray/tiles.rs|s/^            crate::div_in_place(x, y);$/            x.iter_mut().zip(y.iter()).for_each(|(p, d)| *p \/= d);/"
+  "ndarray tiles: the column-wise gather reads the tile's columns reversed|src/ndarray/tiles.rs|s/^                \*d = unsafe { \*tile.uget((r, c)) };$/                *d = unsafe { *tile.uget((r, columns - 1 - c)) };/"
+  "ndarray tiles: only the first tile across the lanes|src/ndarray/tiles.rs|s/for k in (0..across).step_by(lanes) {/for k in (0..across).step_by(lanes).take(1) {/"
+  "ndarray tiles: the last, partial tile along the lanes left out|src/ndarray/tiles.rs|s/for l in (0..along).step_by(length) {/for l in (0..along - along % length).step_by(length) {/"
 )
 
 if [ "${1:-}" = "--list" ]; then
@@ -207,7 +211,7 @@ for i in "${!MUTATIONS[@]}"; do
     log=$(mktemp)
     # The ndarray paths and their tests need the feature.
     features=""
-    [ "$file" = src/ndarray.rs ] && features="--features ndarray"
+    case "$file" in src/ndarray.rs | src/ndarray/*) features="--features ndarray" ;; esac
     # shellcheck disable=SC2086 # MUTATE_TESTS and features are lists of arguments.
     if cargo test --release --no-fail-fast $features ${MUTATE_TESTS:-} >"$log" 2>&1; then
         verdict="NO"

@@ -7,6 +7,9 @@
 //!
 //! - when `a`, `b` and the output share one memory layout and are contiguous in it, one
 //!   call of [`crate::div`] divides all of it;
+//! - where an operand is transposed (more contiguous across the output's most contiguous
+//!   axis than along it: `a.t() / b`), tile by tile (`tiles`): 4096 elements of each
+//!   operand gathered reading whole cache lines, then divided in one call;
 //! - otherwise the arrays are walked lane by lane along the output's most contiguous axis:
 //!   contiguous lanes go to [`crate::div`], lanes whose divisor is broadcast along them
 //!   (a column divisor) to [`crate::div_scalar`], other lanes through a small buffer.
@@ -25,6 +28,8 @@ use ::ndarray::{
     Array, ArrayBase, ArrayView, ArrayView1, ArrayViewMut, ArrayViewMut1, Axis, Data, DataMut,
     Dimension, ShapeBuilder, ShapeError, Zip,
 };
+
+mod tiles;
 
 /// Elements per gathered piece of a strided lane (on the stack).
 const PIECE: usize = 256;
@@ -165,6 +170,10 @@ where
         return Ok(());
     }
     let axis = lane_axis(a.strides(), a.shape());
+    if let Some(cross) = tiles::cross_axis(axis, a.shape(), &[a.strides(), b.strides()]) {
+        tiles::divide(a.view_mut().into_dyn(), None, b.into_dyn(), axis, cross);
+        return Ok(());
+    }
     Zip::from(a.lanes_mut(axis))
         .and(b.lanes(axis))
         .for_each(|mut x, y| {
@@ -218,6 +227,11 @@ fn divide<D: Dimension>(a: ArrayView<f32, D>, b: ArrayView<f32, D>, mut out: Arr
         return;
     }
     let axis = lane_axis(out.strides(), out.shape());
+    let strides = [out.strides(), a.strides(), b.strides()];
+    if let Some(cross) = tiles::cross_axis(axis, out.shape(), &strides) {
+        let (a, b) = (Some(a.into_dyn()), b.into_dyn());
+        return tiles::divide(out.into_dyn(), a, b, axis, cross);
+    }
     Zip::from(out.lanes_mut(axis))
         .and(a.lanes(axis))
         .and(b.lanes(axis))

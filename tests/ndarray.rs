@@ -87,6 +87,36 @@ fn every_layout_matches_the_divider() {
         b.slice(s![..;-2, ..;3]),
     );
     all_ways("reversed", a.slice(s![..;-1, ..]), b.slice(s![.., ..;-1]));
+    // Transposed beside standard over several tiles each way (64 lanes by 64 elements),
+    // partial tiles at both ends, and a 1-D step over many gathered pieces.
+    let big: Array2<f32> = random((150, 200), &mut rng);
+    let big_b: Array2<f32> = random((200, 150), &mut rng);
+    all_ways("standard by transposed, many tiles", big.view(), big_b.t());
+    all_ways("transposed by standard, many tiles", big_b.t(), big.view());
+    all_ways(
+        "reversed by transposed and stepped",
+        big.slice(s![..;-1, ..]),
+        big_b.slice(s![..;-1, ..;1]).reversed_axes(),
+    );
+    let line: Array<f32, _> = random(3 * 9001, &mut rng);
+    let line_b: Array<f32, _> = random(2 * 9001, &mut rng);
+    all_ways(
+        "1-D steps of 3 by 2",
+        line.slice(s![..;3]),
+        line_b.slice(s![..;2]),
+    );
+    let cube: Array<f32, _> = random((3, 70, 90), &mut rng);
+    let cube_b: Array<f32, _> = random((3, 90, 70), &mut rng);
+    all_ways(
+        "3-D, planes transposed",
+        cube.view(),
+        cube_b.view().permuted_axes([0, 2, 1]),
+    );
+    all_ways(
+        "3-D, axes rotated",
+        cube.view().permuted_axes([1, 2, 0]),
+        cube_b.view().permuted_axes([2, 1, 0]),
+    );
     // Long rows that pass a vector block, and a short one.
     let long: Array2<f32> = random((3, 4099), &mut rng);
     let long_b: Array2<f32> = random((3, 4099), &mut rng);
@@ -161,16 +191,19 @@ fn shapes_that_do_not_broadcast_are_errors_and_write_nothing() {
 /// there, not a `/` of its own (which gives the same bits): read through the mixed loop's
 /// back-off (`common::PlansLoops`). The paths: one flat division into fresh memory
 /// (contiguous operands), fresh rows divided lane by lane (a broadcast row divisor), a
-/// strided operand gathered a piece at a time, `div_to` flat and lane by lane, and
-/// `div_assign` flat, lane by lane and strided. A column divisor goes to `div_scalar`:
+/// strided operand gathered a piece at a time, a transposed one a tile at a time, `div_to`
+/// flat and lane by lane, and `div_assign` flat, lane by lane, strided and by a transposed
+/// divisor. A column divisor goes to `div_scalar`:
 /// [`a_column_divisor_runs_the_divisors_chunks`] reads that path.
 #[cfg(fmadiv_x86)]
 #[test]
 fn every_path_runs_the_plans_loop() {
     const NAME: &str = "every_path_runs_the_plans_loop";
-    // The elements `fmadiv::ndarray` gathers from a strided lane at a time: a step longer
-    // than that (mix-16 at sixteen lanes) runs on the divider, as it should.
+    // The elements `fmadiv::ndarray` gathers from a strided lane at a time (256), and from
+    // each of two lanes by a transposed divisor into a tile (2048): a step longer than that
+    // runs on the divider, as it should.
     const PIECE: usize = 256;
+    const TILE_LANE: usize = 2048;
     let Some(probe) = common::PlansLoops::of_this_process(NAME, fmadiv::EntryPoint::Div) else {
         return;
     };
@@ -183,8 +216,11 @@ fn every_path_runs_the_plans_loop() {
     let (a_wide, b_wide) = (every_other(&x), every_other(&y));
     let (a_strided, b_strided) = (a_wide.slice(s![..;2]), b_wide.slice(s![..;2]));
     assert!(a_strided.as_slice().is_none() && b_strided.as_slice().is_none());
+    // The divisor row twice, as a transposed view: stride 2 along the rows.
+    let columns = Array2::from_shape_fn((n, 2), |(i, _)| y[i]);
+    let transposed = columns.t();
     type Call<'a> = &'a (dyn Fn() + Sync);
-    let calls: [(&str, Call); 8] = [
+    let calls: [(&str, Call); 10] = [
         ("div, contiguous", &|| drop(fmadiv::ndarray::div(&a, &b))),
         ("div, rows by a row", &|| {
             drop(fmadiv::ndarray::div(&rows, &b))
@@ -209,11 +245,22 @@ fn every_path_runs_the_plans_loop() {
             let mut wide = a_wide.clone();
             fmadiv::ndarray::div_assign(&mut wide.slice_mut(s![..;2]), &b).unwrap();
         }),
+        ("div, by a transposed divisor", &|| {
+            drop(fmadiv::ndarray::div(&rows, &transposed))
+        }),
+        ("div_assign, by a transposed divisor", &|| {
+            fmadiv::ndarray::div_assign(&mut rows.clone(), &transposed).unwrap()
+        }),
     ];
     for (what, call) in calls {
-        if what.ends_with("strided") && n > PIECE {
+        let tile = match what {
+            w if w.ends_with("strided") => PIECE,
+            w if w.ends_with("transposed divisor") => TILE_LANE,
+            _ => usize::MAX,
+        };
+        if n > tile {
             eprintln!(
-                "{what}: SKIPPED, a gathered piece ({PIECE}) is shorter than the probe's slice ({n})"
+                "{what}: SKIPPED, a gathered lane ({tile}) is shorter than the probe's slice ({n})"
             );
             continue;
         }

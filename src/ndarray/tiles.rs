@@ -1,0 +1,179 @@
+//! Division of arrays with a transposed operand (one more contiguous across the output's
+//! lanes than along them: `a.t() / b`, say), tile by tile: each tile of the plane of the
+//! lanes' axis and that cross axis is gathered into two buffers along each operand's more
+//! contiguous axis, divided by one call of [`crate::div_in_place`], and written back the
+//! same way. Walking one lane at a time instead reads the transposed operand one float per
+//! cache line (and per page, for rows of 1024 floats or more); a tile reads whole lines of
+//! it and keeps them until they are used.
+
+use ::ndarray::{
+    ArrayBase, ArrayView2, ArrayViewD, ArrayViewMut2, ArrayViewMutD, Axis, Ix2, IxDyn, RawData, s,
+};
+
+/// Elements in one tile: two buffers of it (16 KiB each) stay in a 32 KiB L1 data cache
+/// while the operands' lines stream through.
+const TILE: usize = 4096;
+
+/// Lanes one tile spans at most: 64 floats along the cross axis are four whole cache lines
+/// of an operand that is contiguous there.
+const TILE_LANES: usize = 64;
+
+/// The axis across the lanes along which an operand is more contiguous than along the
+/// lanes themselves (a transposed operand: walking its lanes reads one float per cache
+/// line), the one where the smallest such stride is; `None` where no operand is, and tiles
+/// would only add a pass. Strides of zero (broadcasts) read nothing new either way.
+pub(super) fn cross_axis(lane: Axis, shape: &[usize], strides: &[&[isize]]) -> Option<Axis> {
+    let along = |s: &[isize]| s[lane.index()].unsigned_abs();
+    (0..shape.len())
+        .filter(|&i| i != lane.index() && shape[i] > 1)
+        .filter_map(|i| {
+            let across = strides
+                .iter()
+                .filter(|s| s[i] != 0 && s[i].unsigned_abs() < along(s))
+                .map(|s| s[i].unsigned_abs())
+                .min()?;
+            Some((across, i))
+        })
+        .min()
+        .map(|(_, i)| Axis(i))
+}
+
+/// `out = a / b` elementwise (`a` = `None`: `out` holds the dividends), the three of one
+/// shape, tile by tile in the planes of `cross` and `lane`.
+pub(super) fn divide(
+    out: ArrayViewMutD<f32>,
+    a: Option<ArrayViewD<f32>>,
+    b: ArrayViewD<f32>,
+    lane: Axis,
+    cross: Axis,
+) {
+    // The other axes first, then the cross axis, then the lanes': the planes are the last two.
+    let order: Vec<usize> = (0..out.ndim())
+        .filter(|&i| i != lane.index() && i != cross.index())
+        .chain([cross.index(), lane.index()])
+        .collect();
+    let mut buffers = Buffers {
+        x: vec![0.0; TILE],
+        y: vec![0.0; TILE],
+    };
+    planes(
+        out.permuted_axes(IxDyn(&order)),
+        a.map(|a| a.permuted_axes(IxDyn(&order))),
+        b.permuted_axes(IxDyn(&order)),
+        &mut buffers,
+    );
+}
+
+/// The two tile buffers, allocated once per call.
+struct Buffers {
+    x: Vec<f32>,
+    y: Vec<f32>,
+}
+
+/// Every plane (the last two axes: cross, lanes) of the three views, one after another.
+fn planes(
+    mut out: ArrayViewMutD<f32>,
+    a: Option<ArrayViewD<f32>>,
+    b: ArrayViewD<f32>,
+    buffers: &mut Buffers,
+) {
+    if out.ndim() == 2 {
+        return plane(two(out), a.map(two), two(b), buffers);
+    }
+    for i in 0..out.len_of(Axis(0)) {
+        let x = a.as_ref().map(|a| a.index_axis(Axis(0), i));
+        planes(
+            out.index_axis_mut(Axis(0), i),
+            x,
+            b.index_axis(Axis(0), i),
+            buffers,
+        );
+    }
+}
+
+/// A view of two axes as such.
+fn two<S: RawData<Elem = f32>>(v: ArrayBase<S, IxDyn>) -> ArrayBase<S, Ix2> {
+    v.into_dimensionality().expect("a plane has two axes")
+}
+
+/// One plane (axis 0 the cross axis, axis 1 the lanes'), tile by tile.
+fn plane(
+    mut out: ArrayViewMut2<f32>,
+    a: Option<ArrayView2<f32>>,
+    b: ArrayView2<f32>,
+    buffers: &mut Buffers,
+) {
+    let (across, along) = out.dim();
+    let lanes = across.min(TILE_LANES);
+    let length = TILE / lanes;
+    for l in (0..along).step_by(length) {
+        for k in (0..across).step_by(lanes) {
+            let tile = s![k..(k + lanes).min(across), l..(l + length).min(along)];
+            let n = out.slice(tile).len();
+            let (x, y) = (&mut buffers.x[..n], &mut buffers.y[..n]);
+            match &a {
+                Some(a) => gather(a.slice(tile), x),
+                None => gather(out.slice(tile), x),
+            }
+            gather(b.slice(tile), y);
+            crate::div_in_place(x, y);
+            scatter(x, out.slice_mut(tile));
+        }
+    }
+}
+
+/// A tile into `buf`, row by row (a row: one lane's piece), read along whichever axis of
+/// the tile is the more contiguous in memory.
+fn gather(tile: ArrayView2<f32>, buf: &mut [f32]) {
+    let (rows, columns) = tile.dim();
+    assert_eq!(buf.len(), rows * columns, "a buffer of the tile's size");
+    if along_rows(tile.shape(), tile.strides()) {
+        for (src, dst) in tile.rows().into_iter().zip(buf.chunks_exact_mut(columns)) {
+            match src.as_slice() {
+                Some(src) => dst.copy_from_slice(src),
+                None => dst.iter_mut().zip(src).for_each(|(d, s)| *d = *s),
+            }
+        }
+    } else {
+        for c in 0..columns {
+            for (r, d) in buf[c..].iter_mut().step_by(columns).enumerate() {
+                // SAFETY: r < rows (the buffer holds rows × columns) and c < columns.
+                *d = unsafe { *tile.uget((r, c)) };
+            }
+        }
+    }
+}
+
+/// `buf` (a tile row by row, as [`gather`] fills it) into `tile`, written along whichever
+/// axis of the tile is the more contiguous in memory.
+fn scatter(buf: &[f32], mut tile: ArrayViewMut2<f32>) {
+    let (rows, columns) = tile.dim();
+    assert_eq!(buf.len(), rows * columns, "a buffer of the tile's size");
+    if along_rows(tile.shape(), tile.strides()) {
+        for (mut dst, src) in tile.rows_mut().into_iter().zip(buf.chunks_exact(columns)) {
+            match dst.as_slice_mut() {
+                Some(dst) => dst.copy_from_slice(src),
+                None => {
+                    for (c, &s) in src.iter().enumerate() {
+                        // SAFETY: c < columns, the row's length.
+                        unsafe { *dst.uget_mut(c) = s };
+                    }
+                }
+            }
+        }
+    } else {
+        for c in 0..columns {
+            for (r, &s) in buf[c..].iter().step_by(columns).enumerate() {
+                // SAFETY: r < rows (the buffer holds rows × columns) and c < columns.
+                unsafe { *tile.uget_mut((r, c)) = s };
+            }
+        }
+    }
+}
+
+/// Whether a tile of this shape and these strides (cross axis, lanes) is walked best row by
+/// row: it has one row, or its lanes are at least as contiguous as its cross axis (and it
+/// has more than one column).
+fn along_rows(shape: &[usize], strides: &[isize]) -> bool {
+    shape[0] == 1 || (shape[1] > 1 && strides[1].unsigned_abs() <= strides[0].unsigned_abs())
+}
