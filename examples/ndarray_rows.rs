@@ -1,6 +1,8 @@
 //! `fmadiv::ndarray` on a 1024×1024 `f32` matrix: elementwise `a / b`, every row divided
-//! by one row (`a / row`), and every row by its own sum (a column broadcast), each against
-//! ndarray's own `/` — bits checked, then timed alternately in one process.
+//! by one row (`a / row`), every row by its own sum (a column broadcast), a transposed
+//! operand either side (divided tile by tile) and in place, and every other row's every
+//! third element (a strided view, lane by lane), each against ndarray's own `/` — bits
+//! checked, then timed alternately in one process.
 //!
 //! ```sh
 //! cargo run --release --example ndarray_rows --features ndarray
@@ -11,7 +13,7 @@ mod common;
 use std::hint::black_box;
 use std::time::Instant;
 
-use ndarray::{Array1, Array2, Axis};
+use ndarray::{Array1, Array2, Axis, s};
 
 const N: usize = 1024;
 
@@ -73,6 +75,29 @@ fn main() {
         &fmadiv::ndarray::div(&a.t(), &b),
         &(&a.t() / &b),
     );
+    check(
+        "a / transposed b",
+        &fmadiv::ndarray::div(&a, &b.t()),
+        &(&a / &b.t()),
+    );
+    let in_place = |x: &Array2<f32>| {
+        let mut x = x.clone();
+        fmadiv::ndarray::div_assign(&mut x, &b.t()).unwrap();
+        x
+    };
+    let in_place_ndarray = |x: &Array2<f32>| {
+        let mut x = x.clone();
+        x /= &b.t();
+        x
+    };
+    check("a /= transposed b", &in_place(&a), &in_place_ndarray(&a));
+    let stepped = |m: &Array2<f32>| m.slice(s![..;2, ..;3]).to_owned();
+    let (a_stepped, b_stepped) = (a.slice(s![..;2, ..;3]), b.slice(s![..;2, ..;3]));
+    check(
+        "stepped a / b",
+        &fmadiv::ndarray::div(&a_stepped, &b_stepped),
+        &(&stepped(&a) / &stepped(&b)),
+    );
 
     let cpu = common::cpu();
     let json = std::env::args().any(|a| a == "--json");
@@ -83,7 +108,7 @@ fn main() {
                 r#"{{"case":"{what}","vs_ndarray":{m:.4},"min":{lo:.4},"max":{hi:.4}}}"#
             ));
         } else {
-            println!("  {what:<34} {m:.2}x ndarray's own / (range {lo:.2}..{hi:.2}, 21 rounds)");
+            println!("  {what:<40} {m:.2}x ndarray's own / (range {lo:.2}..{hi:.2}, 21 rounds)");
         }
     };
     if !json {
@@ -104,6 +129,21 @@ fn main() {
     show(
         "transposed a / b",
         race(|| &a.t() / &b, || fmadiv::ndarray::div(&a.t(), &b)),
+    );
+    show(
+        "a / transposed b",
+        race(|| &a / &b.t(), || fmadiv::ndarray::div(&a, &b.t())),
+    );
+    show(
+        "a /= transposed b (a copy of a each)",
+        race(|| in_place_ndarray(&a), || in_place(&a)),
+    );
+    show(
+        "stepped a / b (rows ..;2, columns ..;3)",
+        race(
+            || &a_stepped / &b_stepped,
+            || fmadiv::ndarray::div(&a_stepped, &b_stepped),
+        ),
     );
     if json {
         println!(
