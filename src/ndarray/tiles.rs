@@ -52,9 +52,11 @@ pub(super) fn divide(
         .filter(|&i| i != lane.index() && i != cross.index())
         .chain([cross.index(), lane.index()])
         .collect();
+    // No tile is larger than the array: a small one allocates (and zeroes) only its size.
+    let size = TILE.min(out.len());
     let mut buffers = Buffers {
-        x: vec![0.0; TILE],
-        y: vec![0.0; TILE],
+        x: vec![0.0; size],
+        y: vec![0.0; size],
     };
     planes(
         out.permuted_axes(IxDyn(&order)),
@@ -64,7 +66,7 @@ pub(super) fn divide(
     );
 }
 
-/// The two tile buffers, allocated once per call.
+/// The two tile buffers, allocated once per call (a tile's size at most).
 struct Buffers {
     x: Vec<f32>,
     y: Vec<f32>,
