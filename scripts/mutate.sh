@@ -55,7 +55,7 @@ MUTATIONS=(
   "portable: a signalling NaN operand not quieted|src/arch/portable.rs|s/f32::from_bits(propagated.to_bits() | QUIET_NAN_BIT)/f32::from_bits(propagated.to_bits())/"
   "try_: the output's length not checked|src/error.rs|s/^        match dividends == divisors \&\& divisors == out {/        match dividends == divisors {/"
   "ndarray: the divisor's strides not compared (contiguous views of another order)|src/ndarray.rs|s/^        \&\& b.strides() == strides.as_slice()$/        \&\& true/"
-  "ndarray: a strided divisor lane taken for a broadcast one|src/ndarray.rs|s/if b.strides()\[0\] == 0 \&\& !o.is_empty() {/if !o.is_empty() {/"
+  "ndarray: a strided divisor lane taken for a broadcast one|src/ndarray.rs|s/^            \&\& b.strides()\[0\] == 0$/            \&\& true/"
   "Divisor: the proof unguarded up to 2^128 (a huge divisor's tail underflows)|src/divisor.rs|s/RangeInclusive<u32> = 1..=127 + 77;/RangeInclusive<u32> = 1..=254;/"
   "Divisor: Markstein's bound divided before compared (underflow from 2^26)|src/divisor.rs|s/Strategy::Markstein if b.abs() <= pow2(25) => pow2(-100) \/ b.abs(),/Strategy::Markstein => (pow2(-100) \/ b.abs()).max(pow2(-125)),/"
   "mixed loop: every block redone by the divider (the kernel's quotients never stored)|src/arch/simd/loops.rs|s/^                if check.all_accepted(w) {$/                if false \&\& check.all_accepted(w) {/"
@@ -108,12 +108,12 @@ MUTATIONS=(
   "div_in_place: every slice on the short loop|src/slices.rs|s/    if a.len() < crate::arch::x86_64::short::SHORT {/    if a.len() < usize::MAX {/"
   "recip: every slice on the short loop|src/slices.rs|s/    if out.len() < crate::arch::x86_64::short::SHORT {/    if out.len() < usize::MAX {/"
   "ndarray: one flat division into fresh memory by a plain /|src/ndarray.rs|s/^            crate::slices::div_disjoint(x.as_ptr(), y.as_ptr(), o.as_mut_ptr().cast(), o.len())$/            for i in 0..o.len() { o[i].write(x[i] \/ y[i]); }/"
-  "ndarray: fresh rows divided lane by lane by a plain /|src/ndarray.rs|s/unsafe { crate::slices::div_disjoint(x, y, o.as_mut_ptr().cast(), o.len()) };/unsafe { for i in 0..o.len() { o[i].write(*x.add(i) \/ *y.add(i)); } };/"
-  "ndarray: gathered pieces divided by a plain /|src/ndarray.rs|s/Some(o) => crate::div(\&xs\[..len\], \&ys\[..len\], o),/Some(o) => o.iter_mut().zip(xs.iter().zip(ys)).for_each(|(q, (p, d))| *q = p \/ d),/"
+  "ndarray: contiguous lanes into contiguous memory by a plain / (fresh rows, div_to's lanes)|src/ndarray.rs|s/^        unsafe { crate::slices::div_disjoint(x.as_ptr(), y.as_ptr(), out, x.len()) };$/        unsafe { for i in 0..x.len() { *out.add(i) = x[i] \/ y[i]; } };/"
+  "ndarray: gathered pieces divided by a plain / (div_to into a strided output)|src/ndarray.rs|s/^        crate::div_in_place(dividends, divisors);$/        dividends.iter_mut().zip(divisors.iter()).for_each(|(p, d)| *p \/= d);/"
   "ndarray: div_assign's flat path by a plain /|src/ndarray.rs|s/^        crate::div_in_place(x, y);$/        x.iter_mut().zip(y).for_each(|(p, d)| *p \/= d);/"
   "ndarray: a column divisor's lane divided by a plain /|src/ndarray.rs|s/^            crate::div_scalar(x, b\[0\], o);$/            o.iter_mut().zip(x).for_each(|(q, p)| *q = p \/ b[0]);/"
   "ndarray: div_to's flat path by a plain /|src/ndarray.rs|/expect(\"same strides as a contiguous view\");/{n;s/crate::div(x, y, o);/o.iter_mut().zip(x.iter().zip(y)).for_each(|(q, (p, d))| *q = p \/ d);/}"
-  "ndarray: contiguous lanes divided by a plain /|src/ndarray.rs|/if let Some(y) = b.as_slice() {/{n;s/crate::div(x, y, o);/o.iter_mut().zip(x.iter().zip(y)).for_each(|(q, (p, d))| *q = p \/ d);/}"
+  "ndarray: gathered pieces into contiguous memory by a plain / (a strided operand)|src/ndarray.rs|s/^        unsafe { crate::slices::div_disjoint(x.as_ptr(), y.as_ptr(), out.add(i \* PIECE), x.len()) };$/        unsafe { for (j, (p, d)) in x.iter().zip(y.iter()).enumerate() { *out.add(i * PIECE + j) = p \/ d; } };/"
   "flag engine (directed, Divisor): a call inside the back-off counted as a whole chunk (per call)|src/arch/simd/flagged.rs|s/^        backoff.skipped(full as u32);$/        backoff.skipped(FLAG_CHUNK as u32);/"
   "directed: the flag-checked chunks from twice their length (64 vectors)|src/arch/simd/directed.rs|s/^    if len >= flagged_from::<W>() {$/    if len >= 2 * flagged_from::<W>() {/"
   "directed blocks: a failing block counted off the back-off with the blocks after it in its region|src/arch/simd/directed.rs|s/^        backoff.skipped(skipped as u32);$/        backoff.skipped((failed + skipped) as u32);/"
@@ -162,6 +162,8 @@ MUTATIONS=(
   "ndarray tiles: the column-wise gather reads the tile's columns reversed|src/ndarray/tiles.rs|s/^                \*d = unsafe { \*tile.uget((r, c)) };$/                *d = unsafe { *tile.uget((r, columns - 1 - c)) };/"
   "ndarray tiles: only the first tile across the lanes|src/ndarray/tiles.rs|s/for k in (0..across).step_by(lanes) {/for k in (0..across).step_by(lanes).take(1) {/"
   "ndarray tiles: the last, partial tile along the lanes left out|src/ndarray/tiles.rs|s/for l in (0..along).step_by(length) {/for l in (0..along - along % length).step_by(length) {/"
+  "ndarray: div_assign's gathered pieces divided by a plain /|src/ndarray.rs|s/^                crate::div_in_place(dividends, divisors);$/                dividends.iter_mut().zip(divisors.iter()).for_each(|(p, d)| *p \/= d);/"
+  "ndarray: a strided lane's pieces written from its start each (offset i, not i * PIECE)|src/ndarray.rs|s/out.add(i \* PIECE), x.len())/out.add(i), x.len())/"
 )
 
 if [ "${1:-}" = "--list" ]; then

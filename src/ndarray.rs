@@ -90,21 +90,27 @@ where
         // SAFETY: every element was written just above.
         return Ok(unsafe { fresh.assume_init() });
     }
-    // Every lane along the output's most contiguous axis contiguous in all three (a row
-    // broadcast along the other axes, say): lane by lane, still into fresh memory.
+    // Lanes along the output's most contiguous axis, into fresh memory: contiguous lanes
+    // straight from their operands, strided ones (a view with steps) gathered a piece at a
+    // time. A transposed operand (tiles) and a divisor broadcast along the lanes
+    // (`div_scalar`) take the paths below, which write into initialised memory.
     if fresh.ndim() > 0 {
         let axis = lane_axis(fresh.strides(), fresh.shape());
-        let unit = |strides: &[isize]| strides[axis.index()] == 1 || fresh.len_of(axis) <= 1;
-        if unit(a.strides()) && unit(b.strides()) && unit(fresh.strides()) {
+        let long = fresh.len_of(axis) > 1;
+        let unit = fresh.strides()[axis.index()] == 1 || !long;
+        let column = long && b.strides()[axis.index()] == 0;
+        let strides = [fresh.strides(), a.strides(), b.strides()];
+        let transposed = tiles::cross_axis(axis, fresh.shape(), &strides).is_some();
+        if unit && !column && !transposed {
+            let mut pieces = Pieces::new();
             Zip::from(fresh.lanes_mut(axis))
                 .and(a.lanes(axis))
                 .and(b.lanes(axis))
                 .for_each(|mut o, x, y| {
-                    let (x, y) = (x.as_ptr(), y.as_ptr());
-                    // SAFETY: the three lanes have one length and unit stride, so x and y
-                    // are readable and o writable for o.len() elements; o, freshly
-                    // allocated, overlaps neither, and `div_disjoint` only writes it.
-                    unsafe { crate::slices::div_disjoint(x, y, o.as_mut_ptr().cast(), o.len()) };
+                    // SAFETY: the lane o has unit stride and x's length, so it is
+                    // writable for that many elements; freshly allocated, it overlaps
+                    // neither operand, and `divide_lane_into` only writes it.
+                    unsafe { divide_lane_into(x, y, o.as_mut_ptr().cast(), &mut pieces) };
                 });
             // SAFETY: the lanes along `axis` cover every element, each written above.
             return Ok(unsafe { fresh.assume_init() });
@@ -174,6 +180,7 @@ where
         tiles::divide(a.view_mut().into_dyn(), None, b.into_dyn(), axis, cross);
         return Ok(());
     }
+    let mut pieces = Pieces::new();
     Zip::from(a.lanes_mut(axis))
         .and(b.lanes(axis))
         .for_each(|mut x, y| {
@@ -181,15 +188,11 @@ where
                 crate::div_in_place(xs, ys);
                 return;
             }
-            for (mut x, y) in x
-                .axis_chunks_iter_mut(Axis(0), PIECE)
-                .zip(y.axis_chunks_iter(Axis(0), PIECE))
-            {
-                let len = x.len();
-                let (xs, ys) = (gather(&x.view()), gather(&y));
-                let mut q = [0.0f32; PIECE];
-                crate::div(&xs[..len], &ys[..len], &mut q[..len]);
-                scatter(&q[..len], &mut x);
+            let chunks = x.axis_chunks_iter_mut(Axis(0), PIECE);
+            for (mut x, y) in chunks.zip(y.axis_chunks_iter(Axis(0), PIECE)) {
+                let (dividends, divisors) = pieces.load(&x.view(), &y);
+                crate::div_in_place(dividends, divisors);
+                scatter(dividends, &mut x);
             }
         });
     Ok(())
@@ -232,49 +235,100 @@ fn divide<D: Dimension>(a: ArrayView<f32, D>, b: ArrayView<f32, D>, mut out: Arr
         let (a, b) = (Some(a.into_dyn()), b.into_dyn());
         return tiles::divide(out.into_dyn(), a, b, axis, cross);
     }
+    let mut pieces = Pieces::new();
     Zip::from(out.lanes_mut(axis))
         .and(a.lanes(axis))
         .and(b.lanes(axis))
-        .for_each(divide_lane);
+        .for_each(|o, x, y| divide_lane(o, x, y, &mut pieces));
 }
 
-/// One lane: slices where the lanes are contiguous, a broadcast divisor by `div_scalar`,
-/// anything else through a buffer, a piece at a time.
-fn divide_lane(mut out: ArrayViewMut1<f32>, a: ArrayView1<f32>, b: ArrayView1<f32>) {
-    if let (Some(x), Some(o)) = (a.as_slice(), out.as_slice_mut()) {
-        if let Some(y) = b.as_slice() {
-            crate::div(x, y, o);
-            return;
-        }
-        if b.strides()[0] == 0 && !o.is_empty() {
+/// One lane: a broadcast divisor by `div_scalar`, a contiguous output through
+/// [`divide_lane_into`], anything else a piece at a time through `pieces`.
+fn divide_lane(
+    mut out: ArrayViewMut1<f32>,
+    a: ArrayView1<f32>,
+    b: ArrayView1<f32>,
+    pieces: &mut Pieces,
+) {
+    if let Some(o) = out.as_slice_mut() {
+        if let Some(x) = a.as_slice()
+            && b.strides()[0] == 0
+            && !o.is_empty()
+        {
             crate::div_scalar(x, b[0], o);
             return;
         }
+        // SAFETY: o is writable for its length, a's, and as a unique borrow overlaps
+        // neither operand.
+        unsafe { divide_lane_into(a, b, o.as_mut_ptr(), pieces) };
+        return;
     }
-    let pieces = out
-        .axis_chunks_iter_mut(Axis(0), PIECE)
-        .zip(a.axis_chunks_iter(Axis(0), PIECE))
+    let chunks = out.axis_chunks_iter_mut(Axis(0), PIECE);
+    let operands = a
+        .axis_chunks_iter(Axis(0), PIECE)
         .zip(b.axis_chunks_iter(Axis(0), PIECE));
-    for ((mut o, x), y) in pieces {
-        let len = o.len();
-        let (xs, ys) = (gather(&x), gather(&y));
-        match o.as_slice_mut() {
-            Some(o) => crate::div(&xs[..len], &ys[..len], o),
-            None => {
-                let mut q = [0.0f32; PIECE];
-                crate::div(&xs[..len], &ys[..len], &mut q[..len]);
-                scatter(&q[..len], &mut o);
-            }
-        }
+    for (mut o, (x, y)) in chunks.zip(operands) {
+        let (dividends, divisors) = pieces.load(&x, &y);
+        crate::div_in_place(dividends, divisors);
+        scatter(dividends, &mut o);
     }
 }
 
-/// A piece of at most `PIECE` elements, into a buffer (one copy where it is contiguous).
-fn gather(v: &ArrayView1<f32>) -> [f32; PIECE] {
-    let mut buf = [0.0f32; PIECE];
+/// `out = a / b` for one lane into contiguous memory, written without being read: the
+/// operands' slices where they are contiguous, else a piece at a time through `pieces`.
+///
+/// # Safety
+/// `out` writable for `a.len()` floats and overlapping neither operand; `b` has `a`'s
+/// length.
+unsafe fn divide_lane_into(
+    a: ArrayView1<f32>,
+    b: ArrayView1<f32>,
+    out: *mut f32,
+    pieces: &mut Pieces,
+) {
+    if let (Some(x), Some(y)) = (a.as_slice(), b.as_slice()) {
+        // SAFETY: the caller's guarantees, x and y readable for their (common) length.
+        unsafe { crate::slices::div_disjoint(x.as_ptr(), y.as_ptr(), out, x.len()) };
+        return;
+    }
+    let operands = a
+        .axis_chunks_iter(Axis(0), PIECE)
+        .zip(b.axis_chunks_iter(Axis(0), PIECE));
+    for (i, (x, y)) in operands.enumerate() {
+        let (x, y) = pieces.load(&x, &y);
+        // SAFETY: piece i starts i * PIECE elements into the lane and holds x.len() of
+        // them, within the caller's writable `out`; the buffers are `pieces`' own.
+        unsafe { crate::slices::div_disjoint(x.as_ptr(), y.as_ptr(), out.add(i * PIECE), x.len()) };
+    }
+}
+
+/// Buffers for one piece of a lane with steps: its dividends and its divisors, gathered
+/// (made once a call: zeroing them for every lane cost a tenth of a stepped division).
+struct Pieces {
+    a: [f32; PIECE],
+    b: [f32; PIECE],
+}
+
+impl Pieces {
+    fn new() -> Pieces {
+        Pieces {
+            a: [0.0; PIECE],
+            b: [0.0; PIECE],
+        }
+    }
+
+    /// The piece's operands (at most `PIECE` elements each, one length), gathered.
+    fn load(&mut self, a: &ArrayView1<f32>, b: &ArrayView1<f32>) -> (&mut [f32], &[f32]) {
+        (gather(a, &mut self.a), gather(b, &mut self.b))
+    }
+}
+
+/// A piece into a buffer, one copy where it is contiguous.
+fn gather<'b>(v: &ArrayView1<f32>, buf: &'b mut [f32; PIECE]) -> &'b mut [f32] {
+    let buf = &mut buf[..v.len()];
     match v.as_slice() {
-        Some(s) => buf[..s.len()].copy_from_slice(s),
-        None => buf.iter_mut().zip(v).for_each(|(d, s)| *d = *s),
+        Some(s) => buf.copy_from_slice(s),
+        None => Zip::from(&mut *buf).and(v).for_each(|d, &s| *d = s),
     }
     buf
 }
@@ -294,4 +348,42 @@ fn lane_axis(strides: &[isize], shape: &[usize]) -> Axis {
         .min_by_key(|&i| strides[i].unsigned_abs())
         .unwrap_or(n.saturating_sub(1));
     Axis(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use ::ndarray::{Array, Array1, Array2, s};
+
+    use super::{PIECE, div, div_assign, div_to};
+
+    /// Whether the two arrays hold the same bits, element by element.
+    fn same_bits<D: ::ndarray::Dimension>(got: &Array<f32, D>, want: &Array<f32, D>) -> bool {
+        got.iter()
+            .zip(want)
+            .all(|(g, w)| g.to_bits() == w.to_bits())
+    }
+
+    /// Lanes with steps, longer than a piece (so the second piece lands `PIECE` elements
+    /// in): into fresh memory, into a strided output and in place, with the bits of `/`
+    /// (also what Miri runs through the raw writes of the pieces).
+    #[test]
+    fn lanes_with_steps_divide_piece_by_piece_as_slash_does() {
+        let n = PIECE + 37;
+        let line = Array1::from_shape_fn(3 * n, |i| 1.0 + i as f32 / 64.0);
+        let line_b = Array1::from_shape_fn(2 * n, |i| 3.0 - i as f32 / 1024.0);
+        let (a, b) = (line.slice(s![..;3]), line_b.slice(s![..;-2]));
+        let want = &a / &b;
+        assert!(same_bits(&div(&a, &b), &want));
+        let mut spaced = Array1::from_elem(2 * n, -1.0f32);
+        div_to(&a, &b, &mut spaced.slice_mut(s![1..;2])).unwrap();
+        assert!(same_bits(&spaced.slice(s![1..;2]).to_owned(), &want));
+        assert!(spaced.slice(s![..;2]).iter().all(|&v| v == -1.0));
+        let mut x = line.clone();
+        div_assign(&mut x.slice_mut(s![..;3]), &b).unwrap();
+        assert!(same_bits(&x.slice(s![..;3]).to_owned(), &want));
+        let rows = Array2::from_shape_fn((3, 2 * n), |(i, j)| (i * 7 + j) as f32 + 0.25);
+        let stepped = rows.slice(s![..;2, ..;2]);
+        let by = Array2::from_shape_fn((2, n), |(i, j)| 1.5 + (i + j) as f32 / 8.0);
+        assert!(same_bits(&div(&stepped, &by), &(&stepped / &by)));
+    }
 }

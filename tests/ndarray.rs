@@ -5,7 +5,7 @@
 mod common;
 
 use common::{SplitMix64, seed};
-use ndarray::{Array, Array2, ArrayD, ArrayView, Dimension, IxDyn, ShapeBuilder, arr0, s};
+use ndarray::{Array, Array2, ArrayD, ArrayView, Dimension, IxDyn, ShapeBuilder, Slice, arr0, s};
 
 /// Random bit patterns half the time, normal values otherwise: specials in every lane kind.
 fn random<Sh: ShapeBuilder>(shape: Sh, rng: &mut SplitMix64) -> Array<f32, Sh::Dim> {
@@ -59,6 +59,28 @@ fn all_ways<D: Dimension, E: Dimension>(what: &str, a: ArrayView<f32, D>, b: Arr
         &a,
         &wide,
         &out_f.view(),
+    );
+    // Into a view with steps (every other element of every axis, the last one reversed):
+    // the elements between are left as they were.
+    const UNTOUCHED: u32 = 0x7fc0_5eed;
+    let mut twice = a.raw_dim();
+    twice.slice_mut().iter_mut().for_each(|n| *n *= 2);
+    let mut spaced = Array::from_elem(twice, f32::from_bits(UNTOUCHED));
+    let last = spaced.ndim().saturating_sub(1);
+    let mut out_s = spaced.slice_each_axis_mut(|ax| {
+        Slice::new(0, None, if ax.axis.index() == last { -2 } else { 2 })
+    });
+    fmadiv::ndarray::div_to(&a, &b, &mut out_s).unwrap();
+    check(
+        &format!("{what}: div_to, output with steps"),
+        &a,
+        &wide,
+        &out_s.view(),
+    );
+    out_s.fill(f32::from_bits(UNTOUCHED));
+    assert!(
+        spaced.iter().all(|q| q.to_bits() == UNTOUCHED),
+        "{what}: div_to wrote between the steps of its output"
     );
     let mut x = a.to_owned();
     fmadiv::ndarray::div_assign(&mut x, &b).unwrap();
@@ -192,7 +214,7 @@ fn shapes_that_do_not_broadcast_are_errors_and_write_nothing() {
 /// back-off (`common::PlansLoops`). The paths: one flat division into fresh memory
 /// (contiguous operands), fresh rows divided lane by lane (a broadcast row divisor), a
 /// strided operand gathered a piece at a time, a transposed one a tile at a time, `div_to`
-/// flat and lane by lane, and `div_assign` flat, lane by lane, strided and by a transposed
+/// flat, lane by lane and into a strided output, and `div_assign` flat, lane by lane, strided and by a transposed
 /// divisor. A column divisor goes to `div_scalar`:
 /// [`a_column_divisor_runs_the_divisors_chunks`] reads that path.
 #[cfg(fmadiv_x86)]
@@ -220,7 +242,7 @@ fn every_path_runs_the_plans_loop() {
     let columns = Array2::from_shape_fn((n, 2), |(i, _)| y[i]);
     let transposed = columns.t();
     type Call<'a> = &'a (dyn Fn() + Sync);
-    let calls: [(&str, Call); 10] = [
+    let calls: [(&str, Call); 11] = [
         ("div, contiguous", &|| drop(fmadiv::ndarray::div(&a, &b))),
         ("div, rows by a row", &|| {
             drop(fmadiv::ndarray::div(&rows, &b))
@@ -238,6 +260,10 @@ fn every_path_runs_the_plans_loop() {
         ("div_assign, contiguous", &|| {
             fmadiv::ndarray::div_assign(&mut a.clone(), &b).unwrap()
         }),
+        ("div_to, into a strided output", &|| {
+            let mut wide = Array::zeros(2 * n);
+            fmadiv::ndarray::div_to(&a, &b, &mut wide.slice_mut(s![..;2])).unwrap();
+        }),
         ("div_assign, rows by a row", &|| {
             fmadiv::ndarray::div_assign(&mut rows.clone(), &b).unwrap()
         }),
@@ -254,7 +280,7 @@ fn every_path_runs_the_plans_loop() {
     ];
     for (what, call) in calls {
         let tile = match what {
-            w if w.ends_with("strided") => PIECE,
+            w if w.contains("strided") => PIECE,
             w if w.ends_with("transposed divisor") => TILE_LANE,
             _ => usize::MAX,
         };
