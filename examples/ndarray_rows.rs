@@ -6,6 +6,7 @@
 //!
 //! ```sh
 //! cargo run --release --example ndarray_rows --features ndarray
+//! cargo run --release --example ndarray_rows --features ndarray -- stepped  # that case only
 //! ```
 
 mod common;
@@ -102,7 +103,13 @@ fn main() {
     let cpu = common::cpu();
     let json = std::env::args().any(|a| a == "--json");
     let mut rows = Vec::new();
-    let mut show = |what: &str, (m, lo, hi): (f64, f64, f64)| {
+    // A word on the command line runs only the cases whose names hold it (for a profiler).
+    let only = std::env::args().skip(1).find(|a| !a.starts_with("--"));
+    let mut show = |what: &str, run: &dyn Fn() -> (f64, f64, f64)| {
+        if only.as_ref().is_some_and(|o| !what.contains(o.as_str())) {
+            return;
+        }
+        let (m, lo, hi) = run();
         if json {
             rows.push(format!(
                 r#"{{"case":"{what}","vs_ndarray":{m:.4},"min":{lo:.4},"max":{hi:.4}}}"#
@@ -114,37 +121,33 @@ fn main() {
     if !json {
         println!("ndarray_rows: {N}x{N} f32, bits equal to ndarray's / in every case; {cpu}");
     }
-    show("a / b", race(|| &a / &b, || fmadiv::ndarray::div(&a, &b)));
-    show(
-        "a / row (row broadcast)",
-        race(|| &a / &row, || fmadiv::ndarray::div(&a, &row)),
-    );
-    show(
-        "rows / their sums (column bcast)",
+    show("a / b", &|| {
+        race(|| &a / &b, || fmadiv::ndarray::div(&a, &b))
+    });
+    show("a / row (row broadcast)", &|| {
+        race(|| &a / &row, || fmadiv::ndarray::div(&a, &row))
+    });
+    show("rows / their sums (column bcast)", &|| {
         race(
             || &positive / &sums,
             || fmadiv::ndarray::div(&positive, &sums),
-        ),
-    );
-    show(
-        "transposed a / b",
-        race(|| &a.t() / &b, || fmadiv::ndarray::div(&a.t(), &b)),
-    );
-    show(
-        "a / transposed b",
-        race(|| &a / &b.t(), || fmadiv::ndarray::div(&a, &b.t())),
-    );
-    show(
-        "a /= transposed b (a copy of a each)",
-        race(|| in_place_ndarray(&a), || in_place(&a)),
-    );
-    show(
-        "stepped a / b (rows ..;2, columns ..;3)",
+        )
+    });
+    show("transposed a / b", &|| {
+        race(|| &a.t() / &b, || fmadiv::ndarray::div(&a.t(), &b))
+    });
+    show("a / transposed b", &|| {
+        race(|| &a / &b.t(), || fmadiv::ndarray::div(&a, &b.t()))
+    });
+    show("a /= transposed b (a copy of a each)", &|| {
+        race(|| in_place_ndarray(&a), || in_place(&a))
+    });
+    show("stepped a / b (rows ..;2, columns ..;3)", &|| {
         race(
             || &a_stepped / &b_stepped,
             || fmadiv::ndarray::div(&a_stepped, &b_stepped),
-        ),
-    );
+        )
+    });
     if json {
         println!(
             r#"{{"example":"ndarray_rows","n":{N},"rounds":21,"cpu":"{cpu}","rows":[{}]}}"#,

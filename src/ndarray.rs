@@ -12,7 +12,9 @@
 //!   operand gathered reading whole cache lines, then divided in one call;
 //! - otherwise the arrays are walked lane by lane along the output's most contiguous axis:
 //!   contiguous lanes go to [`crate::div`], lanes whose divisor is broadcast along them
-//!   (a column divisor) to [`crate::div_scalar`], other lanes through a small buffer.
+//!   (a column divisor) to [`crate::div_scalar`], other lanes (views with steps) through two
+//!   small buffers, a piece at a time; `div` and `try_div` write such lanes straight into
+//!   the fresh output, never zeroed first.
 //!
 //! ```
 //! use ndarray::{Array2, array};
@@ -302,24 +304,23 @@ unsafe fn divide_lane_into(
     }
 }
 
-/// Buffers for one piece of a lane with steps: its dividends and its divisors, gathered
-/// (made once a call: zeroing them for every lane cost a tenth of a stepped division).
-struct Pieces {
-    a: [f32; PIECE],
-    b: [f32; PIECE],
-}
+/// Buffers for one piece of a lane with steps: its dividends and its divisors, gathered.
+/// Made at a call's first such piece, then reused: zeroing them for every lane cost a tenth
+/// of a stepped division, and calls with no such lane need none.
+struct Pieces(Option<[[f32; PIECE]; 2]>);
 
 impl Pieces {
     fn new() -> Pieces {
-        Pieces {
-            a: [0.0; PIECE],
-            b: [0.0; PIECE],
-        }
+        Pieces(None)
     }
 
     /// The piece's operands (at most `PIECE` elements each, one length), gathered.
     fn load(&mut self, a: &ArrayView1<f32>, b: &ArrayView1<f32>) -> (&mut [f32], &[f32]) {
-        (gather(a, &mut self.a), gather(b, &mut self.b))
+        let [x, y] = match &mut self.0 {
+            Some(buffers) => buffers,
+            none => none.insert([[0.0; PIECE]; 2]),
+        };
+        (gather(a, x), gather(b, y))
     }
 }
 

@@ -105,6 +105,11 @@ fn compute(
             push(&format!("in place schedule {}", s.name()), x, &want);
         }
     }
+    #[cfg(feature = "ndarray")]
+    {
+        let (x, y) = in_window_pairs(a, b);
+        ndarray_layouts(&x, &y, &hardware(&x, &y), &mut push);
+    }
     let whole = n / 8 * 8;
     let eight = |v: &[f32], k: usize| {
         wide::f32x8::from(<[f32; 8]>::try_from(&v[8 * k..8 * k + 8]).unwrap())
@@ -193,6 +198,80 @@ fn compute(
         );
     }
     rows
+}
+
+/// The pairs whose operands are both inside the kernel's window, in order: data on which the
+/// kernel runs (under the default mode) block after block, not only the divider.
+fn in_window_pairs(a: &[f32], b: &[f32]) -> (Vec<f32>, Vec<f32>) {
+    a.iter()
+        .zip(b)
+        .filter(|&(&x, &y)| inside_window(x) && inside_window(y))
+        .unzip()
+}
+
+/// `fmadiv::ndarray` over the first `ROWS`×`COLUMNS` pairs as a matrix (`want`: their
+/// quotients by the hardware) in each layout that takes a path of its own (one flat
+/// division, Fortran order, a transposed divisor's tiles, views with steps a piece at a
+/// time, into a strided output, in place), under the MXCSR in force: each result in
+/// row-major order, the pairs' order. Skipped for fewer pairs.
+#[cfg(feature = "ndarray")]
+fn ndarray_layouts(
+    a: &[f32],
+    b: &[f32],
+    want: &[f32],
+    push: &mut impl FnMut(&str, Vec<f32>, &[f32]),
+) {
+    use fmadiv::ndarray::{div, div_assign, div_to};
+    use ndarray::{Array2, ShapeBuilder, s};
+    // Lanes longer than a gathered piece (256) and several tiles (64 by 64) each way; few
+    // enough for an unoptimised build's data.
+    const ROWS: usize = 70;
+    const COLUMNS: usize = 300;
+    let m = ROWS * COLUMNS;
+    if a.len() < m {
+        return;
+    }
+    let matrix = |v: &[f32]| Array2::from_shape_vec((ROWS, COLUMNS), v[..m].to_vec()).unwrap();
+    let (x, y) = (matrix(a), matrix(b));
+    let fortran = |v: &Array2<f32>| {
+        let mut f = Array2::zeros((ROWS, COLUMNS).f());
+        f.assign(v);
+        f
+    };
+    // Every other row's every third element holds the matrix.
+    let spaced = |v: &Array2<f32>| {
+        let mut w = Array2::zeros((2 * ROWS, 3 * COLUMNS));
+        w.slice_mut(s![..;2, ..;3]).assign(v);
+        w
+    };
+    let order = |q: &Array2<f32>| q.iter().copied().collect::<Vec<f32>>();
+    let want = &want[..m];
+    push("ndarray div", order(&div(&x, &y)), want);
+    let (xf, yf) = (fortran(&x), fortran(&y));
+    push("ndarray div, Fortran order", order(&div(&xf, &yf)), want);
+    push(
+        "ndarray div by a transposed divisor",
+        order(&div(&x, &yf)),
+        want,
+    );
+    let (xs, ys) = (spaced(&x), spaced(&y));
+    let (xv, yv) = (xs.slice(s![..;2, ..;3]), ys.slice(s![..;2, ..;3]));
+    push("ndarray div, views with steps", order(&div(&xv, &yv)), want);
+    let mut out = Array2::zeros((2 * ROWS, 3 * COLUMNS));
+    div_to(&x, &y, &mut out.slice_mut(s![..;2, ..;3])).unwrap();
+    let q = out.slice(s![..;2, ..;3]).to_owned();
+    push("ndarray div_to into a view with steps", order(&q), want);
+    let mut z = xs.clone();
+    div_assign(&mut z.slice_mut(s![..;2, ..;3]), &yv).unwrap();
+    let q = z.slice(s![..;2, ..;3]).to_owned();
+    push("ndarray div_assign, views with steps", order(&q), want);
+    let mut z = x.clone();
+    div_assign(&mut z, &yf).unwrap();
+    push(
+        "ndarray div_assign by a transposed divisor",
+        order(&z),
+        want,
+    );
 }
 
 /// The directed functions under the MXCSR in force, and their references: `vdivps` with the
@@ -359,18 +438,23 @@ fn under_every_mode(a: &[f32], b: &[f32], divisors: &[f32]) -> Vec<String> {
         failures.extend(directed_against_hardware(a, b, base, rc, &under));
         for (name, got, want) in &rows {
             let n = got.len();
-            // Rows divided by one scalar name it; their pairs' b is not the divisor.
-            let bs: Vec<f32> = match name
+            // Rows divided by one scalar name it; their pairs' b is not the divisor. ndarray's
+            // rows divide the pairs inside the kernel's window.
+            let (xs, bs): (Vec<f32>, Vec<f32>) = match name
                 .split_once("Divisor(")
                 .or(name.split_once("div_scalar("))
             {
-                Some((_, rest)) => vec![rest.split(')').next().unwrap().parse().unwrap(); n],
-                None => b[..n].to_vec(),
+                Some((_, rest)) => (
+                    a[..n].to_vec(),
+                    vec![rest.split(')').next().unwrap().parse().unwrap(); n],
+                ),
+                None if name.starts_with("ndarray") => in_window_pairs(a, b),
+                None => (a[..n].to_vec(), b[..n].to_vec()),
             };
             failures.extend(first_difference(
                 &format!("{name} under {under}"),
-                &a[..n],
-                &bs,
+                &xs[..n],
+                &bs[..n],
                 got,
                 &want[..n],
             ));
