@@ -24,18 +24,24 @@ fn check(what: &str, got: &Array2<f32>, want: &Array2<f32>) {
     }
 }
 
-/// Median ratio (ndarray time / fmadiv time) of alternating rounds, with its range.
-fn race(
-    ndarray_way: impl Fn() -> Array2<f32>,
-    fmadiv_way: impl Fn() -> Array2<f32>,
-) -> (f64, f64, f64) {
+/// What a case measured: the median ratio (ndarray time / fmadiv time) of alternating
+/// rounds, its range, and each side's median time in microseconds.
+struct Race {
+    ratio: f64,
+    min: f64,
+    max: f64,
+    ndarray_us: f64,
+    fmadiv_us: f64,
+}
+
+fn race(ndarray_way: impl Fn() -> Array2<f32>, fmadiv_way: impl Fn() -> Array2<f32>) -> Race {
     let rounds = 21;
-    let mut ratios = Vec::new();
+    let (mut ratios, mut ndarray_us, mut fmadiv_us) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds {
         let time = |f: &dyn Fn() -> Array2<f32>| {
             let t = Instant::now();
             black_box(f());
-            t.elapsed().as_secs_f64()
+            t.elapsed().as_secs_f64() * 1e6
         };
         let (n, f) = if round % 2 == 0 {
             (time(&ndarray_way), time(&fmadiv_way))
@@ -44,9 +50,20 @@ fn race(
             (time(&ndarray_way), f)
         };
         ratios.push(n / f);
+        ndarray_us.push(n);
+        fmadiv_us.push(f);
     }
-    ratios.sort_by(f64::total_cmp);
-    (ratios[rounds / 2], ratios[0], ratios[rounds - 1])
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[rounds / 2]
+    };
+    Race {
+        ratio: median(&mut ratios),
+        min: ratios[0],
+        max: ratios[rounds - 1],
+        ndarray_us: median(&mut ndarray_us),
+        fmadiv_us: median(&mut fmadiv_us),
+    }
 }
 
 fn main() {
@@ -105,17 +122,22 @@ fn main() {
     let mut rows = Vec::new();
     // A word on the command line runs only the cases whose names hold it (for a profiler).
     let only = std::env::args().skip(1).find(|a| !a.starts_with("--"));
-    let mut show = |what: &str, run: &dyn Fn() -> (f64, f64, f64)| {
+    let mut show = |what: &str, run: &dyn Fn() -> Race| {
         if only.as_ref().is_some_and(|o| !what.contains(o.as_str())) {
             return;
         }
-        let (m, lo, hi) = run();
+        let r = run();
+        let (m, lo, hi) = (r.ratio, r.min, r.max);
         if json {
             rows.push(format!(
                 r#"{{"case":"{what}","vs_ndarray":{m:.4},"min":{lo:.4},"max":{hi:.4}}}"#
             ));
         } else {
-            println!("  {what:<40} {m:.2}x ndarray's own / (range {lo:.2}..{hi:.2}, 21 rounds)");
+            let (n, f) = (r.ndarray_us, r.fmadiv_us);
+            println!(
+                "  {what:<40} {m:.2}x ndarray's own / (range {lo:.2}..{hi:.2}, 21 rounds; \
+                 medians {n:.0} us and {f:.0} us)"
+            );
         }
     };
     if !json {
