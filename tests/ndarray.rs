@@ -156,6 +156,21 @@ fn every_layout_matches_the_divider() {
     all_ways("0-D", arr0(6.0f32).view(), arr0(0.99999994f32).view());
     let empty = Array2::<f32>::zeros((0, 5));
     all_ways("empty", empty.view(), empty.view());
+    let no_columns = Array2::<f32>::zeros((5, 0));
+    all_ways("empty rows", no_columns.view(), no_columns.view());
+    // One row or one column with steps: the lane is the only long axis.
+    let tall: Array2<f32> = random((600, 3), &mut rng);
+    let tall_b: Array2<f32> = random((600, 3), &mut rng);
+    all_ways(
+        "one row with steps",
+        tall.t().slice(s![1..2, ..;2]),
+        tall_b.t().slice(s![2..3, ..;-2]),
+    );
+    all_ways(
+        "one column with steps",
+        tall.slice(s![..;2, 1..2]),
+        tall_b.slice(s![..;-2, 0..1]),
+    );
 }
 
 #[test]
