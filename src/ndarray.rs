@@ -320,23 +320,27 @@ impl Pieces {
             Some(buffers) => buffers,
             none => none.insert([[0.0; PIECE]; 2]),
         };
-        (gather(a, x), gather(b, y))
+        let (x, y) = (&mut x[..a.len()], &mut y[..b.len()]);
+        gather(a, x);
+        gather(b, y);
+        (x, y)
     }
 }
 
-/// A piece into a buffer, one copy where it is contiguous.
-fn gather<'b>(v: &ArrayView1<f32>, buf: &'b mut [f32; PIECE]) -> &'b mut [f32] {
-    let buf = &mut buf[..v.len()];
+/// `v` into `buf` (of its length), one copy where `v` is contiguous; the tiles' rows too.
+fn gather(v: &ArrayView1<f32>, buf: &mut [f32]) {
     match v.as_slice() {
         Some(s) => buf.copy_from_slice(s),
-        None => Zip::from(&mut *buf).and(v).for_each(|d, &s| *d = s),
+        None => Zip::from(buf).and(v).for_each(|d, &s| *d = s),
     }
-    buf
 }
 
-/// Writes `q` into a piece of a lane.
+/// `q` into `v` (of its length), one copy where `v` is contiguous; the tiles' rows too.
 fn scatter(q: &[f32], v: &mut ArrayViewMut1<f32>) {
-    v.iter_mut().zip(q).for_each(|(d, s)| *d = *s);
+    match v.as_slice_mut() {
+        Some(d) => d.copy_from_slice(q),
+        None => Zip::from(v).and(q).for_each(|d, &s| *d = s),
+    }
 }
 
 /// The axis along which lanes are walked: the one of smallest stride among those longer than

@@ -131,10 +131,7 @@ fn gather(tile: ArrayView2<f32>, buf: &mut [f32]) {
     assert_eq!(buf.len(), rows * columns, "a buffer of the tile's size");
     if along_rows(tile.shape(), tile.strides()) {
         for (src, dst) in tile.rows().into_iter().zip(buf.chunks_exact_mut(columns)) {
-            match src.as_slice() {
-                Some(src) => dst.copy_from_slice(src),
-                None => dst.iter_mut().zip(src).for_each(|(d, s)| *d = *s),
-            }
+            super::gather(&src, dst);
         }
     } else {
         for c in 0..columns {
@@ -153,15 +150,7 @@ fn scatter(buf: &[f32], mut tile: ArrayViewMut2<f32>) {
     assert_eq!(buf.len(), rows * columns, "a buffer of the tile's size");
     if along_rows(tile.shape(), tile.strides()) {
         for (mut dst, src) in tile.rows_mut().into_iter().zip(buf.chunks_exact(columns)) {
-            match dst.as_slice_mut() {
-                Some(dst) => dst.copy_from_slice(src),
-                None => {
-                    for (c, &s) in src.iter().enumerate() {
-                        // SAFETY: c < columns, the row's length.
-                        unsafe { *dst.uget_mut(c) = s };
-                    }
-                }
-            }
+            super::scatter(src, &mut dst);
         }
     } else {
         for c in 0..columns {
