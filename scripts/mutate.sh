@@ -164,6 +164,10 @@ MUTATIONS=(
   "ndarray tiles: the last, partial tile along the lanes left out|src/ndarray/tiles.rs|s/for l in (0..along).step_by(length) {/for l in (0..along - along % length).step_by(length) {/"
   "ndarray: div_assign's gathered pieces divided by a plain /|src/ndarray.rs|s/^                crate::div_in_place(dividends, divisors);$/                dividends.iter_mut().zip(divisors.iter()).for_each(|(p, d)| *p \/= d);/"
   "ndarray: a strided lane's pieces written from its start each (offset i, not i * PIECE)|src/ndarray.rs|s/out.add(i \* PIECE), x.len())/out.add(i), x.len())/"
+  "ndarray rayon forms: never cut into blocks (all on the calling thread)|src/ndarray/parallel.rs|s/^    if out.len() < 2 \* PAR_CHUNK {$/    if true || out.len() < 2 * PAR_CHUNK {/"
+  "ndarray rayon forms: a block's second half left undivided|src/ndarray/parallel.rs|s/^        || cut(o2, a2, b2, thick, work),$/        || drop((o2, a2, b2)),/"
+  "ndarray rayon forms: on the pool under a caller's MXCSR too|src/ndarray/parallel.rs|s/^    if stays_on_caller(a.len()) {$/    if a.len() < crate::parallel::PAR_MIN_LEN {/"
+  "ndarray rayon forms: par_div's blocks that need initialised memory zeroed, then not divided|src/ndarray/parallel.rs|s/^            divide(a, b, out);$/            let _ = (a, b, out);/"
 )
 
 if [ "${1:-}" = "--list" ]; then

@@ -26,12 +26,19 @@
 //! assert_eq!(q[[1, 2]].to_bits(), (6.0f32 / 7.0).to_bits());
 //! ```
 
+use std::mem::MaybeUninit;
+
 use ::ndarray::{
     Array, ArrayBase, ArrayView, ArrayView1, ArrayViewMut, ArrayViewMut1, Axis, Data, DataMut,
-    Dimension, ShapeBuilder, ShapeError, Zip,
+    Dimension, Shape, ShapeBuilder, ShapeError, Zip,
 };
 
+#[cfg(feature = "rayon")]
+mod parallel;
 mod tiles;
+
+#[cfg(feature = "rayon")]
+pub use parallel::{par_div, par_div_assign, par_div_to, try_par_div};
 
 /// Elements per gathered piece of a strided lane (on the stack).
 const PIECE: usize = 256;
@@ -67,64 +74,78 @@ where
     E: Dimension,
 {
     let b = broadcast(b, a.raw_dim())?;
-    // Fortran-ordered inputs get a Fortran-ordered output so the flat path applies.
-    let fortran = a.ndim() > 1 && !a.is_standard_layout() && a.t().is_standard_layout();
-    let shape = a.raw_dim();
-    let shape = if fortran {
-        shape.f()
-    } else {
-        shape.into_shape_with_order()
-    };
-    // Both operands contiguous in the output's memory order: one flat division into fresh,
-    // uninitialised memory (zeroing it first would be a whole extra pass over the output).
-    let mut fresh = Array::<f32, D>::uninit(shape.clone());
-    if a.strides() == fresh.strides()
-        && b.strides() == fresh.strides()
-        && let (Some(x), Some(y)) = (a.as_slice_memory_order(), b.as_slice_memory_order())
-        && let Some(o) = fresh.as_slice_memory_order_mut()
-    {
-        // SAFETY: x and y are readable and o writable for o.len() == x.len() == y.len()
-        // elements (one shape, one memory order), and o, freshly allocated, overlaps
-        // neither; `div_disjoint` only writes `o`.
-        unsafe {
-            crate::slices::div_disjoint(x.as_ptr(), y.as_ptr(), o.as_mut_ptr().cast(), o.len())
-        };
-        // SAFETY: every element was written just above.
+    let mut fresh = Array::<f32, D>::uninit(output_shape(a));
+    if divide_fresh(a.view(), b.view(), fresh.view_mut()) {
+        // SAFETY: `divide_fresh` wrote every element.
         return Ok(unsafe { fresh.assume_init() });
-    }
-    // Lanes along the output's most contiguous axis, into fresh memory: contiguous lanes
-    // straight from their operands, strided ones (a view with steps) gathered a piece at a
-    // time. A transposed operand (tiles) and a divisor broadcast along the lanes
-    // (`div_scalar`) take the paths below, which write into initialised memory.
-    if fresh.ndim() > 0 {
-        let axis = lane_axis(fresh.strides(), fresh.shape());
-        let long = fresh.len_of(axis) > 1;
-        let unit = fresh.strides()[axis.index()] == 1 || !long;
-        let column = long && b.strides()[axis.index()] == 0;
-        let strides = [fresh.strides(), a.strides(), b.strides()];
-        let transposed = tiles::cross_axis(axis, fresh.shape(), &strides).is_some();
-        if unit && !column && !transposed {
-            let mut pieces = Pieces::new();
-            Zip::from(fresh.lanes_mut(axis))
-                .and(a.lanes(axis))
-                .and(b.lanes(axis))
-                .for_each(|mut o, x, y| {
-                    // SAFETY: the lane o has unit stride and x's length, so it is
-                    // writable for that many elements; freshly allocated, it overlaps
-                    // neither operand, and `divide_lane_into` only writes it.
-                    unsafe { divide_lane_into(x, y, o.as_mut_ptr().cast(), &mut pieces) };
-                });
-            // SAFETY: the lanes along `axis` cover every element, each written above.
-            return Ok(unsafe { fresh.assume_init() });
-        }
     }
     // Other layouts: zeroed memory (from the allocator, usually without a pass over it),
     // then lane by lane. The unused fresh array goes first: two live output-sized
     // allocations would keep the allocator from reusing either.
+    let shape = output_shape(a);
     drop(fresh);
     let mut out = Array::zeros(shape);
     divide(a.view(), b, out.view_mut());
     Ok(out)
+}
+
+/// The shape of `a`'s quotient: Fortran order where `a` is contiguous in it (so that the
+/// flat path applies), else standard order.
+fn output_shape<S: Data<Elem = f32>, D: Dimension>(a: &ArrayBase<S, D>) -> Shape<D> {
+    let fortran = a.ndim() > 1 && !a.is_standard_layout() && a.t().is_standard_layout();
+    a.raw_dim().set_f(fortran)
+}
+
+/// `out = a / b` for views of one shape into uninitialised memory, written without being
+/// read, where the layout allows it: `false`, and nothing written, where it does not (a
+/// transposed operand's tiles and a divisor broadcast along the lanes, whose paths take
+/// initialised memory).
+fn divide_fresh<D: Dimension>(
+    a: ArrayView<f32, D>,
+    b: ArrayView<f32, D>,
+    mut out: ArrayViewMut<MaybeUninit<f32>, D>,
+) -> bool {
+    // Both operands contiguous in the output's memory order: one flat division (zeroing
+    // the output first would be a whole extra pass over it).
+    if a.strides() == out.strides()
+        && b.strides() == out.strides()
+        && let (Some(x), Some(y)) = (a.as_slice_memory_order(), b.as_slice_memory_order())
+        && let Some(o) = out.as_slice_memory_order_mut()
+    {
+        // SAFETY: x and y are readable and o writable for o.len() == x.len() == y.len()
+        // elements (one shape, one memory order), and o, a unique borrow of memory the
+        // operands cannot alias (it is not yet initialised), overlaps neither;
+        // `div_disjoint` only writes `o`.
+        unsafe {
+            crate::slices::div_disjoint(x.as_ptr(), y.as_ptr(), o.as_mut_ptr().cast(), o.len())
+        };
+        return true;
+    }
+    if out.ndim() == 0 {
+        return false;
+    }
+    // Lanes along the output's most contiguous axis: contiguous lanes straight from their
+    // operands, strided ones (a view with steps) gathered a piece at a time.
+    let axis = lane_axis(out.strides(), out.shape());
+    let long = out.len_of(axis) > 1;
+    let unit = out.strides()[axis.index()] == 1 || !long;
+    let column = long && b.strides()[axis.index()] == 0;
+    let strides = [out.strides(), a.strides(), b.strides()];
+    if !unit || column || tiles::cross_axis(axis, out.shape(), &strides).is_some() {
+        return false;
+    }
+    let mut pieces = Pieces::new();
+    Zip::from(out.lanes_mut(axis))
+        .and(a.lanes(axis))
+        .and(b.lanes(axis))
+        .for_each(|mut o, x, y| {
+            // SAFETY: the lane o has unit stride and x's length, so it is writable for
+            // that many elements; not yet initialised, it overlaps neither operand, and
+            // `divide_lane_into` only writes it.
+            unsafe { divide_lane_into(x, y, o.as_mut_ptr().cast(), &mut pieces) };
+        });
+    // The lanes along `axis` cover every element.
+    true
 }
 
 /// `out = a / b` elementwise, `b` broadcast to `a`'s shape; `out` must have `a`'s shape.
@@ -170,17 +191,22 @@ where
     E: Dimension,
 {
     let b = broadcast(b, a.raw_dim())?;
+    divide_in_place(a.view_mut(), b);
+    Ok(())
+}
+
+/// `a = a / b` for views of one shape.
+fn divide_in_place<D: Dimension>(mut a: ArrayViewMut<f32, D>, b: ArrayView<f32, D>) {
     if a.strides() == b.strides()
         && let Some(y) = b.to_slice_memory_order()
         && let Some(x) = a.as_slice_memory_order_mut()
     {
         crate::div_in_place(x, y);
-        return Ok(());
+        return;
     }
     let axis = lane_axis(a.strides(), a.shape());
     if let Some(cross) = tiles::cross_axis(axis, a.shape(), &[a.strides(), b.strides()]) {
-        tiles::divide(a.view_mut().into_dyn(), None, b.into_dyn(), axis, cross);
-        return Ok(());
+        return tiles::divide(a.into_dyn(), None, b.into_dyn(), axis, cross);
     }
     let mut pieces = Pieces::new();
     Zip::from(a.lanes_mut(axis))
@@ -197,7 +223,6 @@ where
                 scatter(dividends, &mut x);
             }
         });
-    Ok(())
 }
 
 /// `b` as a view of shape `shape`, or the error ndarray gives for incompatible shapes.

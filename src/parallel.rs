@@ -17,7 +17,7 @@ use crate::slices::{div, div_in_place, recip_slices};
 pub(crate) const PAR_MIN_LEN: usize = 1 << 18;
 /// Elements per rayon task: 128 KiB of each input, large enough to amortise the task,
 /// small enough to balance.
-const PAR_CHUNK: usize = 1 << 15;
+pub(crate) const PAR_CHUNK: usize = 1 << 15;
 
 /// [`crate::div`] spread over rayon's thread pool, for long slices.
 ///
@@ -119,7 +119,7 @@ pub fn try_par_recip(b: &[f32], out: &mut [f32]) -> Result<(), Error> {
 
 /// Whether a slice of `len` elements is divided on the calling thread: a short one, or any
 /// where the caller's MXCSR is not the pool's.
-fn stays_on_caller(len: usize) -> bool {
+pub(crate) fn stays_on_caller(len: usize) -> bool {
     len < PAR_MIN_LEN || !default_float_environment()
 }
 

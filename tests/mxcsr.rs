@@ -1004,8 +1004,9 @@ fn making_a_proof_leaves_the_callers_flags() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The rayon forms (`par_div`, `par_div_in_place`, `par_recip`) divide a long slice on
-/// rayon's threads and a short one on the calling thread, as their documentation says: read
+/// The rayon forms (`par_div`, `par_div_in_place`, `par_recip`, and `fmadiv::ndarray`'s
+/// `par_div`, `par_div_to`, `par_div_assign`) divide a long slice or array on rayon's
+/// threads and a short one on the calling thread, as their documentation says: read
 /// from the caller's inexact flag (MXCSR is each thread's own, so quotients computed
 /// elsewhere leave the caller's flags clear). At `PAR_MIN_LEN` elements of `1 / 3` the
 /// caller's flags stay clear; one element fewer, and under a caller's MXCSR that is not the
@@ -1029,8 +1030,44 @@ fn rayon_forms_divide_long_slices_on_rayons_threads() {
             fmadiv::par_recip(black_box(&b[..n]), out)
         }),
     ];
+    // The ndarray forms, over a matrix of two rows by a column divisor (tiles' and
+    // `div_scalar`'s blocks are zeroed first, in their own threads) and over a line.
+    #[cfg(feature = "ndarray")]
+    let arrays: [(&str, Form); 4] = {
+        use ndarray::{ArrayView1, ArrayView2, ArrayViewMut1};
+        const COLUMN: [f32; 2] = [3.0; 2];
+        [
+            ("ndarray::par_div", &|n, out| {
+                let (x, by) = (
+                    ArrayView2::from_shape((2, n / 2), &a[..n / 2 * 2]).unwrap(),
+                    ArrayView2::from_shape((2, 1), &COLUMN).unwrap(),
+                );
+                let q = fmadiv::ndarray::par_div(black_box(&x), black_box(&by));
+                out[..q.len()].copy_from_slice(q.as_slice().unwrap());
+            }),
+            ("ndarray::par_div_to", &|n, out| {
+                let (x, y) = (ArrayView1::from(&a[..n]), ArrayView1::from(&b[..n]));
+                let mut o = ArrayViewMut1::from(out);
+                fmadiv::ndarray::par_div_to(black_box(&x), black_box(&y), &mut o).unwrap();
+            }),
+            ("ndarray::par_div_assign", &|n, out| {
+                out.copy_from_slice(&a[..n]);
+                let mut x = ArrayViewMut1::from(out);
+                let y = ArrayView1::from(&b[..n]);
+                fmadiv::ndarray::par_div_assign(black_box(&mut x), black_box(&y)).unwrap();
+            }),
+            ("ndarray::par_div, transposed", &|n, out| {
+                let x = ArrayView2::from_shape((2, n / 2), &a[..n / 2 * 2]).unwrap();
+                let y = ArrayView2::from_shape((n / 2, 2), &b[..n / 2 * 2]).unwrap();
+                let q = fmadiv::ndarray::par_div(black_box(&x), black_box(&y.t()));
+                out[..q.len()].copy_from_slice(q.as_slice().unwrap());
+            }),
+        ]
+    };
+    #[cfg(not(feature = "ndarray"))]
+    let arrays: [(&str, Form); 0] = [];
     let mut out = vec![0.0f32; long];
-    for (name, form) in forms {
+    for (name, form) in forms.into_iter().chain(arrays) {
         // The plan and rayon's pool made first: their set-up raises no flag in the runs
         // below.
         form(long, &mut out);

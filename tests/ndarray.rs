@@ -42,9 +42,21 @@ fn check<D: Dimension>(
     }
 }
 
-/// `div`, `div_to` and `div_assign` of `a` by `b` (broadcast), checked against `/`.
+/// `div`, `div_to` and `div_assign` of `a` by `b` (broadcast), and their rayon forms,
+/// checked against `/`.
 #[track_caller]
 fn all_ways<D: Dimension, E: Dimension>(what: &str, a: ArrayView<f32, D>, b: ArrayView<f32, E>) {
+    one_thread_ways(what, a.view(), b.view());
+    rayon_ways(what, a, b);
+}
+
+/// `div`, `div_to` (into standard, Fortran-order and strided outputs) and `div_assign`.
+#[track_caller]
+fn one_thread_ways<D: Dimension, E: Dimension>(
+    what: &str,
+    a: ArrayView<f32, D>,
+    b: ArrayView<f32, E>,
+) {
     let wide = b.broadcast(a.raw_dim()).unwrap();
     let q = fmadiv::ndarray::div(&a, &b);
     check(&format!("{what}: div"), &a, &wide, &q.view());
@@ -85,6 +97,40 @@ fn all_ways<D: Dimension, E: Dimension>(what: &str, a: ArrayView<f32, D>, b: Arr
     let mut x = a.to_owned();
     fmadiv::ndarray::div_assign(&mut x, &b).unwrap();
     check(&format!("{what}: div_assign"), &a, &wide, &x.view());
+}
+
+/// `par_div`, `par_div_to` (into a standard and a Fortran-order output) and
+/// `par_div_assign` (on a copy and on a view with steps).
+#[track_caller]
+fn rayon_ways<D: Dimension, E: Dimension>(what: &str, a: ArrayView<f32, D>, b: ArrayView<f32, E>) {
+    let wide = b.broadcast(a.raw_dim()).unwrap();
+    let q = fmadiv::ndarray::par_div(&a, &b);
+    check(&format!("{what}: par_div"), &a, &wide, &q.view());
+    for fortran in [false, true] {
+        let mut out = Array::zeros(a.raw_dim().set_f(fortran));
+        fmadiv::ndarray::par_div_to(&a, &b, &mut out).unwrap();
+        check(
+            &format!("{what}: par_div_to (Fortran {fortran})"),
+            &a,
+            &wide,
+            &out.view(),
+        );
+    }
+    let mut x = a.to_owned();
+    fmadiv::ndarray::par_div_assign(&mut x, &b).unwrap();
+    check(&format!("{what}: par_div_assign"), &a, &wide, &x.view());
+    let mut twice = a.raw_dim();
+    twice.slice_mut().iter_mut().for_each(|n| *n *= 2);
+    let mut spaced = Array::zeros(twice);
+    let mut x = spaced.slice_each_axis_mut(|_| Slice::new(0, None, 2));
+    x.assign(&a);
+    fmadiv::ndarray::par_div_assign(&mut x, &b).unwrap();
+    check(
+        &format!("{what}: par_div_assign, with steps"),
+        &a,
+        &wide,
+        &x.view(),
+    );
 }
 
 #[test]
@@ -173,6 +219,50 @@ fn every_layout_matches_the_divider() {
     );
 }
 
+/// The rayon forms over arrays long enough for rayon's threads (at least 2^18 elements, cut
+/// into blocks of 2^15 to 2^16 along the outermost axis): every layout's path runs block by
+/// block, with blocks that end mid-tile and mid-row. (`all_ways` runs them on every smaller
+/// case too, where they divide on the calling thread.)
+#[test]
+fn the_rayon_forms_match_the_divider_block_by_block() {
+    let mut rng = SplitMix64(seed() ^ 2);
+    let a: Array2<f32> = random((515, 523), &mut rng);
+    let b: Array2<f32> = random((515, 523), &mut rng);
+    let bt: Array2<f32> = random((523, 515), &mut rng);
+    let row: Array<f32, _> = random(523, &mut rng);
+    let column: Array2<f32> = random((515, 1), &mut rng);
+    rayon_ways("standard", a.view(), b.view());
+    rayon_ways("transposed views", a.t(), b.t());
+    rayon_ways("standard by transposed", a.view(), bt.t());
+    rayon_ways("transposed by standard", bt.t(), a.view());
+    rayon_ways("by a row", a.view(), row.view());
+    rayon_ways("by a column", a.view(), column.view());
+    rayon_ways("transposed by a column", bt.t(), column.view());
+    let wide: Array2<f32> = random((1030, 1569), &mut rng);
+    rayon_ways(
+        "views with steps",
+        wide.slice(s![..;2, ..;3]),
+        wide.slice(s![1..;2, ..;-3]),
+    );
+    let line: Array<f32, _> = random(300_007, &mut rng);
+    rayon_ways("1-D", line.view(), line.slice(s![..;-1]));
+    let cube: Array<f32, _> = random((7, 200, 201), &mut rng);
+    let cube_t: Array<f32, _> = random((7, 201, 200), &mut rng);
+    let cube_r: Array<f32, _> = random((200, 201, 7), &mut rng);
+    rayon_ways(
+        "3-D, planes transposed",
+        cube.view(),
+        cube_t.view().permuted_axes([0, 2, 1]),
+    );
+    rayon_ways(
+        "3-D, axes rotated",
+        cube_r.view().permuted_axes([2, 0, 1]),
+        cube.view(),
+    );
+    let one_row: Array2<f32> = random((1, 270_001), &mut rng);
+    rayon_ways("one long row", one_row.view(), one_row.slice(s![.., ..;-1]));
+}
+
 #[test]
 fn broadcast_rows_columns_and_scalars_match_the_divider() {
     let mut rng = SplitMix64(seed() ^ 1);
@@ -221,6 +311,20 @@ fn shapes_that_do_not_broadcast_are_errors_and_write_nothing() {
     assert!(fmadiv::ndarray::div_assign(&mut x, &b).is_err());
     assert_eq!(x, a);
     let panicked = std::panic::catch_unwind(|| fmadiv::ndarray::div(&a, &b));
+    assert!(panicked.is_err());
+    // The rayon forms, over an array long enough for the pool.
+    let long = Array2::<f32>::from_elem((600, 500), 5.0);
+    let crosswise = Array2::<f32>::ones((500, 600));
+    assert!(fmadiv::ndarray::try_par_div(&long, &crosswise).is_err());
+    let mut out = Array2::<f32>::from_elem((600, 500), 7.0);
+    assert!(fmadiv::ndarray::par_div_to(&long, &crosswise, &mut out).is_err());
+    let mut wrong = Array2::<f32>::from_elem((500, 600), 7.0);
+    assert!(fmadiv::ndarray::par_div_to(&long, &long, &mut wrong).is_err());
+    assert!(out.iter().chain(&wrong).all(|&x| x == 7.0));
+    let mut x = long.clone();
+    assert!(fmadiv::ndarray::par_div_assign(&mut x, &crosswise).is_err());
+    assert_eq!(x, long);
+    let panicked = std::panic::catch_unwind(|| fmadiv::ndarray::par_div(&long, &crosswise));
     assert!(panicked.is_err());
 }
 
