@@ -5,7 +5,7 @@
 //!
 //! ```sh
 //! cargo run --release --features ndarray --example ndarray_parallel        # N = 512 to 4096
-//! cargo run --release --features ndarray --example ndarray_parallel 2048   # that N only
+//! cargo run --release --features ndarray --example ndarray_parallel -- 2048  # that N only
 //! ```
 //!
 //! Prints, for each size and layout, the medians and ranges of the per-round ratios `div`'s

@@ -16,6 +16,10 @@
 //!   small buffers, a piece at a time; `div` and `try_div` write such lanes straight into
 //!   the fresh output, never zeroed first.
 //!
+//! With the `rayon` feature too, [`par_div`], [`try_par_div`], [`par_div_to`] and
+//! [`par_div_assign`] cut an array of 2^18 elements or more into blocks along its outermost
+//! axis and divide them on rayon's threads, each block as above (`parallel`).
+//!
 //! ```
 //! use ndarray::{Array2, array};
 //! let a: Array2<f32> = array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]];
