@@ -168,6 +168,11 @@ MUTATIONS=(
   "ndarray rayon forms: a block's second half left undivided|src/ndarray/parallel.rs|s/^        || cut(o2, a2, b2, thick, work),$/        || drop((o2, a2, b2)),/"
   "ndarray rayon forms: on the pool under a caller's MXCSR too|src/ndarray/parallel.rs|s/^    if stays_on_caller(a.len()) {$/    if a.len() < crate::parallel::PAR_MIN_LEN {/"
   "ndarray rayon forms: par_div's blocks that need initialised memory zeroed, then not divided|src/ndarray/parallel.rs|s/^            divide(a, b, out);$/            let _ = (a, b, out);/"
+  "ndarray: short rows into fresh memory by a plain /|src/ndarray.rs|s/unsafe { crate::slices::div_disjoint(x\[start..\].as_ptr(), y.as_ptr(), o, y.len()) };/unsafe { for (j, d) in y.iter().enumerate() { *o.add(j) = x[start + j] \/ d; } };/"
+  "ndarray: div_to's short rows by a plain /|src/ndarray.rs|s/^            crate::div(\&x\[range.clone()\], y, \&mut o\[range\]);$/            o[range.clone()].iter_mut().zip(x[range].iter().zip(y)).for_each(|(q, (p, d))| *q = p \/ d);/"
+  "ndarray: div_assign's short rows by a plain /|src/ndarray.rs|s/^            crate::div_in_place(\&mut x\[start..start + y.len()\], y);$/            x[start..start + y.len()].iter_mut().zip(y).for_each(|(p, d)| *p \/= d);/"
+  "ndarray: short rows' groups each written from the array's start|src/ndarray.rs|s/^        divide(start, \&buf\[..filled\]);$/        divide(0, \&buf[..filled]);/"
+  "ndarray: short rows by one row for all where the divisor varies across some rows|src/ndarray.rs|s/if b.strides()\[..last.index()\].iter().all(|\&s| s == 0) {/if b.strides()[..last.index()].iter().any(|\&s| s == 0) {/"
 )
 
 if [ "${1:-}" = "--list" ]; then

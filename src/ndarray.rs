@@ -47,6 +47,16 @@ pub use parallel::{par_div, par_div_assign, par_div_to, try_par_div};
 /// Elements per gathered piece of a strided lane (on the stack).
 const PIECE: usize = 256;
 
+/// Rows (lanes along the memory order's innermost axis) shorter than this are divided many
+/// to a call where the dividends and the output are contiguous: a call per row cost more
+/// than ndarray's own `/` (rows of 3 and 8 by a column: 3.7 to 9 times its time; by a row:
+/// 1.4 to 2; family 0x19, `docs/bench/0x19-ndarray-short-rows.txt`).
+const SHORT_ROW: usize = 64;
+
+/// Elements per group of short rows (whole rows): their divisors gathered into one buffer,
+/// 4 KiB.
+const ROW_GROUP: usize = 1024;
+
 /// `a / b` elementwise into a new array of `a`'s shape (and memory order, where `a` is
 /// contiguous in Fortran order), `b` broadcast to that shape.
 ///
@@ -123,6 +133,18 @@ fn divide_fresh<D: Dimension>(
         unsafe {
             crate::slices::div_disjoint(x.as_ptr(), y.as_ptr(), o.as_mut_ptr().cast(), o.len())
         };
+        return true;
+    }
+    // Short rows of contiguous dividends: many rows to a call.
+    if let Some(rows) = short_rows(&a, &b, out.strides())
+        && let (Some(x), Some(o)) = (a.as_slice_memory_order(), out.as_slice_memory_order_mut())
+    {
+        in_row_groups(rows, |start, y| {
+            let o = o[start..start + y.len()].as_mut_ptr().cast::<f32>();
+            // SAFETY: as for the flat division above, over the group's y.len() elements of x
+            // (from `start`, within it) and of o.
+            unsafe { crate::slices::div_disjoint(x[start..].as_ptr(), y.as_ptr(), o, y.len()) };
+        });
         return true;
     }
     if out.ndim() == 0 {
@@ -208,6 +230,14 @@ fn divide_in_place<D: Dimension>(mut a: ArrayViewMut<f32, D>, b: ArrayView<f32, 
         crate::div_in_place(x, y);
         return;
     }
+    if let Some(rows) = short_rows(&a.view(), &b, a.strides())
+        && let Some(x) = a.as_slice_memory_order_mut()
+    {
+        in_row_groups(rows, |start, y| {
+            crate::div_in_place(&mut x[start..start + y.len()], y);
+        });
+        return;
+    }
     let axis = lane_axis(a.strides(), a.shape());
     if let Some(cross) = tiles::cross_axis(axis, a.shape(), &[a.strides(), b.strides()]) {
         return tiles::divide(a.into_dyn(), None, b.into_dyn(), axis, cross);
@@ -251,6 +281,15 @@ fn divide<D: Dimension>(a: ArrayView<f32, D>, b: ArrayView<f32, D>, mut out: Arr
             .as_slice_memory_order_mut()
             .expect("same strides as a contiguous view");
         crate::div(x, y, o);
+        return;
+    }
+    if let Some(rows) = short_rows(&a, &b, &strides)
+        && let (Some(x), Some(o)) = (a.as_slice_memory_order(), out.as_slice_memory_order_mut())
+    {
+        in_row_groups(rows, |start, y| {
+            let range = start..start + y.len();
+            crate::div(&x[range.clone()], y, &mut o[range]);
+        });
         return;
     }
     if out.ndim() == 0 {
@@ -360,6 +399,8 @@ impl Pieces {
 fn gather(v: &ArrayView1<f32>, buf: &mut [f32]) {
     match v.as_slice() {
         Some(s) => buf.copy_from_slice(s),
+        // A broadcast element (a column divisor's row): one value.
+        None if v.strides()[0] == 0 => buf.fill(v[0]),
         None => Zip::from(buf).and(v).for_each(|d, &s| *d = s),
     }
 }
@@ -369,6 +410,80 @@ fn scatter(q: &[f32], v: &mut ArrayViewMut1<f32>) {
     match v.as_slice_mut() {
         Some(d) => d.copy_from_slice(q),
         None => Zip::from(v).and(q).for_each(|d, &s| *d = s),
+    }
+}
+
+/// Where `a` and the output (of strides `out`) are contiguous in one memory order and its
+/// rows (along the innermost axis) are shorter than `SHORT_ROW` (a quarter of `ROW_GROUP`
+/// where `b` is one row for all): `b` with its axes in that order (reversed for Fortran
+/// order), so that its rows, taken in order, are the output's. A transposed `b` is
+/// gathered too: rows this short read it as that many streams.
+fn short_rows<'v, D: Dimension>(
+    a: &ArrayView<f32, D>,
+    b: &ArrayView<'v, f32, D>,
+    out: &[isize],
+) -> Option<ArrayView<'v, f32, D>> {
+    if a.strides() != out || a.ndim() == 0 {
+        return None;
+    }
+    let b = if a.is_standard_layout() {
+        b.clone()
+    } else if a.t().is_standard_layout() {
+        b.clone().reversed_axes()
+    } else {
+        return None;
+    };
+    let last = b.ndim() - 1;
+    let row = b.len_of(Axis(last));
+    // One row for all (`a / row`) is gathered once: rows up to a quarter of a group gain.
+    let one_row = b.strides()[..last].iter().all(|&s| s == 0);
+    let limit = if one_row { ROW_GROUP / 4 } else { SHORT_ROW };
+    (row < limit && b.len() > row).then_some(b)
+}
+
+/// `divide(start, divisors)` for each group of whole rows of `b` (its last axis, taken in
+/// standard order), `start` the group's first element: the rows' divisors gathered into one
+/// buffer; where `b` is one row broadcast, once for every group; where it is one value per
+/// row (a column), filled from the column's values.
+fn in_row_groups<D: Dimension>(b: ArrayView<f32, D>, mut divide: impl FnMut(usize, &[f32])) {
+    let last = Axis(b.ndim() - 1);
+    let (row, total) = (b.len_of(last), b.len());
+    let group = (ROW_GROUP / row * row).min(total);
+    // No larger than the array: a small one zeroes only its size.
+    let mut buf = vec![0.0f32; group];
+    if b.strides()[..last.index()].iter().all(|&s| s == 0) {
+        // One row: gathered once, then copied, doubling, to fill the buffer.
+        let first = b.lanes(last).into_iter().next().expect("a row");
+        gather(&first, &mut buf[..row]);
+        let mut filled = row;
+        while filled < group {
+            let n = filled.min(group - filled);
+            buf.copy_within(..n, filled);
+            filled += n;
+        }
+        for start in (0..total).step_by(group) {
+            divide(start, &buf[..group.min(total - start)]);
+        }
+        return;
+    }
+    // Otherwise group by group: each row's divisors filled from its value (a column) or
+    // gathered, in a loop of its own (its counters in registers, not in memory beside the
+    // buffer).
+    let column = b.strides()[last.index()] == 0;
+    let mut values = b.slice_axis(last, (..1).into()).into_iter();
+    let mut rows = b.lanes(last).into_iter();
+    let mut start = 0;
+    while start < total {
+        let filled = group.min(total - start);
+        for d in buf[..filled].chunks_exact_mut(row) {
+            if column {
+                d.fill(*values.next().expect("a value per row"));
+            } else {
+                gather(&rows.next().expect("a row per row"), d);
+            }
+        }
+        divide(start, &buf[..filled]);
+        start += filled;
     }
 }
 

@@ -296,6 +296,56 @@ fn broadcast_rows_columns_and_scalars_match_the_divider() {
     all_ways("row normalisation", normal.view(), sums.view());
 }
 
+/// Short rows (fewer than 64 elements; up to 255 by one row for all), divided a group of
+/// 1024 elements' whole rows at a time: by a row, a column, a scalar, a full divisor in
+/// another layout (gathered row by row) and a transposed one; in Fortran order, in 3-D,
+/// rows of one element, groups that end mid-array, and one row of a group's quarter either
+/// side of the limit.
+#[test]
+fn short_rows_match_the_divider() {
+    let mut rng = SplitMix64(seed() ^ 3);
+    for columns in [1, 3, 8, 63, 64, 100, 255, 256] {
+        let a: Array2<f32> = random((700, columns), &mut rng);
+        let row: Array<f32, _> = random(columns, &mut rng);
+        let column: Array2<f32> = random((700, 1), &mut rng);
+        let full_t: Array2<f32> = random((columns, 700), &mut rng);
+        let what = |w: &str| format!("rows of {columns} {w}");
+        all_ways(&what("by a row"), a.view(), row.view());
+        all_ways(&what("by a column"), a.view(), column.view());
+        all_ways(&what("by a scalar"), a.view(), arr0(3.0f32).view());
+        all_ways(&what("by a transposed divisor"), a.view(), full_t.t());
+        all_ways(
+            &what("by a divisor with steps"),
+            a.view(),
+            full_t.t().slice(s![..;-1, ..]),
+        );
+        let mut fortran = Array2::zeros((700, columns).f());
+        fortran.assign(&a);
+        all_ways(
+            &what("in Fortran order by a column"),
+            fortran.view(),
+            column.view(),
+        );
+        all_ways(
+            &what("in Fortran order by a row"),
+            fortran.view(),
+            row.view(),
+        );
+    }
+    let cube: Array<f32, _> = random((9, 11, 5), &mut rng);
+    let plane: Array<f32, _> = random((11, 5), &mut rng);
+    let pillars: Array<f32, _> = random((9, 11, 1), &mut rng);
+    all_ways("3-D rows of 5 by a plane", cube.view(), plane.view());
+    all_ways(
+        "3-D rows of 5 by a column per row",
+        cube.view(),
+        pillars.view(),
+    );
+    let mut cube_f = Array::zeros((9, 11, 5).f());
+    cube_f.assign(&cube);
+    all_ways("3-D Fortran order by a plane", cube_f.view(), plane.view());
+}
+
 #[test]
 fn shapes_that_do_not_broadcast_are_errors_and_write_nothing() {
     let a = Array2::<f32>::ones((4, 5));
@@ -334,7 +384,7 @@ fn shapes_that_do_not_broadcast_are_errors_and_write_nothing() {
 /// (contiguous operands), fresh rows divided lane by lane (a broadcast row divisor), a
 /// strided operand gathered a piece at a time, a transposed one a tile at a time, `div_to`
 /// flat, lane by lane and into a strided output, and `div_assign` flat, lane by lane, strided and by a transposed
-/// divisor. A column divisor goes to `div_scalar`:
+/// divisor; and short rows a group at a time (`div`, `div_to`, `div_assign`). A column divisor goes to `div_scalar`:
 /// [`a_column_divisor_runs_the_divisors_chunks`] reads that path.
 #[cfg(fmadiv_x86)]
 #[test]
@@ -345,6 +395,8 @@ fn every_path_runs_the_plans_loop() {
     // runs on the divider, as it should.
     const PIECE: usize = 256;
     const TILE_LANE: usize = 2048;
+    // The elements of a group of short rows (whole rows of them).
+    const ROW_GROUP: usize = 1024;
     let Some(probe) = common::PlansLoops::of_this_process(NAME, fmadiv::EntryPoint::Div) else {
         return;
     };
@@ -360,8 +412,14 @@ fn every_path_runs_the_plans_loop() {
     // The divisor row twice, as a transposed view: stride 2 along the rows.
     let columns = Array2::from_shape_fn((n, 2), |(i, _)| y[i]);
     let transposed = columns.t();
+    // The step as short rows (of 8, or fewer where 8 does not divide it), its divisors a
+    // transposed view: gathered a group of rows at a time, the step one group.
+    let short = [8, 4, 2, 1].into_iter().find(|r| n % r == 0).unwrap();
+    let short_a = Array2::from_shape_vec((n / short, short), x.clone()).unwrap();
+    let short_b_t = Array2::from_shape_fn((short, n / short), |(j, i)| y[i * short + j]);
+    let short_b = short_b_t.t();
     type Call<'a> = &'a (dyn Fn() + Sync);
-    let calls: [(&str, Call); 11] = [
+    let calls: [(&str, Call); 14] = [
         ("div, contiguous", &|| drop(fmadiv::ndarray::div(&a, &b))),
         ("div, rows by a row", &|| {
             drop(fmadiv::ndarray::div(&rows, &b))
@@ -396,11 +454,22 @@ fn every_path_runs_the_plans_loop() {
         ("div_assign, by a transposed divisor", &|| {
             fmadiv::ndarray::div_assign(&mut rows.clone(), &transposed).unwrap()
         }),
+        ("div, short rows", &|| {
+            drop(fmadiv::ndarray::div(&short_a, &short_b))
+        }),
+        ("div_to, short rows", &|| {
+            let mut out = Array2::zeros(short_a.raw_dim());
+            fmadiv::ndarray::div_to(&short_a, &short_b, &mut out).unwrap();
+        }),
+        ("div_assign, short rows", &|| {
+            fmadiv::ndarray::div_assign(&mut short_a.clone(), &short_b).unwrap()
+        }),
     ];
     for (what, call) in calls {
         let tile = match what {
             w if w.contains("strided") => PIECE,
             w if w.ends_with("transposed divisor") => TILE_LANE,
+            w if w.ends_with("short rows") && short > 1 => ROW_GROUP / short * short,
             _ => usize::MAX,
         };
         if n > tile {
