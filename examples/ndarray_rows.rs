@@ -1,8 +1,9 @@
 //! `fmadiv::ndarray` on a 1024×1024 `f32` matrix: elementwise `a / b`, every row divided
 //! by one row (`a / row`), every row by its own sum (a column broadcast), a transposed
 //! operand either side (divided tile by tile) and in place, and every other row's every
-//! third element (a strided view, lane by lane), each against ndarray's own `/` — bits
-//! checked, then timed alternately in one process.
+//! third element (a strided view, lane by lane); and as many elements in short rows (of 8
+//! by one row and by their sums, of 3 by a column: divided a group of rows at a time), each
+//! against ndarray's own `/` — bits checked, then timed alternately in one process.
 //!
 //! ```sh
 //! cargo run --release --example ndarray_rows --features ndarray
@@ -117,6 +118,29 @@ fn main() {
         &(&stepped(&a) / &stepped(&b)),
     );
 
+    // Short rows, as many elements as the matrices: rows of 8 by one row (features scaled)
+    // and by their sums, rows of 3 by a column (points by their weights).
+    let eights = Array2::from_shape_simple_fn((N * N / 8, 8), &mut normal);
+    let eight = Array1::from_shape_simple_fn(8, &mut normal);
+    let eight_sums = eights.mapv(f32::abs).sum_axis(Axis(1)).insert_axis(Axis(1));
+    let threes = Array2::from_shape_simple_fn((N * N / 3, 3), &mut normal);
+    let weights = Array2::from_shape_simple_fn((N * N / 3, 1), &mut normal);
+    check(
+        "rows of 8 / row",
+        &fmadiv::ndarray::div(&eights, &eight),
+        &(&eights / &eight),
+    );
+    check(
+        "rows of 8 / their sums",
+        &fmadiv::ndarray::div(&eights, &eight_sums),
+        &(&eights / &eight_sums),
+    );
+    check(
+        "rows of 3 / a column",
+        &fmadiv::ndarray::div(&threes, &weights),
+        &(&threes / &weights),
+    );
+
     let cpu = common::cpu();
     let json = std::env::args().any(|a| a == "--json");
     let mut rows = Vec::new();
@@ -168,6 +192,24 @@ fn main() {
         race(
             || &a_stepped / &b_stepped,
             || fmadiv::ndarray::div(&a_stepped, &b_stepped),
+        )
+    });
+    show("short rows: 131072x8 / row", &|| {
+        race(
+            || &eights / &eight,
+            || fmadiv::ndarray::div(&eights, &eight),
+        )
+    });
+    show("short rows: 131072x8 / their sums", &|| {
+        race(
+            || &eights / &eight_sums,
+            || fmadiv::ndarray::div(&eights, &eight_sums),
+        )
+    });
+    show("short rows: 349525x3 / a column", &|| {
+        race(
+            || &threes / &weights,
+            || fmadiv::ndarray::div(&threes, &weights),
         )
     });
     if json {

@@ -7,6 +7,9 @@
 //!
 //! - when `a`, `b` and the output share one memory layout and are contiguous in it, one
 //!   call of [`crate::div`] divides all of it;
+//! - when `a` and the output are, in rows (along the innermost axis) shorter than 64
+//!   elements (256 by one row for all, `a / row`): a group of whole rows at a time, 1024
+//!   elements, their divisors gathered into one buffer (once for all by one row);
 //! - where an operand is transposed (more contiguous across the output's most contiguous
 //!   axis than along it: `a.t() / b`), tile by tile (`tiles`): 4096 elements of each
 //!   operand gathered reading whole cache lines, then divided in one call;
@@ -48,9 +51,9 @@ pub use parallel::{par_div, par_div_assign, par_div_to, try_par_div};
 const PIECE: usize = 256;
 
 /// Rows (lanes along the memory order's innermost axis) shorter than this are divided many
-/// to a call where the dividends and the output are contiguous: a call per row cost more
-/// than ndarray's own `/` (rows of 3 and 8 by a column: 3.7 to 9 times its time; by a row:
-/// 1.4 to 2; family 0x19, `docs/bench/0x19-ndarray-short-rows.txt`).
+/// to a call where the dividends and the output are contiguous: with a call per row, rows
+/// of 8 by one row ran at under half of ndarray's own `/`, rows of 3 by a column at two
+/// thirds (family 0x19, `docs/bench/0x19-ndarray-short-rows.txt`).
 const SHORT_ROW: usize = 64;
 
 /// Elements per group of short rows (whole rows): their divisors gathered into one buffer,

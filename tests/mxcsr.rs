@@ -212,7 +212,8 @@ fn in_window_pairs(a: &[f32], b: &[f32]) -> (Vec<f32>, Vec<f32>) {
 /// `fmadiv::ndarray` over the first `ROWS`×`COLUMNS` pairs as a matrix (`want`: their
 /// quotients by the hardware) in each layout that takes a path of its own (one flat
 /// division, Fortran order, a transposed divisor's tiles, views with steps a piece at a
-/// time, into a strided output, in place), under the MXCSR in force: each result in
+/// time, into a strided output, in place, short rows a group at a time), under the MXCSR in
+/// force: each result in
 /// row-major order, the pairs' order. Skipped for fewer pairs.
 #[cfg(feature = "ndarray")]
 fn ndarray_layouts(
@@ -272,6 +273,16 @@ fn ndarray_layouts(
         order(&z),
         want,
     );
+    // Short rows (of 6), the divisors a Fortran-order copy (gathered row by row): a group
+    // of whole rows at a time.
+    let short = |v: &[f32]| Array2::from_shape_vec((m / 6, 6), v[..m].to_vec()).unwrap();
+    let (xr, yr) = (short(a), short(b));
+    let mut yrf = Array2::zeros((m / 6, 6).f());
+    yrf.assign(&yr);
+    push("ndarray div, short rows", order(&div(&xr, &yrf)), want);
+    let mut z = xr.clone();
+    div_assign(&mut z, &yrf).unwrap();
+    push("ndarray div_assign, short rows", order(&z), want);
 }
 
 /// The directed functions under the MXCSR in force, and their references: `vdivps` with the

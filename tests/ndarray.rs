@@ -221,8 +221,9 @@ fn every_layout_matches_the_divider() {
 
 /// The rayon forms over arrays long enough for rayon's threads (at least 2^18 elements, cut
 /// into blocks of 2^15 to 2^16 along the outermost axis): every layout's path runs block by
-/// block, with blocks that end mid-tile and mid-row. (`all_ways` runs them on every smaller
-/// case too, where they divide on the calling thread.)
+/// block, with blocks that end mid-tile and mid-row, and short rows a group at a time in
+/// each block. (`all_ways` runs them on every smaller case too, where they divide on the
+/// calling thread.)
 #[test]
 fn the_rayon_forms_match_the_divider_block_by_block() {
     let mut rng = SplitMix64(seed() ^ 2);
@@ -259,6 +260,10 @@ fn the_rayon_forms_match_the_divider_block_by_block() {
         cube_r.view().permuted_axes([2, 0, 1]),
         cube.view(),
     );
+    let points: Array2<f32> = random((90_001, 3), &mut rng);
+    let weights: Array2<f32> = random((90_001, 1), &mut rng);
+    rayon_ways("short rows by a column", points.view(), weights.view());
+    rayon_ways("short rows by a row", points.view(), points.row(7));
     let one_row: Array2<f32> = random((1, 270_001), &mut rng);
     rayon_ways("one long row", one_row.view(), one_row.slice(s![.., ..;-1]));
 }
