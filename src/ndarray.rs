@@ -506,7 +506,7 @@ fn lane_axis(strides: &[isize], shape: &[usize]) -> Axis {
 mod tests {
     use ::ndarray::{Array, Array1, Array2, s};
 
-    use super::{PIECE, div, div_assign, div_to};
+    use super::{PIECE, ROW_GROUP, div, div_assign, div_to};
 
     /// Whether the two arrays hold the same bits, element by element.
     fn same_bits<D: ::ndarray::Dimension>(got: &Array<f32, D>, want: &Array<f32, D>) -> bool {
@@ -537,5 +537,23 @@ mod tests {
         let stepped = rows.slice(s![..;2, ..;2]);
         let by = Array2::from_shape_fn((2, n), |(i, j)| 1.5 + (i + j) as f32 / 8.0);
         assert!(same_bits(&div(&stepped, &by), &(&stepped / &by)));
+    }
+
+    /// Short rows over three groups (the last partial), by one row, a column and a
+    /// transposed divisor, fresh and in place: the bits of `/` (also what Miri runs through
+    /// the groups' raw writes into fresh memory).
+    #[test]
+    fn short_rows_divide_a_group_at_a_time_as_slash_does() {
+        let rows = 2 * ROW_GROUP / 3 + 5;
+        let a = Array2::from_shape_fn((rows, 3), |(i, j)| 1.0 + (i * 3 + j) as f32 / 64.0);
+        let row = Array1::from_shape_fn(3, |j| 3.0 - j as f32 / 7.0);
+        let column = Array2::from_shape_fn((rows, 1), |(i, _)| 1.5 + i as f32 / 512.0);
+        let full = Array2::from_shape_fn((3, rows), |(j, i)| 2.0 + (i ^ j) as f32 / 256.0);
+        assert!(same_bits(&div(&a, &row), &(&a / &row)));
+        assert!(same_bits(&div(&a, &column), &(&a / &column)));
+        assert!(same_bits(&div(&a, &full.t()), &(&a / &full.t())));
+        let mut x = a.clone();
+        div_assign(&mut x, &column).unwrap();
+        assert!(same_bits(&x, &(&a / &column)));
     }
 }
