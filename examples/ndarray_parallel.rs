@@ -38,14 +38,7 @@ fn main() {
         common::cpu(),
         rayon::current_num_threads()
     );
-    let mut state = 0x5eed_u64;
-    let mut normal = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let r = state >> 11;
-        f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23)
-    };
+    let mut normal = common::normal_values();
     for n in sides {
         let a = Array2::from_shape_simple_fn((n, n), &mut normal);
         let b = Array2::from_shape_simple_fn((n, n), &mut normal);

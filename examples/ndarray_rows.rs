@@ -68,14 +68,7 @@ fn race(ndarray_way: impl Fn() -> Array2<f32>, fmadiv_way: impl Fn() -> Array2<f
 }
 
 fn main() {
-    let mut state = 0x5eed_u64;
-    let mut normal = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let r = state >> 11;
-        f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23)
-    };
+    let mut normal = common::normal_values();
     let a = Array2::from_shape_simple_fn((N, N), &mut normal);
     let b = Array2::from_shape_simple_fn((N, N), &mut normal);
     let row = Array1::from_shape_simple_fn(N, &mut normal);

@@ -101,14 +101,7 @@ fn main() {
         .map(|n| n.parse().expect("--rounds N"))
         .unwrap_or(41);
     // Normal inputs: random signs and mantissas, exponents within ±30.
-    let mut state = 0x5eed_u64;
-    let mut normal = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let r = state >> 11;
-        f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23)
-    };
+    let mut normal = common::normal_values();
     let a: Vec<f32x8> = (0..VECTORS)
         .map(|_| f32x8::from([(); 8].map(|_| normal())))
         .collect();

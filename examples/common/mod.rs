@@ -1,5 +1,19 @@
 //! What the examples share.
 
+/// Normal `f32` values, the same sequence in every run: random signs and mantissas,
+/// exponents within ±30 of 1.
+#[allow(dead_code)] // only the examples that time normal data take it
+pub fn normal_values() -> impl FnMut() -> f32 {
+    let mut state = 0x5eed_u64;
+    move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let r = state >> 11;
+        f32::from_bits((r as u32 & 0x807f_ffff) | (97 + (r >> 32) as u32 % 61) << 23)
+    }
+}
+
 /// This CPU as "cpu family F model M" (decimal, from /proc/cpuinfo), for the examples'
 /// output; "unknown CPU" where there is no such file.
 #[allow(dead_code)] // not every example names the CPU this way
