@@ -172,7 +172,7 @@ MUTATIONS=(
   "ndarray: div_to's short rows by a plain /|src/ndarray.rs|s/^            crate::div(\&x\[range.clone()\], y, \&mut o\[range\]);$/            o[range.clone()].iter_mut().zip(x[range].iter().zip(y)).for_each(|(q, (p, d))| *q = p \/ d);/"
   "ndarray: div_assign's short rows by a plain /|src/ndarray.rs|s/^            crate::div_in_place(\&mut x\[start..start + y.len()\], y);$/            x[start..start + y.len()].iter_mut().zip(y).for_each(|(p, d)| *p \/= d);/"
   "ndarray: short rows' groups each written from the array's start|src/ndarray.rs|s/^        divide(start, \&buf\[..filled\]);$/        divide(0, \&buf[..filled]);/"
-  "ndarray: short rows by one row for all where the divisor varies across some rows|src/ndarray.rs|s/if b.strides()\[..last.index()\].iter().all(|\&s| s == 0) {/if b.strides()[..last.index()].iter().any(|\&s| s == 0) {/"
+  "ndarray: short rows by one row for all where the divisor varies across some rows|src/ndarray.rs|s/^    if one_row(\&b) {$/    if b.strides()[..last.index()].iter().any(|\&s| s == 0) {/"
 )
 
 if [ "${1:-}" = "--list" ]; then

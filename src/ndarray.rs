@@ -436,12 +436,20 @@ fn short_rows<'v, D: Dimension>(
     } else {
         return None;
     };
-    let last = b.ndim() - 1;
-    let row = b.len_of(Axis(last));
+    let row = b.len_of(Axis(b.ndim() - 1));
     // One row for all (`a / row`) is gathered once: rows up to a quarter of a group gain.
-    let one_row = b.strides()[..last].iter().all(|&s| s == 0);
-    let limit = if one_row { ROW_GROUP / 4 } else { SHORT_ROW };
+    let limit = if one_row(&b) {
+        ROW_GROUP / 4
+    } else {
+        SHORT_ROW
+    };
     (row < limit && b.len() > row).then_some(b)
+}
+
+/// Whether `b` (rows along its last axis) holds one row for all: it steps along no other
+/// axis.
+fn one_row<D: Dimension>(b: &ArrayView<f32, D>) -> bool {
+    b.strides()[..b.ndim() - 1].iter().all(|&s| s == 0)
 }
 
 /// `divide(start, divisors)` for each group of whole rows of `b` (its last axis, taken in
@@ -454,7 +462,7 @@ fn in_row_groups<D: Dimension>(b: ArrayView<f32, D>, mut divide: impl FnMut(usiz
     let group = (ROW_GROUP / row * row).min(total);
     // No larger than the array: a small one zeroes only its size.
     let mut buf = vec![0.0f32; group];
-    if b.strides()[..last.index()].iter().all(|&s| s == 0) {
+    if one_row(&b) {
         // One row: gathered once, then copied, doubling, to fill the buffer.
         let first = b.lanes(last).into_iter().next().expect("a row");
         gather(&first, &mut buf[..row]);
