@@ -168,11 +168,18 @@ MUTATIONS=(
   "ndarray rayon forms: a block's second half left undivided|src/ndarray/parallel.rs|s/^        || cut(o2, a2, b2, thick, work),$/        || drop((o2, a2, b2)),/"
   "ndarray rayon forms: on the pool under a caller's MXCSR too|src/ndarray/parallel.rs|s/^    if stays_on_caller(a.len()) {$/    if a.len() < crate::parallel::PAR_MIN_LEN {/"
   "ndarray rayon forms: par_div's blocks that need initialised memory zeroed, then not divided|src/ndarray/parallel.rs|s/^            divide(a, b, out);$/            let _ = (a, b, out);/"
-  "ndarray: short rows into fresh memory by a plain /|src/ndarray.rs|s/unsafe { crate::slices::div_disjoint(x\[start..\].as_ptr(), y.as_ptr(), o, y.len()) };/unsafe { for (j, d) in y.iter().enumerate() { *o.add(j) = x[start + j] \/ d; } };/"
-  "ndarray: div_to's short rows by a plain /|src/ndarray.rs|s/^            crate::div(\&x\[range.clone()\], y, \&mut o\[range\]);$/            o[range.clone()].iter_mut().zip(x[range].iter().zip(y)).for_each(|(q, (p, d))| *q = p \/ d);/"
-  "ndarray: div_assign's short rows by a plain /|src/ndarray.rs|s/^            crate::div_in_place(\&mut x\[start..start + y.len()\], y);$/            x[start..start + y.len()].iter_mut().zip(y).for_each(|(p, d)| *p \/= d);/"
-  "ndarray: short rows' groups each written from the array's start|src/ndarray.rs|s/^        divide(start, \&buf\[..filled\]);$/        divide(0, \&buf[..filled]);/"
-  "ndarray: short rows by one row for all where the divisor varies across some rows|src/ndarray.rs|s/^    if one_row(\&b) {$/    if b.strides()[..last.index()].iter().any(|\&s| s == 0) {/"
+  "ndarray: short rows into fresh memory by a plain /|src/ndarray/short_rows.rs|s/unsafe { crate::slices::div_disjoint(x.as_ptr(), y.as_ptr(), o, y.len()) };/unsafe { for (j, d) in y.iter().enumerate() { *o.add(j) = x[j] \/ d; } };/"
+  "ndarray: div_to's short rows by a plain /|src/ndarray/short_rows.rs|s/^            crate::div(x.group(start, y.len()), y, \&mut o\[range\]);$/            o[range].iter_mut().zip(x.group(start, y.len()).iter().zip(y)).for_each(|(q, (p, d))| *q = p \/ d);/"
+  "ndarray: div_assign's short rows by a plain /|src/ndarray/short_rows.rs|s/^            crate::div_in_place(\&mut x\[start..start + y.len()\], y);$/            x[start..start + y.len()].iter_mut().zip(y).for_each(|(p, d)| *p \/= d);/"
+  "ndarray: short rows' groups each written from the array's start|src/ndarray/short_rows.rs|s/^        divide(start, \&buf\[..filled\]);$/        divide(0, \&buf[..filled]);/"
+  "ndarray: short rows by one row for all where the divisor varies across some rows|src/ndarray/short_rows.rs|s/^    if one_row(\&b) {$/    if b.strides()[..last.index()].iter().any(|\&s| s == 0) {/"
+  "ndarray: short rows into the columns of a wider output by a plain /|src/ndarray/short_rows.rs|s/^        crate::div(x.group(start, y.len()), y, q);$/        q.iter_mut().zip(x.group(start, y.len()).iter().zip(y)).for_each(|(q, (p, d))| *q = p \/ d);/"
+  "ndarray: div_assign on the columns of a wider array by a plain /|src/ndarray/short_rows.rs|s/^        crate::div_in_place(x, y);$/        x.iter_mut().zip(y).for_each(|(p, d)| *p \/= d);/"
+  "ndarray: short rows written back into the first rows of the output each group|src/ndarray/short_rows.rs|s/^        let first = start \/ columns;$/        let first = start * 0;/"
+  "ndarray: short rows gathered for each group from the first rows|src/ndarray/short_rows.rs|s/let part = rows_of(rows.view(), start, len);/let part = rows_of(rows.view(), 0, len);/"
+  "ndarray: a short row's last eight floats taken from its start|src/ndarray/short_rows.rs|s/^            chunk(8, n - 8);$/            chunk(8, 0);/"
+  "ndarray: a short row of three copied without its middle float|src/ndarray/short_rows.rs|s/for at in \[0, n \/ 2, n - 1\] {/for at in [0, 0, n - 1] {/"
+  "ndarray: rows with steps gathered as rows that step by one|src/ndarray/short_rows.rs|s/ \&\& by_one(a.strides())).then_some(reversed)/ \&\& true).then_some(reversed)/"
 )
 
 if [ "${1:-}" = "--list" ]; then

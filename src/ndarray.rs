@@ -42,6 +42,7 @@ use ::ndarray::{
 
 #[cfg(feature = "rayon")]
 mod parallel;
+mod short_rows;
 mod tiles;
 
 #[cfg(feature = "rayon")]
@@ -49,16 +50,6 @@ pub use parallel::{par_div, par_div_assign, par_div_to, try_par_div};
 
 /// Elements per gathered piece of a strided lane (on the stack).
 const PIECE: usize = 256;
-
-/// Rows (lanes along the memory order's innermost axis) shorter than this are divided many
-/// to a call where the dividends and the output are contiguous: with a call per row, rows
-/// of 8 by one row ran at under half of ndarray's own `/`, rows of 3 by a column at two
-/// thirds (family 0x19, `docs/bench/0x19-ndarray-short-rows.txt`).
-const SHORT_ROW: usize = 64;
-
-/// Elements per group of short rows (whole rows): their divisors gathered into one buffer,
-/// 4 KiB.
-const ROW_GROUP: usize = 1024;
 
 /// `a / b` elementwise into a new array of `a`'s shape (and memory order, where `a` is
 /// contiguous in Fortran order), `b` broadcast to that shape.
@@ -138,16 +129,8 @@ fn divide_fresh<D: Dimension>(
         };
         return true;
     }
-    // Short rows of contiguous dividends: many rows to a call.
-    if let Some(rows) = short_rows(&a, &b, out.strides())
-        && let (Some(x), Some(o)) = (a.as_slice_memory_order(), out.as_slice_memory_order_mut())
-    {
-        in_row_groups(rows, |start, y| {
-            let o = o[start..start + y.len()].as_mut_ptr().cast::<f32>();
-            // SAFETY: as for the flat division above, over the group's y.len() elements of x
-            // (from `start`, within it) and of o.
-            unsafe { crate::slices::div_disjoint(x[start..].as_ptr(), y.as_ptr(), o, y.len()) };
-        });
+    // Short rows: many rows to a call.
+    if short_rows::divide_fresh(a.view(), b.view(), out.view_mut()) {
         return true;
     }
     if out.ndim() == 0 {
@@ -233,12 +216,7 @@ fn divide_in_place<D: Dimension>(mut a: ArrayViewMut<f32, D>, b: ArrayView<f32, 
         crate::div_in_place(x, y);
         return;
     }
-    if let Some(rows) = short_rows(&a.view(), &b, a.strides())
-        && let Some(x) = a.as_slice_memory_order_mut()
-    {
-        in_row_groups(rows, |start, y| {
-            crate::div_in_place(&mut x[start..start + y.len()], y);
-        });
+    if short_rows::divide_in_place(a.view_mut(), b.view()) {
         return;
     }
     let axis = lane_axis(a.strides(), a.shape());
@@ -286,13 +264,7 @@ fn divide<D: Dimension>(a: ArrayView<f32, D>, b: ArrayView<f32, D>, mut out: Arr
         crate::div(x, y, o);
         return;
     }
-    if let Some(rows) = short_rows(&a, &b, &strides)
-        && let (Some(x), Some(o)) = (a.as_slice_memory_order(), out.as_slice_memory_order_mut())
-    {
-        in_row_groups(rows, |start, y| {
-            let range = start..start + y.len();
-            crate::div(&x[range.clone()], y, &mut o[range]);
-        });
+    if short_rows::divide(a.view(), b.view(), out.view_mut()) {
         return;
     }
     if out.ndim() == 0 {
@@ -416,88 +388,6 @@ fn scatter(q: &[f32], v: &mut ArrayViewMut1<f32>) {
     }
 }
 
-/// Where `a` and the output (of strides `out`) are contiguous in one memory order and its
-/// rows (along the innermost axis) are shorter than `SHORT_ROW` (a quarter of `ROW_GROUP`
-/// where `b` is one row for all): `b` with its axes in that order (reversed for Fortran
-/// order), so that its rows, taken in order, are the output's. A transposed `b` is
-/// gathered too: rows this short read it as that many streams.
-fn short_rows<'v, D: Dimension>(
-    a: &ArrayView<f32, D>,
-    b: &ArrayView<'v, f32, D>,
-    out: &[isize],
-) -> Option<ArrayView<'v, f32, D>> {
-    if a.strides() != out || a.ndim() == 0 {
-        return None;
-    }
-    let b = if a.is_standard_layout() {
-        b.clone()
-    } else if a.t().is_standard_layout() {
-        b.clone().reversed_axes()
-    } else {
-        return None;
-    };
-    let row = b.len_of(Axis(b.ndim() - 1));
-    // One row for all (`a / row`) is gathered once: rows up to a quarter of a group gain.
-    let limit = if one_row(&b) {
-        ROW_GROUP / 4
-    } else {
-        SHORT_ROW
-    };
-    (row < limit && b.len() > row).then_some(b)
-}
-
-/// Whether `b` (rows along its last axis) holds one row for all: it steps along no other
-/// axis.
-fn one_row<D: Dimension>(b: &ArrayView<f32, D>) -> bool {
-    b.strides()[..b.ndim() - 1].iter().all(|&s| s == 0)
-}
-
-/// `divide(start, divisors)` for each group of whole rows of `b` (its last axis, taken in
-/// standard order), `start` the group's first element: the rows' divisors gathered into one
-/// buffer; where `b` is one row broadcast, once for every group; where it is one value per
-/// row (a column), filled from the column's values.
-fn in_row_groups<D: Dimension>(b: ArrayView<f32, D>, mut divide: impl FnMut(usize, &[f32])) {
-    let last = Axis(b.ndim() - 1);
-    let (row, total) = (b.len_of(last), b.len());
-    let group = (ROW_GROUP / row * row).min(total);
-    // No larger than the array: a small one zeroes only its size.
-    let mut buf = vec![0.0f32; group];
-    if one_row(&b) {
-        // One row: gathered once, then copied, doubling, to fill the buffer.
-        let first = b.lanes(last).into_iter().next().expect("a row");
-        gather(&first, &mut buf[..row]);
-        let mut filled = row;
-        while filled < group {
-            let n = filled.min(group - filled);
-            buf.copy_within(..n, filled);
-            filled += n;
-        }
-        for start in (0..total).step_by(group) {
-            divide(start, &buf[..group.min(total - start)]);
-        }
-        return;
-    }
-    // Otherwise group by group: each row's divisors filled from its value (a column) or
-    // gathered, in a loop of its own (its counters in registers, not in memory beside the
-    // buffer).
-    let column = b.strides()[last.index()] == 0;
-    let mut values = b.slice_axis(last, (..1).into()).into_iter();
-    let mut rows = b.lanes(last).into_iter();
-    let mut start = 0;
-    while start < total {
-        let filled = group.min(total - start);
-        for d in buf[..filled].chunks_exact_mut(row) {
-            if column {
-                d.fill(*values.next().expect("a value per row"));
-            } else {
-                gather(&rows.next().expect("a row per row"), d);
-            }
-        }
-        divide(start, &buf[..filled]);
-        start += filled;
-    }
-}
-
 /// The axis along which lanes are walked: the one of smallest stride among those longer than
 /// one element (the last on ties), so that lanes are as contiguous as the layout allows.
 fn lane_axis(strides: &[isize], shape: &[usize]) -> Axis {
@@ -514,7 +404,7 @@ fn lane_axis(strides: &[isize], shape: &[usize]) -> Axis {
 mod tests {
     use ::ndarray::{Array, Array1, Array2, s};
 
-    use super::{PIECE, ROW_GROUP, div, div_assign, div_to};
+    use super::{PIECE, div, div_assign, div_to};
 
     /// Whether the two arrays hold the same bits, element by element.
     fn same_bits<D: ::ndarray::Dimension>(got: &Array<f32, D>, want: &Array<f32, D>) -> bool {
@@ -545,23 +435,5 @@ mod tests {
         let stepped = rows.slice(s![..;2, ..;2]);
         let by = Array2::from_shape_fn((2, n), |(i, j)| 1.5 + (i + j) as f32 / 8.0);
         assert!(same_bits(&div(&stepped, &by), &(&stepped / &by)));
-    }
-
-    /// Short rows over three groups (the last partial), by one row, a column and a
-    /// transposed divisor, fresh and in place: the bits of `/` (also what Miri runs through
-    /// the groups' raw writes into fresh memory).
-    #[test]
-    fn short_rows_divide_a_group_at_a_time_as_slash_does() {
-        let rows = 2 * ROW_GROUP / 3 + 5;
-        let a = Array2::from_shape_fn((rows, 3), |(i, j)| 1.0 + (i * 3 + j) as f32 / 64.0);
-        let row = Array1::from_shape_fn(3, |j| 3.0 - j as f32 / 7.0);
-        let column = Array2::from_shape_fn((rows, 1), |(i, _)| 1.5 + i as f32 / 512.0);
-        let full = Array2::from_shape_fn((3, rows), |(j, i)| 2.0 + (i ^ j) as f32 / 256.0);
-        assert!(same_bits(&div(&a, &row), &(&a / &row)));
-        assert!(same_bits(&div(&a, &column), &(&a / &column)));
-        assert!(same_bits(&div(&a, &full.t()), &(&a / &full.t())));
-        let mut x = a.clone();
-        div_assign(&mut x, &column).unwrap();
-        assert!(same_bits(&x, &(&a / &column)));
     }
 }

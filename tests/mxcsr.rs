@@ -212,9 +212,9 @@ fn in_window_pairs(a: &[f32], b: &[f32]) -> (Vec<f32>, Vec<f32>) {
 /// `fmadiv::ndarray` over the first `ROWS`×`COLUMNS` pairs as a matrix (`want`: their
 /// quotients by the hardware) in each layout that takes a path of its own (one flat
 /// division, Fortran order, a transposed divisor's tiles, views with steps a piece at a
-/// time, into a strided output, in place, short rows a group at a time), under the MXCSR in
-/// force: each result in
-/// row-major order, the pairs' order. Skipped for fewer pairs.
+/// time, into a strided output, in place, short rows a group at a time, contiguous or a few
+/// columns of a wider matrix), under the MXCSR in force: each result in row-major order, the
+/// pairs' order. Skipped for fewer pairs.
 #[cfg(feature = "ndarray")]
 fn ndarray_layouts(
     a: &[f32],
@@ -283,6 +283,32 @@ fn ndarray_layouts(
     let mut z = xr.clone();
     div_assign(&mut z, &yrf).unwrap();
     push("ndarray div_assign, short rows", order(&z), want);
+    // The same rows as six columns of a wider matrix (rows gathered, quotients written back
+    // row by row).
+    let mut wider = Array2::zeros((m / 6, 9));
+    wider.slice_mut(s![.., 2..8]).assign(&xr);
+    let xc = wider.slice(s![.., 2..8]);
+    push(
+        "ndarray div, short rows of a wider matrix",
+        order(&div(&xc, &yrf)),
+        want,
+    );
+    let mut out = Array2::zeros((m / 6, 9));
+    div_to(&xc, &yrf, &mut out.slice_mut(s![.., 1..7])).unwrap();
+    let q = out.slice(s![.., 1..7]).to_owned();
+    push(
+        "ndarray div_to into short rows of a wider matrix",
+        order(&q),
+        want,
+    );
+    let mut z = wider.clone();
+    div_assign(&mut z.slice_mut(s![.., 2..8]), &yrf).unwrap();
+    let q = z.slice(s![.., 2..8]).to_owned();
+    push(
+        "ndarray div_assign, short rows of a wider matrix",
+        order(&q),
+        want,
+    );
 }
 
 /// The directed functions under the MXCSR in force, and their references: `vdivps` with the

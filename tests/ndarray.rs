@@ -5,7 +5,10 @@
 mod common;
 
 use common::{SplitMix64, seed};
-use ndarray::{Array, Array2, ArrayD, ArrayView, Dimension, IxDyn, ShapeBuilder, Slice, arr0, s};
+use ndarray::{
+    Array, Array2, ArrayD, ArrayView, AxisDescription, Dimension, IxDyn, ShapeBuilder, Slice, arr0,
+    s,
+};
 
 /// Random bit patterns half the time, normal values otherwise: specials in every lane kind.
 fn random<Sh: ShapeBuilder>(shape: Sh, rng: &mut SplitMix64) -> Array<f32, Sh::Dim> {
@@ -97,6 +100,38 @@ fn one_thread_ways<D: Dimension, E: Dimension>(
     let mut x = a.to_owned();
     fmadiv::ndarray::div_assign(&mut x, &b).unwrap();
     check(&format!("{what}: div_assign"), &a, &wide, &x.view());
+    // Into the middle of wider rows (each row steps by one, the rows apart: a few columns of
+    // a wider matrix), and in place there; the padding is left as it was.
+    let mut wider = a.raw_dim();
+    if let Some(n) = wider.slice_mut().last_mut() {
+        *n += 3;
+    }
+    let middle = |ax: AxisDescription| match ax.axis.index() == last {
+        true => Slice::from(1..1 + ax.len - 3),
+        false => Slice::from(..),
+    };
+    let mut padded = Array::from_elem(wider, f32::from_bits(UNTOUCHED));
+    let mut out_m = padded.slice_each_axis_mut(middle);
+    fmadiv::ndarray::div_to(&a, &b, &mut out_m).unwrap();
+    check(
+        &format!("{what}: div_to, columns of a wider output"),
+        &a,
+        &wide,
+        &out_m.view(),
+    );
+    out_m.assign(&a);
+    fmadiv::ndarray::div_assign(&mut out_m, &b).unwrap();
+    check(
+        &format!("{what}: div_assign, columns of a wider array"),
+        &a,
+        &wide,
+        &out_m.view(),
+    );
+    out_m.fill(f32::from_bits(UNTOUCHED));
+    assert!(
+        padded.iter().all(|q| q.to_bits() == UNTOUCHED),
+        "{what}: div_to or div_assign wrote beside the columns"
+    );
 }
 
 /// `par_div`, `par_div_to` (into a standard and a Fortran-order output) and
@@ -337,6 +372,23 @@ fn short_rows_match_the_divider() {
             row.view(),
         );
     }
+    // Dividends that are a few columns of a wider matrix: rows gathered a group at a time.
+    let wider: Array2<f32> = random((700, 520), &mut rng);
+    for columns in [1, 3, 8, 63, 64, 255] {
+        let a = wider.slice(s![.., 5..5 + columns]);
+        let row: Array<f32, _> = random(columns, &mut rng);
+        let column: Array2<f32> = random((700, 1), &mut rng);
+        let full: Array2<f32> = random((700, columns), &mut rng);
+        let full_t: Array2<f32> = random((columns, 700), &mut rng);
+        let what = |w: &str| format!("{columns} columns of a wider matrix {w}");
+        all_ways(&what("by a row"), a, row.view());
+        all_ways(&what("by a column"), a, column.view());
+        all_ways(&what("by a full divisor"), a, full.view());
+        all_ways(&what("by a transposed divisor"), a, full_t.t());
+        all_ways(&what("in Fortran order by a column"), a.t(), column.t());
+        let stepped = wider.slice(s![.., 5..5 + 2 * columns;2]);
+        all_ways(&what("every other one, by a row"), stepped, row.view());
+    }
     let cube: Array<f32, _> = random((9, 11, 5), &mut rng);
     let plane: Array<f32, _> = random((11, 5), &mut rng);
     let pillars: Array<f32, _> = random((9, 11, 1), &mut rng);
@@ -389,7 +441,8 @@ fn shapes_that_do_not_broadcast_are_errors_and_write_nothing() {
 /// (contiguous operands), fresh rows divided lane by lane (a broadcast row divisor), a
 /// strided operand gathered a piece at a time, a transposed one a tile at a time, `div_to`
 /// flat, lane by lane and into a strided output, and `div_assign` flat, lane by lane, strided and by a transposed
-/// divisor; and short rows a group at a time (`div`, `div_to`, `div_assign`). A column divisor goes to `div_scalar`:
+/// divisor; and short rows a group at a time (`div`, `div_to`, `div_assign`; contiguous, and
+/// as columns of a wider matrix). A column divisor goes to `div_scalar`:
 /// [`a_column_divisor_runs_the_divisors_chunks`] reads that path.
 #[cfg(fmadiv_x86)]
 #[test]
@@ -423,8 +476,13 @@ fn every_path_runs_the_plans_loop() {
     let short_a = Array2::from_shape_vec((n / short, short), x.clone()).unwrap();
     let short_b_t = Array2::from_shape_fn((short, n / short), |(j, i)| y[i * short + j]);
     let short_b = short_b_t.t();
+    // The same short rows as columns of a wider matrix: gathered, and written back row by
+    // row.
+    let mut short_wide = Array2::zeros((n / short, short + 2));
+    short_wide.slice_mut(s![.., 1..=short]).assign(&short_a);
+    let short_columns = short_wide.slice(s![.., 1..=short]);
     type Call<'a> = &'a (dyn Fn() + Sync);
-    let calls: [(&str, Call); 14] = [
+    let calls: [(&str, Call); 17] = [
         ("div, contiguous", &|| drop(fmadiv::ndarray::div(&a, &b))),
         ("div, rows by a row", &|| {
             drop(fmadiv::ndarray::div(&rows, &b))
@@ -468,6 +526,18 @@ fn every_path_runs_the_plans_loop() {
         }),
         ("div_assign, short rows", &|| {
             fmadiv::ndarray::div_assign(&mut short_a.clone(), &short_b).unwrap()
+        }),
+        ("div, columns as short rows", &|| {
+            drop(fmadiv::ndarray::div(&short_columns, &short_b))
+        }),
+        ("div_to, into columns as short rows", &|| {
+            let mut out = short_wide.clone();
+            let mut columns = out.slice_mut(s![.., 1..=short]);
+            fmadiv::ndarray::div_to(&short_a, &short_b, &mut columns).unwrap();
+        }),
+        ("div_assign, columns as short rows", &|| {
+            let mut x = short_wide.clone();
+            fmadiv::ndarray::div_assign(&mut x.slice_mut(s![.., 1..=short]), &short_b).unwrap();
         }),
     ];
     for (what, call) in calls {
