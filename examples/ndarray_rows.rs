@@ -2,8 +2,10 @@
 //! by one row (`a / row`), every row by its own sum (a column broadcast), a transposed
 //! operand either side (divided tile by tile) and in place, and every other row's every
 //! third element (a strided view, lane by lane); and as many elements in short rows (of 8
-//! by one row and by their sums, of 3 by a column: divided a group of rows at a time), each
-//! against ndarray's own `/` — bits checked, then timed alternately in one process.
+//! by one row and by their sums, of 3 by a column: divided a group of rows at a time), the
+//! same short rows as columns of wider matrices (8 of 16, 3 of 4: gathered a group at a
+//! time), each against ndarray's own `/` — bits checked, then timed alternately in one
+//! process.
 //!
 //! ```sh
 //! cargo run --release --example ndarray_rows --features ndarray
@@ -134,6 +136,24 @@ fn main() {
         &(&threes / &weights),
     );
 
+    // The same rows as columns of wider matrices (rows not contiguous with one another):
+    // the first 8 of 16 columns by one row, the first 3 of 4 (x, y, z of x, y, z, w) by a
+    // column.
+    let sixteens = Array2::from_shape_simple_fn((N * N / 8, 16), &mut normal);
+    let eights_of_16 = sixteens.slice(s![.., ..8]);
+    let fours = Array2::from_shape_simple_fn((N * N / 3, 4), &mut normal);
+    let threes_of_4 = fours.slice(s![.., ..3]);
+    check(
+        "8 of 16 columns / row",
+        &fmadiv::ndarray::div(&eights_of_16, &eight),
+        &(&eights_of_16 / &eight),
+    );
+    check(
+        "3 of 4 columns / a column",
+        &fmadiv::ndarray::div(&threes_of_4, &weights),
+        &(&threes_of_4 / &weights),
+    );
+
     let cpu = common::cpu();
     let json = std::env::args().any(|a| a == "--json");
     let mut rows = Vec::new();
@@ -203,6 +223,18 @@ fn main() {
         race(
             || &threes / &weights,
             || fmadiv::ndarray::div(&threes, &weights),
+        )
+    });
+    show("short columns: 8 of 16 / row", &|| {
+        race(
+            || &eights_of_16 / &eight,
+            || fmadiv::ndarray::div(&eights_of_16, &eight),
+        )
+    });
+    show("short columns: 3 of 4 / a column", &|| {
+        race(
+            || &threes_of_4 / &weights,
+            || fmadiv::ndarray::div(&threes_of_4, &weights),
         )
     });
     if json {
