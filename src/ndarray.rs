@@ -7,9 +7,12 @@
 //!
 //! - when `a`, `b` and the output share one memory layout and are contiguous in it, one
 //!   call of [`crate::div`] divides all of it;
-//! - when `a` and the output are, in rows (along the innermost axis) shorter than 64
-//!   elements (256 by one row for all, `a / row`): a group of whole rows at a time, 1024
-//!   elements, their divisors gathered into one buffer (once for all by one row);
+//! - in rows (along the innermost axis of the output's memory order) shorter than 64
+//!   elements (256 by one row for all, `a / row`), each stepping by one in `a` and the
+//!   output: a group of whole rows at a time, 1024 elements, their divisors gathered into
+//!   one buffer (once for all by one row), their dividends too and their quotients written
+//!   back row by row where the rows are not contiguous with one another (a few columns of
+//!   a wider matrix; `short_rows`);
 //! - where an operand is transposed (more contiguous across the output's most contiguous
 //!   axis than along it: `a.t() / b`), tile by tile (`tiles`): 4096 elements of each
 //!   operand gathered reading whole cache lines, then divided in one call;

@@ -340,7 +340,8 @@ fn broadcast_rows_columns_and_scalars_match_the_divider() {
 /// 1024 elements' whole rows at a time: by a row, a column, a scalar, a full divisor in
 /// another layout (gathered row by row) and a transposed one; in Fortran order, in 3-D,
 /// rows of one element, groups that end mid-array, and one row of a group's quarter either
-/// side of the limit.
+/// side of the limit; small arrays either side of the stack buffer's 256 elements; and
+/// dividends that are columns of a wider matrix (rows not contiguous with one another).
 #[test]
 fn short_rows_match_the_divider() {
     let mut rng = SplitMix64(seed() ^ 3);
@@ -371,6 +372,22 @@ fn short_rows_match_the_divider() {
             fortran.view(),
             row.view(),
         );
+    }
+    // Small arrays, whose divisors' buffer is on the stack up to 256 elements: each side of
+    // that, and the smallest.
+    for (rows, columns) in [(2, 3), (4, 4), (16, 16), (3, 85), (2, 129), (1, 5)] {
+        let a: Array2<f32> = random((rows, columns + 2), &mut rng);
+        let row: Array<f32, _> = random(columns, &mut rng);
+        let column: Array2<f32> = random((rows, 1), &mut rng);
+        let what = |w: &str| format!("a small {rows}x{columns} array {w}");
+        let a_columns = a.slice(s![.., 1..=columns]);
+        all_ways(&what("by a row"), a_columns.to_owned().view(), row.view());
+        all_ways(
+            &what("by a column"),
+            a_columns.to_owned().view(),
+            column.view(),
+        );
+        all_ways(&what("of columns, by a row"), a_columns, row.view());
     }
     // Dividends that are a few columns of a wider matrix: rows gathered a group at a time.
     let wider: Array2<f32> = random((700, 520), &mut rng);

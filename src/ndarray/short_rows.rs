@@ -25,6 +25,11 @@ const SHORT_ROW: usize = 64;
 /// 4 KiB.
 pub(super) const ROW_GROUP: usize = 1024;
 
+/// Elements of a group whose divisors' buffer is on the stack (1 KiB, zeroed in less time
+/// than an allocation takes): allocated, it was about a quarter of a 4×4 array's call
+/// (family 0x19, `docs/bench/0x19-ndarray-tiny.txt`).
+const SMALL_GROUP: usize = 256;
+
 /// `out = a / b` into uninitialised memory, a group of rows at a time, where the rows are
 /// short and the output contiguous: `false`, and nothing written, where they are not.
 pub(super) fn divide_fresh<D: Dimension>(
@@ -176,8 +181,16 @@ fn in_row_groups<D: Dimension>(b: ArrayView<f32, D>, mut divide: impl FnMut(usiz
     let last = Axis(b.ndim() - 1);
     let (row, total) = (b.len_of(last), b.len());
     let group = (ROW_GROUP / row * row).min(total);
-    // No larger than the array: a small one zeroes only its size.
-    let mut buf = vec![0.0f32; group];
+    // On the stack for a small array; else no larger than the array, zeroed only to its
+    // size.
+    let (mut small, mut large);
+    let buf: &mut [f32] = if group <= SMALL_GROUP {
+        small = [0.0f32; SMALL_GROUP];
+        &mut small[..group]
+    } else {
+        large = vec![0.0f32; group];
+        &mut large
+    };
     if one_row(&b) {
         // One row: gathered once, then copied, doubling, to fill the buffer.
         let first = b.lanes(last).into_iter().next().expect("a row");
