@@ -409,8 +409,12 @@ mod tests {
 
     use super::{PIECE, div, div_assign, div_to};
 
-    /// Whether the two arrays hold the same bits, element by element.
-    fn same_bits<D: ::ndarray::Dimension>(got: &Array<f32, D>, want: &Array<f32, D>) -> bool {
+    /// Whether the two arrays hold the same bits, element by element (the submodules' tests
+    /// too).
+    pub(super) fn same_bits<D: ::ndarray::Dimension>(
+        got: &Array<f32, D>,
+        want: &Array<f32, D>,
+    ) -> bool {
         got.iter()
             .zip(want)
             .all(|(g, w)| g.to_bits() == w.to_bits())

@@ -365,17 +365,11 @@ fn copy_short(from: &[f32], to: &mut [f32]) {
 
 #[cfg(test)]
 mod tests {
-    use ::ndarray::{Array, Array1, Array2, Dimension, s};
+    use ::ndarray::{Array1, Array2, s};
 
     use super::ROW_GROUP;
+    use crate::ndarray::tests::same_bits;
     use crate::ndarray::{div, div_assign, div_to};
-
-    /// Whether the two arrays hold the same bits, element by element.
-    fn same_bits<D: Dimension>(got: &Array<f32, D>, want: &Array<f32, D>) -> bool {
-        got.iter()
-            .zip(want)
-            .all(|(g, w)| g.to_bits() == w.to_bits())
-    }
 
     /// Short rows over three groups (the last partial), by one row, a column and a
     /// transposed divisor, fresh and in place; and rows that are not contiguous with one

@@ -171,8 +171,9 @@ fn along_rows(shape: &[usize], strides: &[isize]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use ::ndarray::{Array, Array2, Array3, Dimension};
+    use ::ndarray::{Array2, Array3};
 
+    use crate::ndarray::tests::same_bits;
     use crate::ndarray::{div, div_assign};
 
     /// Distinct, inexact quotients: one bit pattern per element.
@@ -180,13 +181,6 @@ mod tests {
         Array2::from_shape_fn((rows, columns), |(i, j)| {
             1.0 + ((i * 131 + j * 7) as u32 ^ salt) as f32 / 1024.0
         })
-    }
-
-    /// Whether the two arrays hold the same bits, element by element.
-    fn same_bits<D: Dimension>(got: &Array<f32, D>, want: &Array<f32, D>) -> bool {
-        got.iter()
-            .zip(want)
-            .all(|(g, w)| g.to_bits() == w.to_bits())
     }
 
     /// Across tile boundaries both ways (64 lanes by 64 elements: 66 lanes of 67 elements
