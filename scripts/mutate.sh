@@ -180,6 +180,7 @@ MUTATIONS=(
   "ndarray: a short row's last eight floats taken from its start|src/ndarray/short_rows.rs|s/^            chunk(8, n - 8);$/            chunk(8, 0);/"
   "ndarray: a short row of three copied without its middle float|src/ndarray/short_rows.rs|s/for at in \[0, n \/ 2, n - 1\] {/for at in [0, 0, n - 1] {/"
   "ndarray: rows with steps gathered as rows that step by one|src/ndarray/short_rows.rs|s/ \&\& by_one(a.strides())).then_some(reversed)/ \&\& true).then_some(reversed)/"
+  "ndarray: both operands with steps gathered in one pass, the dividends into both buffers|src/ndarray.rs|s/\.for_each(|x, y, \&a, \&b| (\*x, \*y) = (a, b));/.for_each(|x, y, \&a, \&b| (*x, *y) = (a, a + 0.0 * b));/"
 )
 
 if [ "${1:-}" = "--list" ]; then

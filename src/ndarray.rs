@@ -367,6 +367,18 @@ impl Pieces {
             none => none.insert([[0.0; PIECE]; 2]),
         };
         let (x, y) = (&mut x[..a.len()], &mut y[..b.len()]);
+        let steps = |v: &ArrayView1<f32>| v.as_slice().is_none() && v.strides()[0] != 0;
+        if steps(a) && steps(b) {
+            // Both operands with steps: one pass reading both, so that their lines are
+            // fetched together (one pass each left the reads waiting on one stream at a time:
+            // a 1024² division of such views took a third longer).
+            Zip::from(&mut *x)
+                .and(&mut *y)
+                .and(a)
+                .and(b)
+                .for_each(|x, y, &a, &b| (*x, *y) = (a, b));
+            return (x, y);
+        }
         gather(a, x);
         gather(b, y);
         (x, y)
