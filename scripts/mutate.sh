@@ -159,7 +159,7 @@ MUTATIONS=(
   "backend setting: the directed functions say nothing of a bad one|src/rounding.rs|s/^        crate::dispatch::check_environment();$/    let _ = ();/"
   "backend setting: the unoptimised slice loops say nothing of a bad one|src/slices.rs|s/^\( *\)crate::dispatch::check_environment();$/\1let _ = ();/"
   "ndarray tiles: divided by a plain /|src/ndarray/tiles.rs|s/^            crate::div_in_place(x, y);$/            x.iter_mut().zip(y.iter()).for_each(|(p, d)| *p \/= d);/"
-  "ndarray tiles: the column-wise gather reads the tile's columns reversed|src/ndarray/tiles.rs|s/^                \*d = unsafe { \*tile.uget((r, c)) };$/                *d = unsafe { *tile.uget((r, columns - 1 - c)) };/"
+  "ndarray tiles: the column-wise gather reads a transposed tile's last columns (past the bands) reversed|src/ndarray/tiles.rs|s/^            \*d = unsafe { \*tile.uget((r, c)) };$/            *d = unsafe { *tile.uget((r, columns - 1 - c)) };/"
   "ndarray tiles: only the first tile across the lanes|src/ndarray/tiles.rs|s/for k in (0..across).step_by(lanes) {/for k in (0..across).step_by(lanes).take(1) {/"
   "ndarray tiles: the last, partial tile along the lanes left out|src/ndarray/tiles.rs|s/for l in (0..along).step_by(length) {/for l in (0..along - along % length).step_by(length) {/"
   "ndarray: div_assign's gathered pieces divided by a plain /|src/ndarray.rs|s/^                crate::div_in_place(dividends, divisors);$/                dividends.iter_mut().zip(divisors.iter()).for_each(|(p, d)| *p \/= d);/"
@@ -181,6 +181,7 @@ MUTATIONS=(
   "ndarray: a short row of three copied without its middle float|src/ndarray/short_rows.rs|s/for at in \[0, n \/ 2, n - 1\] {/for at in [0, 0, n - 1] {/"
   "ndarray: rows with steps gathered as rows that step by one|src/ndarray/short_rows.rs|s/ \&\& by_one(a.strides())).then_some(reversed)/ \&\& true).then_some(reversed)/"
   "ndarray: both operands with steps gathered in one pass, the dividends into both buffers|src/ndarray.rs|s/\.for_each(|x, y, \&a, \&b| (\*x, \*y) = (a, b));/.for_each(|x, y, \&a, \&b| (*x, *y) = (a, a + 0.0 * b));/"
+  "ndarray tiles: a band of a transposed tile read from its columns in reverse|src/ndarray/tiles.rs|s/array::from_fn(|k| unsafe { \*heads\[k\].offset(r as isize \* down) });/array::from_fn(|k| unsafe { *heads[BAND - 1 - k].offset(r as isize * down) });/"
 )
 
 if [ "${1:-}" = "--list" ]; then
