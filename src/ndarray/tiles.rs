@@ -148,7 +148,7 @@ fn gather(tile: ArrayView2<f32>, buf: &mut [f32]) {
 /// A tile more contiguous down its columns than along its rows (a transposed operand's)
 /// into `buf` row by row: `BAND` columns at a time, each row's `BAND` elements read from
 /// their `BAND` columns and written side by side. Column after column instead kept one
-/// stream of loads in flight, with eight instructions to a float: a 1024² `div_to(&a,
+/// stream of loads in flight, with nine instructions to a float: a 1024² `div_to(&a,
 /// &b.t(), ...)` spent 60% of its time in that loop, and takes 0.5–0.8 of its time this way.
 fn gather_down_columns(tile: ArrayView2<f32>, buf: &mut [f32]) {
     let columns = tile.ncols();
