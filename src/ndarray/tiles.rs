@@ -205,7 +205,7 @@ fn along_rows(shape: &[usize], strides: &[isize]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use ::ndarray::{Array2, Array3};
+    use ::ndarray::{Array2, Array3, s};
 
     use crate::ndarray::tests::same_bits;
     use crate::ndarray::{div, div_assign};
@@ -218,9 +218,9 @@ mod tests {
     }
 
     /// Across tile boundaries both ways (64 lanes by 64 elements: 66 lanes of 67 elements
-    /// leave partial tiles of 2 and 3), out of place and in place, and a plane inside a
-    /// third axis: the bits of `/` (also what Miri runs through the unchecked reads and
-    /// writes).
+    /// leave partial tiles of 2 and 3), out of place and in place, by a transposed operand
+    /// with negative steps, and a plane inside a third axis: the bits of `/` (also what Miri
+    /// runs through the unchecked reads and writes).
     #[test]
     fn a_transposed_operand_divides_tile_by_tile_as_slash_does() {
         let a = filled(66, 67, 0);
@@ -230,6 +230,11 @@ mod tests {
         let mut x = a.clone();
         div_assign(&mut x, &b.t()).unwrap();
         assert!(same_bits(&x, &want));
+        // Transposed, every other row reversed: the bands' pointers step back, two rows apart.
+        let tall = filled(134, 66, 0x33);
+        let back = tall.slice(s![..;-2, ..]);
+        let want = &a / &back.t();
+        assert!(same_bits(&div(&a, &back.t()), &want));
         let cube = Array3::from_shape_fn((2, 3, 66), |(i, j, k)| (i + j * 5 + k) as f32 + 0.5);
         let rotated = cube.view().permuted_axes([0, 2, 1]).to_owned();
         let by = cube.mapv(|v| v * 0.75 + 1.0).permuted_axes([0, 2, 1]);
