@@ -171,7 +171,8 @@ fn gather_down_columns(tile: ArrayView2<f32>, buf: &mut [f32]) {
     // The last columns (fewer than a band), one at a time.
     for c in c0..columns {
         for (r, d) in buf[c..].iter_mut().step_by(columns).enumerate() {
-            // SAFETY: r < rows (the buffer holds rows × columns) and c < columns.
+            // SAFETY: r < the tile's rows (the buffer holds them, `columns` floats each) and
+            // c < columns.
             *d = unsafe { *tile.uget((r, c)) };
         }
     }
