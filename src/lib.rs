@@ -40,7 +40,8 @@
 //! | both bounds at once (interval arithmetic) | [`div_bounds`] | [`try_div_bounds`] |
 //! | one vector inside a SIMD loop (`wide`, `core::arch`) | the functions and tokens of [`simd`] | |
 //! | ndarray arrays, with broadcasting (feature `ndarray`) | `ndarray::div`, `ndarray::div_to`, `ndarray::div_assign` | `ndarray::try_div` |
-//! | large ndarray arrays, across rayon's threads (features `ndarray` and `rayon`) | `ndarray::par_div`, `ndarray::par_div_to`, `ndarray::par_div_assign` | `ndarray::try_par_div` |
+//! | `1 / b` of an ndarray array (feature `ndarray`) | `ndarray::recip`, `ndarray::recip_to` | |
+//! | large ndarray arrays, across rayon's threads (features `ndarray` and `rayon`) | `ndarray::par_div`, `ndarray::par_div_to`, `ndarray::par_div_assign`, `ndarray::par_recip`, `ndarray::par_recip_to` | `ndarray::try_par_div` |
 //!
 //! A length mismatch makes the first column panic with the message of the second's error.
 //! [`backend`] and [`plan()`] say which code runs on this CPU; `FMADIV_BACKEND`

@@ -22,9 +22,14 @@
 //!   small buffers, a piece at a time; `div` and `try_div` write such lanes straight into
 //!   the fresh output, never zeroed first.
 //!
-//! With the `rayon` feature too, [`par_div`], [`try_par_div`], [`par_div_to`] and
-//! [`par_div_assign`] cut an array of 2^18 elements or more into blocks along its outermost
-//! axis and divide them on rayon's threads, each block as above (`parallel`).
+//! [`recip`] and [`recip_to`] take `1 / b` (the bits of ndarray's `1.0 / &b`) by the same
+//! paths, with the plan's `recip` loops: one call where `b` is contiguous, short rows a group
+//! at a time, a transposed `b` tile by tile, otherwise lane by lane (`reciprocals`).
+//!
+//! With the `rayon` feature too, [`par_div`], [`try_par_div`], [`par_div_to`],
+//! [`par_div_assign`], [`par_recip`] and [`par_recip_to`] cut an array of 2^18 elements or
+//! more into blocks along its outermost axis and divide them on rayon's threads, each block
+//! as above (`parallel`).
 //!
 //! ```
 //! use ndarray::{Array2, array};
@@ -45,11 +50,14 @@ use ::ndarray::{
 
 #[cfg(feature = "rayon")]
 mod parallel;
+mod reciprocals;
 mod short_rows;
 mod tiles;
 
+pub use reciprocals::{recip, recip_to};
+
 #[cfg(feature = "rayon")]
-pub use parallel::{par_div, par_div_assign, par_div_to, try_par_div};
+pub use parallel::{par_div, par_div_assign, par_div_to, par_recip, par_recip_to, try_par_div};
 
 /// Elements per gathered piece of a strided lane (on the stack).
 const PIECE: usize = 256;
@@ -360,12 +368,23 @@ impl Pieces {
         Pieces(None)
     }
 
+    /// The two buffers, made at the first call.
+    fn buffers(&mut self) -> &mut [[f32; PIECE]; 2] {
+        self.0.get_or_insert([[0.0; PIECE]; 2])
+    }
+
+    /// The piece's divisors (at most `PIECE` of them) gathered into one buffer, and the
+    /// other buffer for their reciprocals, of the same length.
+    fn load_divisors(&mut self, b: &ArrayView1<f32>) -> (&mut [f32], &[f32]) {
+        let [x, y] = self.buffers();
+        let (x, y) = (&mut x[..b.len()], &mut y[..b.len()]);
+        gather(b, y);
+        (x, y)
+    }
+
     /// The piece's operands (at most `PIECE` elements each, one length), gathered.
     fn load(&mut self, a: &ArrayView1<f32>, b: &ArrayView1<f32>) -> (&mut [f32], &[f32]) {
-        let [x, y] = match &mut self.0 {
-            Some(buffers) => buffers,
-            none => none.insert([[0.0; PIECE]; 2]),
-        };
+        let [x, y] = self.buffers();
         let (x, y) = (&mut x[..a.len()], &mut y[..b.len()]);
         let steps = |v: &ArrayView1<f32>| v.as_slice().is_none() && v.strides()[0] != 0;
         if steps(a) && steps(b) {

@@ -177,35 +177,35 @@ pub fn try_recip(b: &[f32], out: &mut [f32]) -> Result<(), Error> {
 #[inline]
 pub(crate) fn recip_slices(b: &[f32], out: &mut [f32]) {
     assert_eq!(b.len(), out.len());
+    // SAFETY: b is readable and out writable for out.len() elements, and as a unique borrow
+    // out overlaps nothing else.
+    unsafe { recip_disjoint(b.as_ptr(), out.as_mut_ptr(), out.len()) };
+}
+
+/// `out[i] = 1 / b[i]` for `len` elements by the recip schedule of the plan, writing `out`
+/// without reading it (so it may be uninitialised memory, as [`div_disjoint`]'s).
+///
+/// # Safety
+/// `b` readable and `out` writable for `len` floats; they do not overlap.
+#[inline]
+pub(crate) unsafe fn recip_disjoint(b: *const f32, out: *mut f32, len: usize) {
     #[cfg(fmadiv_x86)]
     if cfg!(fmadiv_unoptimized) {
         // No backend is chosen here: a setting it cannot honour still panics.
         crate::dispatch::check_environment();
-        let (x, o, n) = (b.as_ptr(), out.as_mut_ptr(), out.len());
-        // SAFETY: b is readable and out writable for n elements and cannot overlap.
-        unsafe { short::div_unoptimized(Splat(1.0), Slice(x), o, n) };
+        // SAFETY: the caller's guarantees.
+        unsafe { short::div_unoptimized(Splat(1.0), Slice(b), out, len) };
         return;
     }
     #[cfg(fmadiv_x86)]
-    if out.len() < crate::arch::x86_64::short::SHORT {
-        // SAFETY: b is readable and out writable for out.len() elements and cannot overlap.
-        unsafe {
-            crate::arch::x86_64::short::div_raw(None, b.as_ptr(), out.as_mut_ptr(), out.len())
-        };
+    if len < crate::arch::x86_64::short::SHORT {
+        // SAFETY: the caller's guarantees.
+        unsafe { crate::arch::x86_64::short::div_raw(None, b, out, len) };
         return;
     }
-    // SAFETY: b is readable and out writable for out.len() elements and cannot overlap;
-    // `a` is never read for reciprocals; the plan chooses a kernel schedule only where
-    // AVX2+FMA are in use.
-    unsafe {
-        run_planned(
-            Plan::run::<{ plan::RECIP }>,
-            core::ptr::null(),
-            b.as_ptr(),
-            out.as_mut_ptr(),
-            out.len(),
-        )
-    };
+    // SAFETY: the caller's guarantees; `a` is never read for reciprocals; the plan chooses
+    // a kernel schedule only where AVX2+FMA are in use.
+    unsafe { run_planned(Plan::run::<{ plan::RECIP }>, core::ptr::null(), b, out, len) };
 }
 
 /// The loop `pick` of the plan for `len` elements, run on the operands. The first call

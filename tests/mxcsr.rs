@@ -108,7 +108,9 @@ fn compute(
     #[cfg(feature = "ndarray")]
     {
         let (x, y) = in_window_pairs(a, b);
-        ndarray_layouts(&x, &y, &hardware(&x, &y), &mut push);
+        let ones = vec![1.0f32; y.len()];
+        let wants = [hardware(&x, &y), hardware(&ones, &y)];
+        ndarray_layouts(&x, &y, &wants, &mut push);
     }
     let whole = n / 8 * 8;
     let eight = |v: &[f32], k: usize| {
@@ -209,20 +211,21 @@ fn in_window_pairs(a: &[f32], b: &[f32]) -> (Vec<f32>, Vec<f32>) {
         .unzip()
 }
 
-/// `fmadiv::ndarray` over the first `ROWS`×`COLUMNS` pairs as a matrix (`want`: their
-/// quotients by the hardware) in each layout that takes a path of its own (one flat
-/// division, Fortran order, a transposed divisor's tiles, views with steps a piece at a
-/// time, into a strided output, in place, short rows a group at a time, contiguous or a few
-/// columns of a wider matrix), under the MXCSR in force: each result in row-major order, the
+/// `fmadiv::ndarray` over the first `ROWS`×`COLUMNS` pairs as a matrix (`wants`: their
+/// quotients and the divisors' reciprocals by the hardware) in each layout that takes a
+/// path of its own (one flat division, Fortran order, a transposed divisor's tiles, views
+/// with steps a piece at a time, into a strided output, in place, short rows a group at a
+/// time, contiguous or a few columns of a wider matrix; reciprocals flat, with steps and
+/// into a strided output), under the MXCSR in force: each result in row-major order, the
 /// pairs' order. Skipped for fewer pairs.
 #[cfg(feature = "ndarray")]
 fn ndarray_layouts(
     a: &[f32],
     b: &[f32],
-    want: &[f32],
+    [want, want_recip]: &[Vec<f32>; 2],
     push: &mut impl FnMut(&str, Vec<f32>, &[f32]),
 ) {
-    use fmadiv::ndarray::{div, div_assign, div_to};
+    use fmadiv::ndarray::{div, div_assign, div_to, recip, recip_to};
     use ndarray::{Array2, ShapeBuilder, s};
     // Lanes longer than a gathered piece (256) and several tiles (64 by 64) each way; few
     // enough for an unoptimised build's data.
@@ -246,7 +249,7 @@ fn ndarray_layouts(
         w
     };
     let order = |q: &Array2<f32>| q.iter().copied().collect::<Vec<f32>>();
-    let want = &want[..m];
+    let (want, want_recip) = (&want[..m], &want_recip[..m]);
     push("ndarray div", order(&div(&x, &y)), want);
     let (xf, yf) = (fortran(&x), fortran(&y));
     push("ndarray div, Fortran order", order(&div(&xf, &yf)), want);
@@ -258,6 +261,20 @@ fn ndarray_layouts(
     let (xs, ys) = (spaced(&x), spaced(&y));
     let (xv, yv) = (xs.slice(s![..;2, ..;3]), ys.slice(s![..;2, ..;3]));
     push("ndarray div, views with steps", order(&div(&xv, &yv)), want);
+    push("ndarray recip", order(&recip(&y)), want_recip);
+    push(
+        "ndarray recip, a view with steps",
+        order(&recip(&yv)),
+        want_recip,
+    );
+    let mut out = Array2::zeros((2 * ROWS, 3 * COLUMNS));
+    recip_to(&y, &mut out.slice_mut(s![..;2, ..;3])).unwrap();
+    let r = out.slice(s![..;2, ..;3]).to_owned();
+    push(
+        "ndarray recip_to into a view with steps",
+        order(&r),
+        want_recip,
+    );
     let mut out = Array2::zeros((2 * ROWS, 3 * COLUMNS));
     div_to(&x, &y, &mut out.slice_mut(s![..;2, ..;3])).unwrap();
     let q = out.slice(s![..;2, ..;3]).to_owned();

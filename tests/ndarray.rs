@@ -642,3 +642,254 @@ fn a_column_divisor_runs_the_divisors_chunks() {
         "div by a column ({lane} elements a row): no back-off left, so not a Divisor's chunks"
     );
 }
+
+/// Asserts `r == 1 / b` bit for bit.
+#[track_caller]
+fn check_recip<D: Dimension>(what: &str, b: &ArrayView<f32, D>, r: &ArrayView<f32, D>) {
+    assert_eq!(r.shape(), b.shape(), "{what}");
+    for ((idx, &y), &got) in b.indexed_iter().zip(r.iter()) {
+        let want = 1.0 / y;
+        assert_eq!(
+            got.to_bits(),
+            want.to_bits(),
+            "{what} at {idx:?}: 1 / {:#010x} gave {:#010x}, want {:#010x}",
+            y.to_bits(),
+            got.to_bits(),
+            want.to_bits()
+        );
+    }
+}
+
+/// `recip` and `recip_to` (into standard, Fortran-order and strided outputs, and into
+/// columns of a wider one), and their rayon forms, checked against `1 / b`; the elements
+/// between and beside a strided output's are left as they were.
+#[track_caller]
+fn recip_ways<D: Dimension>(what: &str, b: ArrayView<f32, D>) {
+    const UNTOUCHED: u32 = 0x7fc0_5eed;
+    let r = fmadiv::ndarray::recip(&b);
+    check_recip(&format!("{what}: recip"), &b, &r.view());
+    let r = fmadiv::ndarray::par_recip(&b);
+    check_recip(&format!("{what}: par_recip"), &b, &r.view());
+    for fortran in [false, true] {
+        let mut out = Array::zeros(b.raw_dim().set_f(fortran));
+        fmadiv::ndarray::recip_to(&b, &mut out).unwrap();
+        check_recip(
+            &format!("{what}: recip_to (Fortran {fortran})"),
+            &b,
+            &out.view(),
+        );
+        let mut out = Array::zeros(b.raw_dim().set_f(fortran));
+        fmadiv::ndarray::par_recip_to(&b, &mut out).unwrap();
+        check_recip(
+            &format!("{what}: par_recip_to (Fortran {fortran})"),
+            &b,
+            &out.view(),
+        );
+    }
+    let last = b.ndim().saturating_sub(1);
+    let mut twice = b.raw_dim();
+    twice.slice_mut().iter_mut().for_each(|n| *n *= 2);
+    let mut spaced = Array::from_elem(twice, f32::from_bits(UNTOUCHED));
+    let mut out_s = spaced.slice_each_axis_mut(|ax| {
+        Slice::new(0, None, if ax.axis.index() == last { -2 } else { 2 })
+    });
+    fmadiv::ndarray::recip_to(&b, &mut out_s).unwrap();
+    check_recip(
+        &format!("{what}: recip_to, output with steps"),
+        &b,
+        &out_s.view(),
+    );
+    out_s.fill(f32::from_bits(UNTOUCHED));
+    let mut wider = b.raw_dim();
+    if let Some(n) = wider.slice_mut().last_mut() {
+        *n += 3;
+    }
+    let mut padded = Array::from_elem(wider, f32::from_bits(UNTOUCHED));
+    let mut out_m = padded.slice_each_axis_mut(|ax| match ax.axis.index() == last {
+        true => Slice::from(1..1 + ax.len - 3),
+        false => Slice::from(..),
+    });
+    fmadiv::ndarray::par_recip_to(&b, &mut out_m).unwrap();
+    check_recip(
+        &format!("{what}: par_recip_to, columns of a wider output"),
+        &b,
+        &out_m.view(),
+    );
+    out_m.fill(f32::from_bits(UNTOUCHED));
+    assert!(
+        spaced
+            .iter()
+            .chain(&padded)
+            .all(|r| r.to_bits() == UNTOUCHED),
+        "{what}: recip_to wrote between or beside the elements of its output"
+    );
+}
+
+/// `recip` and its forms over every layout: contiguous in either order, transposed, with
+/// steps either way, broadcast, 3-D and dynamic, 0-D and empty, over random bit patterns
+/// (every special) and normal values; and, long enough for rayon's threads (2^18 elements
+/// and more), block by block.
+#[test]
+fn reciprocals_match_the_divider_in_every_layout() {
+    let mut rng = SplitMix64(seed() ^ 3);
+    let b: Array2<f32> = random((67, 131), &mut rng);
+    recip_ways("standard layout", b.view());
+    recip_ways("transposed view", b.t());
+    let fortran = b.t().to_owned().reversed_axes();
+    recip_ways("Fortran order", fortran.view());
+    recip_ways("columns of a wider matrix", b.slice(s![.., 3..70]));
+    recip_ways("strided", b.slice(s![..;-2, 1..;3]));
+    recip_ways("reversed", b.slice(s![.., ..;-1]));
+    recip_ways(
+        "transposed with steps",
+        b.slice(s![..;2, ..]).reversed_axes(),
+    );
+    let line: Array<f32, _> = random(3 * 9001, &mut rng);
+    recip_ways("1-D steps of 3 over many pieces", line.slice(s![..;-3]));
+    recip_ways("1-D", line.view());
+    let row: Array<f32, _> = random(131, &mut rng);
+    recip_ways("a row broadcast", row.broadcast((67, 131)).unwrap());
+    let column: Array2<f32> = random((67, 1), &mut rng);
+    recip_ways("a column broadcast", column.broadcast((67, 131)).unwrap());
+    let cube: Array<f32, _> = random((3, 70, 90), &mut rng);
+    recip_ways("3-D", cube.view());
+    recip_ways("3-D, axes rotated", cube.view().permuted_axes([1, 2, 0]));
+    recip_ways("3-D, planes with steps", cube.slice(s![.., ..;3, 1..;2]));
+    let dynamic: ArrayD<f32> = random(IxDyn(&[4, 3, 2, 5]), &mut rng);
+    recip_ways("dynamic dimension", dynamic.view());
+    recip_ways("0-D", arr0(0.99999994f32).view());
+    recip_ways("empty", Array2::<f32>::zeros((0, 5)).view());
+    recip_ways("empty rows", Array2::<f32>::zeros((5, 0)).view());
+    let tall: Array2<f32> = random((600, 3), &mut rng);
+    recip_ways("short rows", tall.view());
+    recip_ways("short rows, two columns of three", tall.slice(s![.., 1..]));
+    recip_ways("short rows with steps", tall.slice(s![..;3, ..;-2]));
+    recip_ways("short rows, Fortran order", tall.t());
+    recip_ways(
+        "short rows, one row broadcast",
+        tall.row(5).broadcast((700, 3)).unwrap(),
+    );
+    let weights: Array2<f32> = random((600, 1), &mut rng);
+    recip_ways(
+        "short rows, a column broadcast",
+        weights.broadcast((600, 3)).unwrap(),
+    );
+    recip_ways("one row with steps", tall.t().slice(s![1..2, ..;-2]));
+    recip_ways("one column with steps", tall.slice(s![..;2, 1..2]));
+    let specials = [
+        0.0f32,
+        -0.0,
+        f32::INFINITY,
+        -f32::INFINITY,
+        f32::NAN,
+        -f32::NAN,
+    ];
+    let specials = Array::from_shape_fn(4096, |i| match i % 7 {
+        0..=5 => specials[i % 7],
+        _ => f32::from_bits(0x7fa0_0001 + i as u32), // a signalling NaN's payload
+    });
+    recip_ways("specials", specials.view());
+    // Long enough for the pool.
+    let big: Array2<f32> = random((515, 523), &mut rng);
+    recip_ways("standard, on the pool", big.view());
+    recip_ways("transposed, on the pool", big.t());
+    let wide: Array2<f32> = random((1030, 1569), &mut rng);
+    recip_ways("with steps, on the pool", wide.slice(s![..;2, ..;-3]));
+    let cube: Array<f32, _> = random((7, 200, 201), &mut rng);
+    recip_ways(
+        "3-D rotated, on the pool",
+        cube.view().permuted_axes([2, 0, 1]),
+    );
+    let points: Array2<f32> = random((90_001, 4), &mut rng);
+    recip_ways("short rows, on the pool", points.slice(s![.., ..3]));
+}
+
+/// `recip_to` and `par_recip_to` into an output of another shape: an error, nothing written.
+#[test]
+fn reciprocals_into_another_shape_are_errors_and_write_nothing() {
+    let b = Array2::from_elem((4, 6), 3.0f32);
+    for shape in [(6, 4), (4, 5), (1, 6)] {
+        let mut out = Array2::from_elem(shape, 7.0f32);
+        assert!(
+            fmadiv::ndarray::recip_to(&b, &mut out).is_err(),
+            "{shape:?}"
+        );
+        assert!(
+            fmadiv::ndarray::par_recip_to(&b, &mut out).is_err(),
+            "{shape:?}"
+        );
+        assert!(out.iter().all(|&v| v == 7.0), "{shape:?}: written");
+    }
+}
+
+/// Every path of `recip` and `recip_to` runs the plan's `recip` loop (read as in
+/// [`every_path_runs_the_plans_loop`]): flat, lane by lane (rows of a wider matrix), a view
+/// with steps gathered a piece at a time, and into an output with steps.
+#[cfg(fmadiv_x86)]
+#[test]
+fn every_reciprocal_path_runs_the_plans_loop() {
+    const NAME: &str = "every_reciprocal_path_runs_the_plans_loop";
+    // The elements gathered from a lane with steps at a time.
+    const PIECE: usize = 256;
+    let Some(probe) = common::PlansLoops::of_this_process(NAME, fmadiv::EntryPoint::Recip) else {
+        return;
+    };
+    let (_, y) = probe.failing_step();
+    let n = y.len();
+    let b = Array::from(y.clone());
+    // Two rows of the step, the first columns of a wider matrix: each row contiguous.
+    let wider = Array2::from_shape_fn((2, n + 3), |(_, j)| y.get(j).copied().unwrap_or(1.0));
+    let rows = wider.slice(s![.., ..n]);
+    let every_other = Array::from_shape_fn(2 * n, |i| y[i / 2]);
+    let strided = every_other.slice(s![..;2]);
+    assert!(rows.as_slice().is_none() && strided.as_slice().is_none());
+    // The step as short rows (of 8, or fewer where 8 does not divide it), columns of a
+    // wider matrix: gathered a group of rows at a time, the step one group.
+    let short = [8, 4, 2, 1].into_iter().find(|r| n % r == 0).unwrap();
+    let mut short_wide = Array2::zeros((n / short, short + 2));
+    for (i, v) in short_wide
+        .slice_mut(s![.., 1..=short])
+        .iter_mut()
+        .enumerate()
+    {
+        *v = y[i];
+    }
+    let short_columns = short_wide.slice(s![.., 1..=short]);
+    type Call<'a> = &'a (dyn Fn() + Sync);
+    let calls: [(&str, Call); 7] = [
+        ("recip, contiguous", &|| drop(fmadiv::ndarray::recip(&b))),
+        ("recip, columns as short rows", &|| {
+            drop(fmadiv::ndarray::recip(&short_columns))
+        }),
+        ("recip_to, into columns as short rows", &|| {
+            let mut out = short_wide.clone();
+            let mut columns = out.slice_mut(s![.., 1..=short]);
+            fmadiv::ndarray::recip_to(&short_columns, &mut columns).unwrap();
+        }),
+        ("recip, rows of a wider matrix", &|| {
+            drop(fmadiv::ndarray::recip(&rows))
+        }),
+        ("recip, strided", &|| drop(fmadiv::ndarray::recip(&strided))),
+        ("recip_to, contiguous", &|| {
+            fmadiv::ndarray::recip_to(&b, &mut Array::zeros(n)).unwrap()
+        }),
+        ("recip_to, into a strided output", &|| {
+            let mut wide = Array::zeros(2 * n);
+            fmadiv::ndarray::recip_to(&b, &mut wide.slice_mut(s![..;2])).unwrap();
+        }),
+    ];
+    for (what, call) in calls {
+        let group = match what {
+            w if w.contains("strided") => PIECE,
+            w if w.ends_with("short rows") && short > 1 => 1024 / short * short,
+            _ => usize::MAX,
+        };
+        if n > group {
+            eprintln!(
+                "{what}: SKIPPED, a gathered group ({group}) is shorter than the probe's slice ({n})"
+            );
+            continue;
+        }
+        probe.assert_runs_the_plans_loop(what, call);
+    }
+}

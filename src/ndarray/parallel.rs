@@ -10,6 +10,7 @@ use std::mem::MaybeUninit;
 use ::ndarray::{Array, ArrayBase, ArrayView, ArrayViewMut, Axis, Data, DataMut, Dimension};
 use ::ndarray::{ErrorKind, ShapeError};
 
+use super::reciprocals::{reciprocals, reciprocals_fresh};
 use super::{broadcast, divide, divide_fresh, divide_in_place, output_shape, tiles};
 use crate::parallel::{PAR_CHUNK, stays_on_caller};
 
@@ -121,6 +122,61 @@ where
         return Ok(());
     }
     in_blocks(a.view_mut(), None, b, &|a, _, b| divide_in_place(a, b));
+    Ok(())
+}
+
+/// [`super::recip`] spread over rayon's thread pool, for large arrays.
+///
+/// ```
+/// let b = ndarray::Array2::<f32>::from_elem((1024, 512), 3.0);
+/// let r = fmadiv::ndarray::par_recip(&b);
+/// assert!(r.iter().all(|v| v.to_bits() == (1.0f32 / 3.0).to_bits()));
+/// ```
+#[must_use]
+pub fn par_recip<S, D>(b: &ArrayBase<S, D>) -> Array<f32, D>
+where
+    S: Data<Elem = f32>,
+    D: Dimension,
+{
+    if stays_on_caller(b.len()) {
+        return super::recip(b);
+    }
+    let mut fresh = Array::<f32, D>::uninit(output_shape(b));
+    in_blocks(fresh.view_mut(), None, b.view(), &|mut out, _, b| {
+        if !reciprocals_fresh(b.view(), out.view_mut()) {
+            out.fill(MaybeUninit::new(0.0));
+            // SAFETY: every element was initialised just above.
+            reciprocals(b, unsafe { out.assume_init() });
+        }
+    });
+    // SAFETY: the blocks cover every element, each written above.
+    unsafe { fresh.assume_init() }
+}
+
+/// [`super::recip_to`] spread over rayon's thread pool, for large arrays. Nothing is
+/// written on error.
+///
+/// # Errors
+/// A [`ShapeError`] if `out` does not have `b`'s shape; nothing is written then.
+pub fn par_recip_to<S1, S2, D>(
+    b: &ArrayBase<S1, D>,
+    out: &mut ArrayBase<S2, D>,
+) -> Result<(), ShapeError>
+where
+    S1: Data<Elem = f32>,
+    S2: DataMut<Elem = f32>,
+    D: Dimension,
+{
+    if out.shape() != b.shape() {
+        return Err(ShapeError::from_kind(ErrorKind::IncompatibleShape));
+    }
+    if stays_on_caller(b.len()) {
+        reciprocals(b.view(), out.view_mut());
+        return Ok(());
+    }
+    in_blocks(out.view_mut(), None, b.view(), &|out, _, b| {
+        reciprocals(b, out);
+    });
     Ok(())
 }
 

@@ -114,14 +114,59 @@ pub(super) fn divide_in_place<D: Dimension>(a: ArrayViewMut<f32, D>, b: ArrayVie
     true
 }
 
+/// `out = 1 / b` into uninitialised memory, a group of rows at a time, where the rows are
+/// short and the output contiguous: `false`, and nothing written, where they are not.
+pub(super) fn reciprocals_fresh<D: Dimension>(
+    b: ArrayView<f32, D>,
+    out: ArrayViewMut<MaybeUninit<f32>, D>,
+) -> bool {
+    let Some(reversed) = order(&out.view(), &out.view(), &b) else {
+        return false;
+    };
+    let Some(o) = orient(out, reversed).into_slice() else {
+        return false;
+    };
+    in_row_groups(orient(b, reversed), |start, y| {
+        let o = o[start..start + y.len()].as_mut_ptr().cast::<f32>();
+        // SAFETY: y is readable and o writable for y.len() elements (the group's, from
+        // `start`, within the output), and o, not yet initialised, cannot overlap y;
+        // `recip_disjoint` only writes `o`.
+        unsafe { crate::slices::recip_disjoint(y.as_ptr(), o, y.len()) };
+    });
+    true
+}
+
+/// `out = 1 / b`, a group of rows at a time, where the rows are short: `false`, and nothing
+/// written, where they are not.
+pub(super) fn reciprocals<D: Dimension>(b: ArrayView<f32, D>, out: ArrayViewMut<f32, D>) -> bool {
+    let Some(reversed) = order(&out.view(), &out.view(), &b) else {
+        return false;
+    };
+    let (b, mut out) = (orient(b, reversed), orient(out, reversed));
+    if let Some(o) = out.view_mut().into_slice() {
+        in_row_groups(b, |start, y| {
+            crate::recip(y, &mut o[start..start + y.len()])
+        });
+        return true;
+    }
+    let Some(mut rows) = Scattered::new(out) else {
+        return false;
+    };
+    in_row_groups(b, |start, y| {
+        crate::recip(y, rows.buffer(y.len()));
+        rows.write(start);
+    });
+    true
+}
+
 /// Where the output's rows — along the innermost axis of its memory order, standard or
 /// Fortran (`true`: its axes reversed) — are shorter than `SHORT_ROW` (a quarter of
 /// `ROW_GROUP` where `b` is one row for all), more than one, and step by one in the output
 /// and in `a`: whether to walk them with the axes reversed. A transposed `b` is gathered
 /// too: rows this short read it as that many streams.
-fn order<T, D: Dimension>(
+fn order<T, U, D: Dimension>(
     out: &ArrayView<T, D>,
-    a: &ArrayView<f32, D>,
+    a: &ArrayView<U, D>,
     b: &ArrayView<f32, D>,
 ) -> Option<bool> {
     let n = out.ndim();
@@ -206,15 +251,25 @@ fn in_row_groups<D: Dimension>(b: ArrayView<f32, D>, mut divide: impl FnMut(usiz
         }
         return;
     }
-    // Otherwise group by group: each row's divisors filled from its value (a column) or
+    // Otherwise group by group: each row's divisors filled from its value (a column),
+    // copied from the matrix of rows where they step by one (no view made for each: a
+    // view and a `memcpy` call per row of three cost more than its division), else
     // gathered, in a loop of its own (its counters in registers, not in memory beside the
     // buffer).
     let column = b.strides()[last.index()] == 0;
+    let by_one = row == 1 || b.strides()[last.index()] == 1;
+    let matrix = if by_one { as_rows(b.view()) } else { None };
     let mut values = b.slice_axis(last, (..1).into()).into_iter();
     let mut rows = b.lanes(last).into_iter();
     let mut start = 0;
     while start < total {
         let filled = group.min(total - start);
+        if let Some(matrix) = &matrix {
+            copy(&rows_of(matrix.view(), start, filled), &mut buf[..filled]);
+            divide(start, &buf[..filled]);
+            start += filled;
+            continue;
+        }
         for d in buf[..filled].chunks_exact_mut(row) {
             if column {
                 d.fill(*values.next().expect("a value per row"));
@@ -313,8 +368,9 @@ fn copy(part: &ArrayView2<f32>, buf: &mut [f32]) {
     let (step, columns) = (part.strides()[0], part.ncols());
     for (i, d) in buf.chunks_exact_mut(columns).enumerate() {
         // SAFETY: row i of `part` starts i * step elements past its first and holds
-        // `columns` elements stepping by one (`order` took only such rows; merging the outer
-        // axes kept them): all within the view.
+        // `columns` elements stepping by one (`order` took only such rows of dividends and
+        // outputs, `in_row_groups` only such divisors; merging the outer axes kept them): all
+        // within the view.
         let row =
             unsafe { slice::from_raw_parts(part.as_ptr().offset(i as isize * step), columns) };
         copy_short(row, d);

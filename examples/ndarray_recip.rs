@@ -1,0 +1,100 @@
+//! `fmadiv::ndarray::recip` against ndarray's own `1.0 / &b`, and `recip_to` against an
+//! `azip!` of `1.0 / y` into the same output, over the layouts that take a path of their
+//! own: contiguous (one call; in L2 at 256² and in L3 at 1024²), a transposed view (one
+//! call, into a Fortran-order output), the first 1000 of 1024 columns (lane by lane),
+//! every other row's every third element (lanes with steps, gathered a piece at a time)
+//! and the first 3 of 4 columns (lanes of three). Bits checked first, then timed in
+//! alternating rounds in one process: the median and range of the ratios (ndarray's time
+//! over fmadiv's) of 21 rounds.
+//!
+//! ```sh
+//! cargo run --release --example ndarray_recip --features ndarray
+//! ```
+
+mod common;
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use ndarray::{Array2, ArrayView2, azip, s};
+
+const ROUNDS: usize = 21;
+
+/// The median, smallest and largest ratio of `plain`'s time over `fmadiv`'s in alternating
+/// rounds (each round's first side alternating too), and each side's median in µs.
+fn race(plain: &dyn Fn(), fmadiv: &dyn Fn()) -> [f64; 5] {
+    let time = |f: &dyn Fn()| {
+        let t = Instant::now();
+        f();
+        t.elapsed().as_secs_f64() * 1e6
+    };
+    let (mut ratios, mut plain_us, mut fmadiv_us) = (vec![], vec![], vec![]);
+    for round in 0..ROUNDS {
+        let (p, f) = if round % 2 == 0 {
+            (time(plain), time(fmadiv))
+        } else {
+            let f = time(fmadiv);
+            (time(plain), f)
+        };
+        ratios.push(p / f);
+        plain_us.push(p);
+        fmadiv_us.push(f);
+    }
+    for v in [&mut ratios, &mut plain_us, &mut fmadiv_us] {
+        v.sort_by(f64::total_cmp);
+    }
+    let mid = ROUNDS / 2;
+    [
+        ratios[mid],
+        ratios[0],
+        ratios[ROUNDS - 1],
+        plain_us[mid],
+        fmadiv_us[mid],
+    ]
+}
+
+fn check(what: &str, got: &Array2<f32>, b: &ArrayView2<f32>) {
+    for (g, y) in got.iter().zip(b) {
+        assert_eq!(g.to_bits(), (1.0 / y).to_bits(), "{what}: bits differ");
+    }
+}
+
+fn main() {
+    let mut normal = common::normal_values();
+    let small = Array2::from_shape_simple_fn((256, 256), &mut normal);
+    let big = Array2::from_shape_simple_fn((1024, 1024), &mut normal);
+    let wide = Array2::from_shape_simple_fn((2048, 3072), &mut normal);
+    let fours = Array2::from_shape_simple_fn((1024 * 1024 / 3, 4), &mut normal);
+    let cases: [(&str, ArrayView2<f32>); 6] = [
+        ("256² contiguous (256 KiB, L2)", small.view()),
+        ("1024² contiguous (4 MiB, L3)", big.view()),
+        ("1024² transposed view", big.t()),
+        ("1000 of 1024 columns", big.slice(s![.., ..1000])),
+        ("every other row's every third", wide.slice(s![..;2, ..;3])),
+        ("3 of 4 columns", fours.slice(s![.., ..3])),
+    ];
+    println!(
+        "ndarray_recip: {}; ndarray's time over fmadiv's, median (range) of {ROUNDS} \
+         alternating rounds, and the median times",
+        common::cpu()
+    );
+    for (what, b) in cases {
+        check(what, &fmadiv::ndarray::recip(&b), &b);
+        let fresh = race(&|| drop(black_box(1.0 / &b)), &|| {
+            drop(black_box(fmadiv::ndarray::recip(&b)))
+        });
+        let mut out = Array2::zeros(b.raw_dim());
+        fmadiv::ndarray::recip_to(&b, &mut out).unwrap();
+        check(what, &out, &b);
+        let out = std::cell::RefCell::new(out);
+        let into = race(
+            &|| azip!((r in &mut *out.borrow_mut(), &y in &b) *r = 1.0 / y),
+            &|| fmadiv::ndarray::recip_to(&b, &mut *out.borrow_mut()).unwrap(),
+        );
+        for (way, [ratio, min, max, plain, fm]) in [("recip", fresh), ("recip_to", into)] {
+            println!(
+                "  {what:32} {way:9} {ratio:.2}x ({min:.2}..{max:.2}); {plain:.0} us and {fm:.0} us"
+            );
+        }
+    }
+}
