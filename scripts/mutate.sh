@@ -188,7 +188,7 @@ MUTATIONS=(
   "ndarray recip_to: the flat path by a plain /|src/ndarray/reciprocals.rs|s/^        crate::recip(y, o);$/        o.iter_mut().zip(y).for_each(|(r, y)| *r = 1.0 \/ y);/"
   "ndarray recip_to: a strided output's pieces by a plain /|src/ndarray/reciprocals.rs|s/^                crate::recip(y, r);$/                r.iter_mut().zip(y.iter()).for_each(|(r, y)| *r = 1.0 \/ y);/"
   "ndarray par_recip_to: its blocks left unwritten|src/ndarray/parallel.rs|s/^        reciprocals(b, out);$/        let _ = (b, out);/"
-  "ndarray recip_to: an output of another shape taken|src/ndarray/reciprocals.rs|s/^    if out.shape() != b.shape() {$/    if false {/"
+  "ndarray div_to, recip_to and their rayon forms: an output of another shape taken|src/ndarray.rs|s/^    match out == input {$/    match true {/"
   "ndarray recip: short rows into fresh memory by a plain /|src/ndarray/short_rows.rs|s/unsafe { crate::slices::recip_disjoint(y.as_ptr(), o, y.len()) };/unsafe { for (j, d) in y.iter().enumerate() { *o.add(j) = 1.0 \/ d; } };/"
   "ndarray recip_to: short rows into the columns of a wider output by a plain /|src/ndarray/short_rows.rs|s/^        crate::recip(y, rows.buffer(y.len()));$/        rows.buffer(y.len()).iter_mut().zip(y).for_each(|(r, d)| *r = 1.0 \/ d);/"
   "ndarray recip: a transposed operand's tiles divide twos, not ones|src/ndarray/reciprocals.rs|s/let one = ::ndarray::arr0(1.0f32);/let one = ::ndarray::arr0(2.0f32);/"

@@ -190,11 +190,7 @@ where
     E: Dimension,
 {
     let b = broadcast(b, a.raw_dim())?;
-    if out.shape() != a.shape() {
-        return Err(ShapeError::from_kind(
-            ::ndarray::ErrorKind::IncompatibleShape,
-        ));
-    }
+    same_shape(out.shape(), a.shape())?;
     divide(a.view(), b, out.view_mut());
     Ok(())
 }
@@ -249,6 +245,17 @@ fn divide_in_place<D: Dimension>(mut a: ArrayViewMut<f32, D>, b: ArrayView<f32, 
                 scatter(dividends, &mut x);
             }
         });
+}
+
+/// `Ok` where an output's shape is its input's, else the error ndarray gives for
+/// incompatible shapes.
+fn same_shape(out: &[usize], input: &[usize]) -> Result<(), ShapeError> {
+    match out == input {
+        true => Ok(()),
+        false => Err(ShapeError::from_kind(
+            ::ndarray::ErrorKind::IncompatibleShape,
+        )),
+    }
 }
 
 /// `b` as a view of shape `shape`, or the error ndarray gives for incompatible shapes.

@@ -7,11 +7,11 @@
 
 use std::mem::MaybeUninit;
 
+use ::ndarray::ShapeError;
 use ::ndarray::{Array, ArrayBase, ArrayView, ArrayViewMut, Axis, Data, DataMut, Dimension};
-use ::ndarray::{ErrorKind, ShapeError};
 
 use super::reciprocals::{reciprocals, reciprocals_fresh};
-use super::{broadcast, divide, divide_fresh, divide_in_place, output_shape, tiles};
+use super::{broadcast, divide, divide_fresh, divide_in_place, output_shape, same_shape, tiles};
 use crate::parallel::{PAR_CHUNK, stays_on_caller};
 
 /// [`super::div`] spread over rayon's thread pool, for large arrays.
@@ -88,9 +88,7 @@ where
     E: Dimension,
 {
     let b = broadcast(b, a.raw_dim())?;
-    if out.shape() != a.shape() {
-        return Err(ShapeError::from_kind(ErrorKind::IncompatibleShape));
-    }
+    same_shape(out.shape(), a.shape())?;
     if stays_on_caller(a.len()) {
         divide(a.view(), b, out.view_mut());
         return Ok(());
@@ -167,9 +165,7 @@ where
     S2: DataMut<Elem = f32>,
     D: Dimension,
 {
-    if out.shape() != b.shape() {
-        return Err(ShapeError::from_kind(ErrorKind::IncompatibleShape));
-    }
+    same_shape(out.shape(), b.shape())?;
     if stays_on_caller(b.len()) {
         reciprocals(b.view(), out.view_mut());
         return Ok(());

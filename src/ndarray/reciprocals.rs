@@ -12,10 +12,10 @@ use std::mem::MaybeUninit;
 
 use ::ndarray::{
     Array, ArrayBase, ArrayView, ArrayView1, ArrayViewMut, Axis, Data, DataMut, Dimension,
-    ErrorKind, ShapeError, Zip,
+    ShapeError, Zip,
 };
 
-use super::{PIECE, Pieces, lane_axis, output_shape, scatter, short_rows, tiles};
+use super::{PIECE, Pieces, lane_axis, output_shape, same_shape, scatter, short_rows, tiles};
 use crate::slices::recip_disjoint;
 
 /// `1 / b` elementwise into a new array of `b`'s shape (and memory order, where `b` is
@@ -68,9 +68,7 @@ where
     S2: DataMut<Elem = f32>,
     D: Dimension,
 {
-    if out.shape() != b.shape() {
-        return Err(ShapeError::from_kind(ErrorKind::IncompatibleShape));
-    }
+    same_shape(out.shape(), b.shape())?;
     reciprocals(b.view(), out.view_mut());
     Ok(())
 }
