@@ -110,8 +110,9 @@ pub(super) fn reciprocals_fresh<D: Dimension>(
             // SAFETY: o is writable for its length, y's, and (not yet initialised) overlaps
             // nothing `y` reads; `lane_into` writes every element of it.
             Some(o) => unsafe { lane_into(y, o.as_mut_ptr().cast(), &mut pieces) },
-            // A fresh array of one memory order steps by one along its most contiguous
-            // axis, unless that axis is one element long: lanes of one element.
+            // Lanes that do not step by one: none in a fresh array of one memory order or a
+            // block of one (its lanes run along the axis that steps by one); element by
+            // element, for any other view.
             None => Zip::from(o).and(y).for_each(|r, &y| {
                 r.write(crate::arch::portable::div_one(1.0, y));
             }),
