@@ -120,6 +120,7 @@ pub(super) fn reciprocals_fresh<D: Dimension>(
     b: ArrayView<f32, D>,
     out: ArrayViewMut<MaybeUninit<f32>, D>,
 ) -> bool {
+    // No dividends: the output stands in for them in `order` (its rows checked twice).
     let Some(reversed) = order(&out.view(), &out.view(), &b) else {
         return false;
     };
@@ -139,6 +140,7 @@ pub(super) fn reciprocals_fresh<D: Dimension>(
 /// `out = 1 / b`, a group of rows at a time, where the rows are short: `false`, and nothing
 /// written, where they are not.
 pub(super) fn reciprocals<D: Dimension>(b: ArrayView<f32, D>, out: ArrayViewMut<f32, D>) -> bool {
+    // No dividends: the output stands in for them in `order`, as above.
     let Some(reversed) = order(&out.view(), &out.view(), &b) else {
         return false;
     };
