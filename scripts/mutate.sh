@@ -130,7 +130,7 @@ MUTATIONS=(
   "the directed loops' head at every length, short slices and eight lanes included|src/arch/simd/directed.rs|s/head_from != usize::MAX \&\& len >= head_from \&\& len >= W::LANES/len >= W::LANES/"
   "sixteen lanes: the Divisor's two products chunked from the slice's start, no head|src/divisor/lanes.rs|s/return unsafe { line_head(w, a, out, len, /return unsafe { line_head(w, a, out, 0, /"
   "sixteen lanes: the Divisor's head padded with 1.0 (the flags of 1/b)|src/divisor/lanes.rs|s/FLAGLESS_PAD: f32 = f32::NAN;/FLAGLESS_PAD: f32 = 1.0;/"
-  "recip by length: a slice of exactly the bound's length still at eight lanes|src/plan/mod.rs|s/if LOOP == RECIP \&\& len < self.short_recip.below {/if LOOP == RECIP \&\& len <= self.short_recip.below {/"
+  "recip by length: a slice of exactly the bound's length still at eight lanes|src/plan/mod.rs|s/if LOOP >= RECIP \&\& len < self.short_recip.below {/if LOOP >= RECIP \&\& len <= self.short_recip.below {/"
   "recip by length: a forced sixteen-lane recip also gives way on short slices|src/plan/make.rs|s/if recip_sixteen \&\& widths.recip_by_default \&\& recip.recip_from > 0 {/if recip_sixteen \&\& recip.recip_from > 0 {/"
   "recip by length: the short slices at the sixteen-lane column's schedules|src/plan/make.rs|s/^        let eight = r.choices.recip;$/        let eight = recip.choices.recip;/"
   "eight lanes: Zen 4's record without div_bounds' head|src/dispatch/families.rs|s/bounds_eight_lane_head_from: Some(ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM),/bounds_eight_lane_head_from: None,/"
@@ -193,6 +193,17 @@ MUTATIONS=(
   "ndarray recip_to: short rows into the columns of a wider output by a plain /|src/ndarray/short_rows.rs|s/^        crate::recip(y, rows.buffer(y.len()));$/        rows.buffer(y.len()).iter_mut().zip(y).for_each(|(r, d)| *r = 1.0 \/ d);/"
   "ndarray recip: a transposed operand's tiles divide twos, not ones|src/ndarray/reciprocals.rs|s/let one = ::ndarray::arr0(1.0f32);/let one = ::ndarray::arr0(2.0f32);/"
   "ndarray: short rows' divisors copied for each group from the first rows|src/ndarray/short_rows.rs|s/copy(\&rows_of(matrix.view(), start, filled), \&mut buf\[..filled\]);/copy(\&rows_of(matrix.view(), 0, filled), \&mut buf[..filled]);/"
+  "plan: recip_in_place's loops from div's choices|src/plan/mod.rs|s/^        r.map(|s| variant_fn_on::<V, true, true>(recip, s)),$/        d.map(|s| variant_fn_on::<V, true, true>(recip, s)),/"
+  "plan: recip_in_place's short slices on recip's own width, not the eight lanes|src/plan/mod.rs|s/if LOOP >= RECIP \&\& len < self.short_recip.below {/if LOOP == RECIP \&\& len < self.short_recip.below {/"
+  "plan: recip_in_place's loops without the rounding-mode guard|src/plan/mod.rs|s/^        r.map(|s| variant_fn_on::<V, true, true>(recip, s)),$/        r.map(|s| variant_fn_on::<V, true, false>(recip, s)),/"
+  "recip_in_place: a short slice's last element left as it was|src/slices.rs|s/short::div_raw(None, p, p, len) };/short::div_raw(None, p, p, len.saturating_sub(1)) };/"
+  "ndarray recip_assign: a strided lane's pieces by a plain /|src/ndarray/reciprocals.rs|s/^            crate::recip(divisors, r);$/            r.iter_mut().zip(divisors.iter()).for_each(|(r, y)| *r = 1.0 \/ y);/"
+  "ndarray recip_assign: a contiguous lane by a plain /|src/ndarray/reciprocals.rs|s/^            crate::recip_in_place(y);$/            y.iter_mut().for_each(|v| *v = 1.0 \/ *v);/"
+  "ndarray recip_assign: the flat path by a plain /|src/ndarray/reciprocals.rs|s/^        return crate::recip_in_place(y);$/        return y.iter_mut().for_each(|v| *v = 1.0 \/ *v);/"
+  "ndarray recip_assign: short rows of a wider matrix by a plain /|src/ndarray/short_rows.rs|s/^        crate::recip_in_place(rows.gathered(start, group.min(total - start)));$/        rows.gathered(start, group.min(total - start)).iter_mut().for_each(|v| *v = 1.0 \/ *v);/"
+  "ndarray par_recip_assign: its blocks left undone|src/ndarray/parallel.rs|s/\&|b, _, _| reciprocals_in_place(b));/\&|b, _, _| drop(b));/"
+  "par_recip_in_place: its chunks left undone|src/parallel.rs|s/\.for_each(slices::recip_in_place);/.for_each(drop);/"
+  "portable: reciprocals in place divide by one|src/arch/portable.rs|s/\*o = div_one(1.0, \*o);/*o = div_one(*o, 1.0);/"
 )
 
 if [ "${1:-}" = "--list" ]; then

@@ -139,13 +139,14 @@ pub use divisor::{Divisor, Strategy, div_scalar, try_div_scalar};
 pub use error::Error;
 #[cfg(feature = "rayon")]
 pub use parallel::{
-    par_div, par_div_in_place, par_recip, try_par_div, try_par_div_in_place, try_par_recip,
+    par_div, par_div_in_place, par_recip, par_recip_in_place, try_par_div, try_par_div_in_place,
+    try_par_recip,
 };
 pub use plan::{Plan, plan};
 pub use rounding::{div_bounds, div_rounded, try_div_bounds, try_div_rounded};
 pub use schedule::{Mix, Schedule, UnknownSchedule};
 pub use simd::{div_f32x8, recip_f32x8};
-pub use slices::{div, div_in_place, recip, try_div, try_div_in_place, try_recip};
+pub use slices::{div, div_in_place, recip, recip_in_place, try_div, try_div_in_place, try_recip};
 
 /// Build information recorded by `build.rs` (for reports).
 pub mod build_info {

@@ -54,10 +54,12 @@ mod reciprocals;
 mod short_rows;
 mod tiles;
 
-pub use reciprocals::{recip, recip_to};
+pub use reciprocals::{recip, recip_assign, recip_to};
 
 #[cfg(feature = "rayon")]
-pub use parallel::{par_div, par_div_assign, par_div_to, par_recip, par_recip_to, try_par_div};
+pub use parallel::{
+    par_div, par_div_assign, par_div_to, par_recip, par_recip_assign, par_recip_to, try_par_div,
+};
 
 /// Elements per gathered piece of a strided lane (on the stack).
 const PIECE: usize = 256;

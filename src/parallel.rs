@@ -7,7 +7,7 @@
 //! there would be. Short slices stay on the calling thread too.
 
 use crate::Error;
-use crate::slices::{div, div_in_place, recip_slices};
+use crate::slices::{div, div_in_place, recip_in_place, recip_slices};
 
 /// Below this many elements the rayon forms stay on the calling thread: waking workers costs
 /// more than dividing. Not placed by a measurement on a machine with cores of its own; on a
@@ -117,6 +117,21 @@ pub fn try_par_recip(b: &[f32], out: &mut [f32]) -> Result<(), Error> {
     Ok(())
 }
 
+/// [`crate::recip_in_place`] spread over rayon's thread pool, for long slices (as
+/// [`par_div`]).
+///
+/// ```
+/// let mut b = vec![3.0f32; 1 << 20];
+/// fmadiv::par_recip_in_place(&mut b);
+/// assert!(b.iter().all(|r| r.to_bits() == (1.0f32 / 3.0).to_bits()));
+/// ```
+pub fn par_recip_in_place(b: &mut [f32]) {
+    if stays_on_caller(b.len()) {
+        return recip_in_place(b);
+    }
+    on_pool::recip_in_place(b);
+}
+
 /// Whether a slice of `len` elements is divided on the calling thread: a short one, or any
 /// where the caller's MXCSR is not the pool's.
 pub(crate) fn stays_on_caller(len: usize) -> bool {
@@ -176,5 +191,11 @@ pub(crate) mod on_pool {
         out.par_chunks_mut(PAR_CHUNK)
             .zip(b.par_chunks(PAR_CHUNK))
             .for_each(|(o, b)| slices::recip_slices(b, o));
+    }
+
+    /// [`super::par_recip_in_place`]'s chunks.
+    #[inline(never)]
+    pub(crate) fn recip_in_place(b: &mut [f32]) {
+        b.par_chunks_mut(PAR_CHUNK).for_each(slices::recip_in_place);
     }
 }

@@ -206,6 +206,20 @@ pub(crate) fn run_in_place(s: Schedule, a: &mut [f32], b: &[f32]) -> Option<()> 
     Some(())
 }
 
+#[cfg(feature = "verify")]
+/// Runs schedule `s`'s reciprocal loop in place: `b[i] = 1 / b[i]`. `None` (nothing written)
+/// if the schedule cannot run here.
+pub(crate) fn run_recip_in_place(s: Schedule, b: &mut [f32]) -> Option<()> {
+    if !runs_here(s) {
+        return None;
+    }
+    let ptr = b.as_mut_ptr();
+    // SAFETY: `out` is exactly `b`, which every schedule's reciprocal loop allows; `a` is
+    // not read for reciprocals; the schedule runs here.
+    unsafe { run_raw::<true>(s, core::ptr::null(), ptr, ptr, b.len()) };
+    Some(())
+}
+
 /// A schedule's loop: `out[i] = a[i] / b[i]` (or `1 / b[i]`) for `len` elements, with
 /// [`run_raw`]'s safety conditions.
 pub(crate) type RawFn = unsafe fn(*const f32, *const f32, *mut f32, usize);
@@ -306,7 +320,7 @@ pub(crate) fn disjoint_variant_fn_on<const V: u8, const RECIP: bool>(
 ///
 /// # Safety
 /// - `a` (unless `RECIP`) and `b` valid for reads, `out` for writes of `len` floats;
-/// - `out` either disjoint from `a` and `b` or exactly `a`;
+/// - `out` either disjoint from `a` and `b`, or exactly `a`, or with `RECIP` exactly `b`;
 /// - a schedule other than [`Schedule::Portable`] only where [`runs_here`] says so.
 #[inline]
 pub(crate) unsafe fn run_raw<const RECIP: bool>(

@@ -173,6 +173,48 @@ pub fn try_recip(b: &[f32], out: &mut [f32]) -> Result<(), Error> {
     Ok(())
 }
 
+/// `b[i] = 1 / b[i]`, bit-identical to `1.0 / b` on x86: [`recip`] with the output its
+/// input, by the same schedules.
+///
+/// ```
+/// let mut b = [3.0f32, 0.99999994, -0.0];
+/// fmadiv::recip_in_place(&mut b);
+/// assert_eq!(b[0], 1.0 / 3.0);
+/// assert_eq!(b[2], f32::NEG_INFINITY);
+/// ```
+#[inline]
+pub fn recip_in_place(b: &mut [f32]) {
+    let (p, len) = (b.as_mut_ptr(), b.len());
+    #[cfg(fmadiv_x86)]
+    if cfg!(fmadiv_unoptimized) {
+        // No backend is chosen here: a setting it cannot honour still panics.
+        crate::dispatch::check_environment();
+        // SAFETY: `b` is readable and writable for its length; the loop allows out == b
+        // where the dividends are a splat.
+        unsafe { short::div_unoptimized(Splat(1.0), Slice(p), p, len) };
+        return;
+    }
+    #[cfg(fmadiv_x86)]
+    if len < crate::arch::x86_64::short::SHORT {
+        // SAFETY: `b` is readable and writable for its length; the short loop allows
+        // out == b without dividends.
+        unsafe { crate::arch::x86_64::short::div_raw(None, p, p, len) };
+        return;
+    }
+    // SAFETY: `out` is exactly `b`, which every schedule's reciprocal loop allows (each
+    // vector is loaded before it is stored); `a` is never read for reciprocals; the plan
+    // chooses a kernel schedule only where AVX2+FMA are in use.
+    unsafe {
+        run_planned(
+            Plan::run::<{ plan::RECIP_IN_PLACE }>,
+            core::ptr::null(),
+            p,
+            p,
+            len,
+        )
+    };
+}
+
 /// `out[i] = 1 / b[i]` by the recip schedule of the plan. Lengths must be equal.
 #[inline]
 pub(crate) fn recip_slices(b: &[f32], out: &mut [f32]) {

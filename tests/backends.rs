@@ -494,7 +494,8 @@ fn the_mixed_loops_of_recip_give_the_kernel_its_blocks_on_every_backend() {
 /// The plan runs each size class its own schedule: plans whose two classes differ (the
 /// kernel below the L1 limit and the divider from it, and the other way round), read lane
 /// by lane through their own loops (`Plan::run`: the size classes and the table of loops)
-/// with a weakened kernel, for `div_in_place`'s, `div`'s and `recip`'s loops, just below,
+/// with a weakened kernel, for `div_in_place`'s, `div`'s, `recip`'s and
+/// `recip_in_place`'s loops, just below,
 /// at and beyond the limit. This CPU's own plan may run one schedule in both classes (the
 /// divider, on a CPU in no row), where no other test can see a length given the wrong
 /// class's loop, or a loop of the wrong entry point.
@@ -568,15 +569,16 @@ fn the_plan_runs_each_size_class_its_own_schedule_on_every_backend() {
                 if recip_readable {
                     let b = near_all_ones_divisors(len, rng.next_u64());
                     let ones = vec![1.0f32; len];
-                    let which = PlanLoop::Recip;
-                    let got = recip_kernel_lanes_of(&what(which), &b, &run(which, &ones, &b));
-                    let want = lanes_of(recip);
-                    assert!(
-                        got == want,
-                        "{}: {}",
-                        what(which),
-                        lanes_differ(&got, &want)
-                    );
+                    for which in [PlanLoop::Recip, PlanLoop::RecipInPlace] {
+                        let got = recip_kernel_lanes_of(&what(which), &b, &run(which, &ones, &b));
+                        let want = lanes_of(recip);
+                        assert!(
+                            got == want,
+                            "{}: {}",
+                            what(which),
+                            lanes_differ(&got, &want)
+                        );
+                    }
                 }
             }
         }
@@ -587,11 +589,12 @@ fn the_plan_runs_each_size_class_its_own_schedule_on_every_backend() {
 /// table row's sixteen-lane column sets (`Plan::recip_eight_lanes_below`; Zen 4's 256):
 /// plans whose two widths run different schedules (the kernel at one, the divider at the
 /// other), read lane by lane through their own loops with a weakened kernel just below, at
-/// and past the bound. The bits are the same either way, so no other test sees a slice given
-/// the wrong width.
+/// and past the bound, for `recip`'s loop and `recip_in_place`'s. The bits are the same
+/// either way, so no other test sees a slice given the wrong width.
 #[test]
 fn recip_runs_eight_lanes_below_the_bound_and_sixteen_from_it() {
     use Schedule::{Divider, Kernel};
+    use fmadiv::verify::PlanLoop;
     let eight_runs = Backend::Avx2Fma.runs_here();
     let mut rng = SplitMix64(17);
     for backend in backends().into_iter().filter(|b| b.lanes() == 16) {
@@ -622,15 +625,18 @@ fn recip_runs_eight_lanes_below_the_bound_and_sixteen_from_it() {
                         backend.name()
                     );
                     let b = near_all_ones_divisors(len, rng.next_u64());
-                    let mut out = LineOutput::new(len);
-                    on_a_fresh_thread(|| {
-                        fmadiv::verify::run_recip_plan_by_width_weakened_on(
-                            backend, choices, [eight; 2], below, &b, &mut out,
-                        )
-                    })
-                    .expect("backends this CPU runs");
-                    let got = recip_kernel_lanes_of(&what, &b, &out.to_vec());
-                    assert!(got == want, "{what}: {}", lanes_differ(&got, &want));
+                    for which in [PlanLoop::Recip, PlanLoop::RecipInPlace] {
+                        let mut out = LineOutput::new(len);
+                        on_a_fresh_thread(|| {
+                            fmadiv::verify::run_recip_plan_by_width_weakened_on(
+                                backend, choices, [eight; 2], below, which, &b, &mut out,
+                            )
+                        })
+                        .expect("backends this CPU runs");
+                        let what = format!("{what} ({which:?})");
+                        let got = recip_kernel_lanes_of(&what, &b, &out.to_vec());
+                        assert!(got == want, "{what}: {}", lanes_differ(&got, &want));
+                    }
                 }
             }
         }

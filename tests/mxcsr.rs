@@ -91,6 +91,12 @@ fn compute(
     push("recip", out.clone(), &want_recip);
     fmadiv::par_recip(b, &mut out);
     push("par_recip", out.clone(), &want_recip);
+    let mut y = b.to_vec();
+    fmadiv::recip_in_place(&mut y);
+    push("recip_in_place", y, &want_recip);
+    let mut y = b.to_vec();
+    fmadiv::par_recip_in_place(&mut y);
+    push("par_recip_in_place", y, &want_recip);
     for s in Schedule::ALL {
         if fmadiv::verify::run_schedule(s, Some(a), b, &mut out).is_some() {
             push(&format!("schedule {}", s.name()), out.clone(), &want);
@@ -103,6 +109,13 @@ fn compute(
             let mut x = a.to_vec();
             fmadiv::verify::run_schedule_in_place(s, &mut x, b).unwrap();
             push(&format!("in place schedule {}", s.name()), x, &want);
+            let mut y = b.to_vec();
+            fmadiv::verify::run_recip_schedule_in_place(s, &mut y).unwrap();
+            push(
+                &format!("in place recip schedule {}", s.name()),
+                y,
+                &want_recip,
+            );
         }
     }
     #[cfg(feature = "ndarray")]
@@ -215,8 +228,9 @@ fn in_window_pairs(a: &[f32], b: &[f32]) -> (Vec<f32>, Vec<f32>) {
 /// quotients and the divisors' reciprocals by the hardware) in each layout that takes a
 /// path of its own (one flat division, Fortran order, a transposed divisor's tiles, views
 /// with steps a piece at a time, into a strided output, in place, short rows a group at a
-/// time, contiguous or a few columns of a wider matrix; reciprocals flat, with steps and
-/// into a strided output), under the MXCSR in force: each result in row-major order, the
+/// time, contiguous or a few columns of a wider matrix; reciprocals flat, with steps, into
+/// a strided output and in place: flat, with steps, short rows of a wider matrix), under the
+/// MXCSR in force: each result in row-major order, the
 /// pairs' order. Skipped for fewer pairs.
 #[cfg(feature = "ndarray")]
 fn ndarray_layouts(
@@ -225,7 +239,7 @@ fn ndarray_layouts(
     [want, want_recip]: &[Vec<f32>; 2],
     push: &mut impl FnMut(&str, Vec<f32>, &[f32]),
 ) {
-    use fmadiv::ndarray::{div, div_assign, div_to, recip, recip_to};
+    use fmadiv::ndarray::{div, div_assign, div_to, recip, recip_assign, recip_to};
     use ndarray::{Array2, ShapeBuilder, s};
     // Lanes longer than a gathered piece (256) and several tiles (64 by 64) each way; few
     // enough for an unoptimised build's data.
@@ -272,6 +286,17 @@ fn ndarray_layouts(
     let r = out.slice(s![..;2, ..;3]).to_owned();
     push(
         "ndarray recip_to into a view with steps",
+        order(&r),
+        want_recip,
+    );
+    let mut z = y.clone();
+    recip_assign(&mut z);
+    push("ndarray recip_assign", order(&z), want_recip);
+    let mut z = ys.clone();
+    recip_assign(&mut z.slice_mut(s![..;2, ..;3]));
+    let r = z.slice(s![..;2, ..;3]).to_owned();
+    push(
+        "ndarray recip_assign, a view with steps",
         order(&r),
         want_recip,
     );
@@ -325,6 +350,15 @@ fn ndarray_layouts(
         "ndarray div_assign, short rows of a wider matrix",
         order(&q),
         want,
+    );
+    let mut z = Array2::zeros((m / 6, 9));
+    z.slice_mut(s![.., 2..8]).assign(&yr);
+    recip_assign(&mut z.slice_mut(s![.., 2..8]));
+    let r = z.slice(s![.., 2..8]).to_owned();
+    push(
+        "ndarray recip_assign, short rows of a wider matrix",
+        order(&r),
+        want_recip,
     );
 }
 
@@ -938,6 +972,13 @@ fn flags_left_by_the_entry_points() -> Vec<FlagsLeft> {
             dividers_flags(&ones, &b),
             kernel_extra(1.0, y),
         );
+        let mut in_place = b.clone();
+        record(
+            format!("recip_in_place with {y:e}"),
+            flags_of(|| fmadiv::recip_in_place(black_box(&mut in_place))),
+            dividers_flags(&ones, &b),
+            kernel_extra(1.0, y),
+        );
         let d = Divisor::new(y);
         let by = vec![y; n];
         record(
@@ -1058,8 +1099,8 @@ fn making_a_proof_leaves_the_callers_flags() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The rayon forms (`par_div`, `par_div_in_place`, `par_recip`, and `fmadiv::ndarray`'s
-/// `par_div`, `par_div_to`, `par_div_assign`) divide a long slice or array on rayon's
+/// The rayon forms (`par_div`, `par_div_in_place`, `par_recip`, `par_recip_in_place`, and
+/// `fmadiv::ndarray`'s `par_div`, `par_div_to`, `par_div_assign`, `par_recip_assign`) divide a long slice or array on rayon's
 /// threads and a short one on the calling thread, as their documentation says: read
 /// from the caller's inexact flag (MXCSR is each thread's own, so quotients computed
 /// elsewhere leave the caller's flags clear). At `PAR_MIN_LEN` elements of `1 / 3` the
@@ -1072,7 +1113,7 @@ fn rayon_forms_divide_long_slices_on_rayons_threads() {
     let (a, b) = (vec![1.0f32; long], vec![3.0f32; long]);
     /// A rayon form dividing the first `n` elements into (or, in place, within) `out`.
     type Form<'f> = &'f dyn Fn(usize, &mut [f32]);
-    let forms: [(&str, Form); 3] = [
+    let forms: [(&str, Form); 4] = [
         ("par_div", &|n, out| {
             fmadiv::par_div(black_box(&a[..n]), black_box(&b[..n]), out)
         }),
@@ -1083,11 +1124,15 @@ fn rayon_forms_divide_long_slices_on_rayons_threads() {
         ("par_recip", &|n, out| {
             fmadiv::par_recip(black_box(&b[..n]), out)
         }),
+        ("par_recip_in_place", &|n, out| {
+            out.copy_from_slice(&b[..n]);
+            fmadiv::par_recip_in_place(black_box(out))
+        }),
     ];
     // The ndarray forms, over a matrix of two rows by a column divisor (tiles' and
     // `div_scalar`'s blocks are zeroed first, in their own threads) and over a line.
     #[cfg(feature = "ndarray")]
-    let arrays: [(&str, Form); 4] = {
+    let arrays: [(&str, Form); 5] = {
         use ndarray::{ArrayView1, ArrayView2, ArrayViewMut1};
         const COLUMN: [f32; 2] = [3.0; 2];
         [
@@ -1109,6 +1154,10 @@ fn rayon_forms_divide_long_slices_on_rayons_threads() {
                 let mut x = ArrayViewMut1::from(out);
                 let y = ArrayView1::from(&b[..n]);
                 fmadiv::ndarray::par_div_assign(black_box(&mut x), black_box(&y)).unwrap();
+            }),
+            ("ndarray::par_recip_assign", &|n, out| {
+                out.copy_from_slice(&b[..n]);
+                fmadiv::ndarray::par_recip_assign(black_box(&mut ArrayViewMut1::from(out)));
             }),
             ("ndarray::par_div, transposed", &|n, out| {
                 let x = ArrayView2::from_shape((2, n / 2), &a[..n / 2 * 2]).unwrap();

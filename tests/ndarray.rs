@@ -6,8 +6,8 @@ mod common;
 
 use common::{SplitMix64, seed};
 use ndarray::{
-    Array, Array2, ArrayD, ArrayView, AxisDescription, Dimension, IxDyn, ShapeBuilder, Slice, arr0,
-    s,
+    Array, Array2, ArrayD, ArrayView, ArrayViewMut, AxisDescription, Dimension, IxDyn,
+    ShapeBuilder, Slice, arr0, s,
 };
 
 /// Random bit patterns half the time, normal values otherwise: specials in every lane kind.
@@ -661,8 +661,9 @@ fn check_recip<D: Dimension>(what: &str, b: &ArrayView<f32, D>, r: &ArrayView<f3
 }
 
 /// `recip` and `recip_to` (into standard, Fortran-order and strided outputs, and into
-/// columns of a wider one), and their rayon forms, checked against `1 / b`; the elements
-/// between and beside a strided output's are left as they were.
+/// columns of a wider one), `recip_assign` in those four layouts, and their rayon forms,
+/// checked against `1 / b`; the elements between and beside a strided output's are left as
+/// they were.
 #[track_caller]
 fn recip_ways<D: Dimension>(what: &str, b: ArrayView<f32, D>) {
     const UNTOUCHED: u32 = 0x7fc0_5eed;
@@ -685,6 +686,7 @@ fn recip_ways<D: Dimension>(what: &str, b: ArrayView<f32, D>) {
             &b,
             &out.view(),
         );
+        in_place_ways(&format!("{what} (Fortran {fortran})"), &b, out.view_mut());
     }
     let last = b.ndim().saturating_sub(1);
     let mut twice = b.raw_dim();
@@ -699,6 +701,7 @@ fn recip_ways<D: Dimension>(what: &str, b: ArrayView<f32, D>) {
         &b,
         &out_s.view(),
     );
+    in_place_ways(&format!("{what}, with steps"), &b, out_s.view_mut());
     out_s.fill(f32::from_bits(UNTOUCHED));
     let mut wider = b.raw_dim();
     if let Some(n) = wider.slice_mut().last_mut() {
@@ -715,14 +718,31 @@ fn recip_ways<D: Dimension>(what: &str, b: ArrayView<f32, D>) {
         &b,
         &out_m.view(),
     );
+    in_place_ways(
+        &format!("{what}, columns of a wider array"),
+        &b,
+        out_m.view_mut(),
+    );
     out_m.fill(f32::from_bits(UNTOUCHED));
     assert!(
         spaced
             .iter()
             .chain(&padded)
             .all(|r| r.to_bits() == UNTOUCHED),
-        "{what}: recip_to wrote between or beside the elements of its output"
+        "{what}: recip_to or recip_assign wrote between or beside the elements of its output"
     );
+}
+
+/// `recip_assign` and `par_recip_assign` on `place` (an array or view of `b`'s shape),
+/// holding `b`'s values first, checked against `1 / b`.
+#[track_caller]
+fn in_place_ways<D: Dimension>(what: &str, b: &ArrayView<f32, D>, mut place: ArrayViewMut<f32, D>) {
+    place.assign(b);
+    fmadiv::ndarray::recip_assign(&mut place);
+    check_recip(&format!("{what}: recip_assign"), b, &place.view());
+    place.assign(b);
+    fmadiv::ndarray::par_recip_assign(&mut place);
+    check_recip(&format!("{what}: par_recip_assign"), b, &place.view());
 }
 
 /// `recip` and its forms over every layout: contiguous in either order, transposed, with
@@ -822,9 +842,10 @@ fn reciprocals_into_another_shape_are_errors_and_write_nothing() {
     }
 }
 
-/// Every path of `recip` and `recip_to` runs the plan's `recip` loop (read as in
-/// [`every_path_runs_the_plans_loop`]): flat, lane by lane (rows of a wider matrix), a view
-/// with steps gathered a piece at a time, and into an output with steps.
+/// Every path of `recip`, `recip_to` and `recip_assign` runs the plan's `recip` loop (read
+/// as in [`every_path_runs_the_plans_loop`]): flat, short rows a group at a time, lane by
+/// lane (rows of a wider matrix), a view with steps gathered a piece at a time, and into an
+/// output with steps.
 #[cfg(fmadiv_x86)]
 #[test]
 fn every_reciprocal_path_runs_the_plans_loop() {
@@ -856,7 +877,7 @@ fn every_reciprocal_path_runs_the_plans_loop() {
     }
     let short_columns = short_wide.slice(s![.., 1..=short]);
     type Call<'a> = &'a (dyn Fn() + Sync);
-    let calls: [(&str, Call); 7] = [
+    let calls: [(&str, Call); 11] = [
         ("recip, contiguous", &|| drop(fmadiv::ndarray::recip(&b))),
         ("recip, columns as short rows", &|| {
             drop(fmadiv::ndarray::recip(&short_columns))
@@ -876,6 +897,19 @@ fn every_reciprocal_path_runs_the_plans_loop() {
         ("recip_to, into a strided output", &|| {
             let mut wide = Array::zeros(2 * n);
             fmadiv::ndarray::recip_to(&b, &mut wide.slice_mut(s![..;2])).unwrap();
+        }),
+        ("recip_assign, contiguous", &|| {
+            fmadiv::ndarray::recip_assign(&mut b.clone())
+        }),
+        ("recip_assign, columns as short rows", &|| {
+            let mut all = short_wide.clone();
+            fmadiv::ndarray::recip_assign(&mut all.slice_mut(s![.., 1..=short]));
+        }),
+        ("recip_assign, rows of a wider matrix", &|| {
+            fmadiv::ndarray::recip_assign(&mut wider.clone().slice_mut(s![.., ..n]))
+        }),
+        ("recip_assign, strided", &|| {
+            fmadiv::ndarray::recip_assign(&mut every_other.clone().slice_mut(s![..;2]))
         }),
     ];
     for (what, call) in calls {

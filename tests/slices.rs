@@ -62,14 +62,25 @@ fn every_length_and_offset() {
             assert_quotients("par_div_in_place", sa, sb, &out);
             fmadiv::par_recip(sb, &mut out);
             assert_quotients("par_recip", &vec![1.0; len], sb, &out);
+
+            let mut inplace = b.clone();
+            let (ones, sb) = (vec![1.0; len], &b[off..off + len]);
+            fmadiv::recip_in_place(&mut inplace[off..off + len]);
+            assert_quotients("recip_in_place", &ones, sb, &inplace[off..off + len]);
+            let same = |(x, y): (&f32, &f32)| x.to_bits() == y.to_bits();
+            assert!(inplace[..off].iter().zip(&b[..off]).all(same));
+            assert!(inplace[off + len..].iter().zip(&b[off + len..]).all(same));
+            out.copy_from_slice(sb);
+            fmadiv::par_recip_in_place(&mut out);
+            assert_quotients("par_recip_in_place", &ones, sb, &out);
         }
     }
 }
 
 /// The divider's loops run backward where the output lies a little past an input modulo
 /// 4 KiB (4K aliasing): every placement of the output in 16-byte steps, so both directions
-/// and every group/tail split run, for `div`, `div_in_place`, `recip` and the divider
-/// forced, out of place and in place.
+/// and every group/tail split run, for `div`, `div_in_place`, `recip`, `recip_in_place` and
+/// the divider forced, out of place and in place.
 #[test]
 fn every_placement_modulo_4k() {
     for (n, b_offset) in [(1000usize, 0usize), (37, 16), (4096 + 13, 48), (300, 4000)] {
@@ -110,12 +121,16 @@ fn every_placement_modulo_4k() {
             if fmadiv::verify::run_schedule_in_place(divider, out, sb).is_some() {
                 assert_quotients("divider forced, in place", sa, sb, out);
             }
+            out.copy_from_slice(sb);
+            fmadiv::recip_in_place(out);
+            assert_quotients("recip_in_place", &ones, sb, out);
         }
     }
 }
 
 /// Every schedule, at every length up to two of its longest steps (kernel block plus 16
-/// divider vectors) and several offsets, out of place and in place, with guards; over
+/// divider vectors) and several offsets, out of place and in place (division and
+/// reciprocals), with guards; over
 /// inputs with specials in most kernel blocks (the divider's paths and the back-off after
 /// a failed block, which calls then start in) and over inputs with none (the kernel's
 /// stores).
@@ -127,7 +142,7 @@ fn every_schedule_every_length() {
 }
 
 fn every_schedule_every_length_of((a, b): (Vec<f32>, Vec<f32>)) {
-    use fmadiv::verify::{run_schedule, run_schedule_in_place};
+    use fmadiv::verify::{run_recip_schedule_in_place, run_schedule, run_schedule_in_place};
     const GUARD: u32 = 0x7fc0_dead;
     for s in fmadiv::Schedule::CANDIDATES
         .into_iter()
@@ -155,6 +170,15 @@ fn every_schedule_every_length_of((a, b): (Vec<f32>, Vec<f32>)) {
                 assert_eq!(inplace[..off], a[..off]);
                 let same = |(x, y): (&f32, &f32)| x.to_bits() == y.to_bits();
                 assert!(inplace[off + len..].iter().zip(&a[off + len..]).all(same));
+
+                // Reciprocals in place, the divisors at the dividends' offset.
+                let (mut inplace, sb) = (b.clone(), &b[off..off + len]);
+                run_recip_schedule_in_place(s, &mut inplace[off..off + len]).unwrap();
+                let ones = vec![1.0; len];
+                let what = format!("recip {what}, in place");
+                assert_quotients(&what, &ones, sb, &inplace[off..off + len]);
+                assert!(inplace[..off].iter().zip(&b[..off]).all(same), "{what}");
+                assert!(inplace[off + len..].iter().zip(&b[off + len..]).all(same));
             }
         }
     }
@@ -172,6 +196,9 @@ fn long_slices_in_parallel() {
     assert_quotients("par_div_in_place", &a, &b, &out);
     fmadiv::par_recip(&b, &mut out);
     assert_quotients("par_recip", &vec![1.0; b.len()], &b, &out);
+    out.copy_from_slice(&b);
+    fmadiv::par_recip_in_place(&mut out);
+    assert_quotients("par_recip_in_place", &vec![1.0; b.len()], &b, &out);
 }
 
 #[test]
@@ -548,4 +575,8 @@ fn the_public_slice_functions_run_the_plans_loops() {
     let (_, y) = recip.failing_step();
     let call = || fmadiv::recip(&y, &mut vec![0.0f32; y.len()]);
     recip.assert_runs_the_plans_loop("recip", &call);
+    let call = || fmadiv::recip_in_place(&mut y.clone());
+    recip.assert_runs_the_plans_loop("recip_in_place", &call);
+    let call = || fmadiv::par_recip_in_place(&mut y.clone());
+    recip.assert_runs_the_plans_loop("par_recip_in_place", &call);
 }

@@ -150,16 +150,20 @@ pub fn div_in_place(a: &mut [f32], b: &[f32]) {
 ///
 /// # Safety
 /// `a` (unless `RECIP`) and `b` valid for reads and `out` for writes of `len` floats; `out`
-/// either disjoint from `a` and `b` or exactly `a`.
+/// either disjoint from `a` and `b`, or exactly `a`, or with `RECIP` exactly `b`.
 pub unsafe fn div_raw<const RECIP: bool>(a: *const f32, b: *const f32, out: *mut f32, len: usize) {
-    // SAFETY: the caller's guarantees: b is readable and out writable for len floats; out
-    // is disjoint from b.
-    let (b, out) = unsafe {
-        (
-            core::slice::from_raw_parts(b, len),
-            core::slice::from_raw_parts_mut(out, len),
-        )
-    };
+    // SAFETY: the caller's guarantees: out is writable for len floats.
+    let out = unsafe { core::slice::from_raw_parts_mut(out, len) };
+    if RECIP && core::ptr::eq(b, out.as_ptr()) {
+        // In place: the output is the divisors, read through it alone.
+        for o in out.iter_mut() {
+            *o = div_one(1.0, *o);
+        }
+        return;
+    }
+    // SAFETY: the caller's guarantees: b is readable for len floats and, not the output's
+    // address, disjoint from it.
+    let b = unsafe { core::slice::from_raw_parts(b, len) };
     if RECIP {
         for (o, &y) in out.iter_mut().zip(b) {
             *o = div_one(1.0, y);
@@ -240,5 +244,24 @@ mod tests {
                 .zip(&out)
                 .all(|(x, y)| x.to_bits() == y.to_bits())
         );
+    }
+
+    /// The raw loop's reciprocals into another slice and in place (the output the divisors'
+    /// own address, read through it alone: what Miri checks).
+    #[test]
+    fn raw_reciprocals_in_place_and_not_have_x86_bits() {
+        let (_, b) = edge_pairs();
+        let mut out = vec![0.0f32; b.len()];
+        // SAFETY: b readable and out writable for b.len() floats, disjoint; `a` unread.
+        unsafe { div_raw::<true>(core::ptr::null(), b.as_ptr(), out.as_mut_ptr(), b.len()) };
+        let mut inplace = b.clone();
+        let p = inplace.as_mut_ptr();
+        // SAFETY: inplace readable and writable for its length, the output exactly the
+        // divisors, which the loop allows for reciprocals.
+        unsafe { div_raw::<true>(core::ptr::null(), p, p, b.len()) };
+        for (i, &y) in b.iter().enumerate() {
+            assert_eq!(out[i].to_bits(), expected(1.0, y), "1 / {y:e}");
+            assert_eq!(inplace[i].to_bits(), expected(1.0, y), "1 / {y:e} in place");
+        }
     }
 }

@@ -10,7 +10,7 @@ use std::mem::MaybeUninit;
 use ::ndarray::ShapeError;
 use ::ndarray::{Array, ArrayBase, ArrayView, ArrayViewMut, Axis, Data, DataMut, Dimension};
 
-use super::reciprocals::{reciprocals, reciprocals_fresh};
+use super::reciprocals::{reciprocals, reciprocals_fresh, reciprocals_in_place};
 use super::{broadcast, divide, divide_fresh, divide_in_place, output_shape, same_shape, tiles};
 use crate::parallel::{PAR_CHUNK, stays_on_caller};
 
@@ -174,6 +174,28 @@ where
         reciprocals(b, out);
     });
     Ok(())
+}
+
+/// [`super::recip_assign`] spread over rayon's thread pool, for large arrays.
+///
+/// ```
+/// let mut b = ndarray::Array2::<f32>::from_elem((1024, 512), 3.0);
+/// fmadiv::ndarray::par_recip_assign(&mut b);
+/// assert!(b.iter().all(|v| v.to_bits() == (1.0f32 / 3.0).to_bits()));
+/// ```
+pub fn par_recip_assign<S, D>(b: &mut ArrayBase<S, D>)
+where
+    S: DataMut<Elem = f32>,
+    D: Dimension,
+{
+    if stays_on_caller(b.len()) {
+        return reciprocals_in_place(b.view_mut());
+    }
+    // The output holds the divisors: a broadcast one (which no block reads, and whose zero
+    // strides neither cut nor tile anything) stands in for the divisors' view.
+    let one = ::ndarray::arr0(1.0f32);
+    let ones = one.broadcast(b.raw_dim()).expect("a scalar broadcasts");
+    in_blocks(b.view_mut(), None, ones, &|b, _, _| reciprocals_in_place(b));
 }
 
 /// Indices a block with a transposed operand keeps along the outermost axis before the

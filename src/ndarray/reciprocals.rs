@@ -73,6 +73,22 @@ where
     Ok(())
 }
 
+/// `b = 1 / b` elementwise, in place: the bits of ndarray's `b.mapv_inplace(|y| 1.0 / y)`.
+///
+/// ```
+/// let mut b = ndarray::array![[3.0f32, -0.0], [0.99999994, f32::INFINITY]];
+/// let want = 1.0 / &b;
+/// fmadiv::ndarray::recip_assign(&mut b);
+/// assert_eq!(b, want);
+/// ```
+pub fn recip_assign<S, D>(b: &mut ArrayBase<S, D>)
+where
+    S: DataMut<Elem = f32>,
+    D: Dimension,
+{
+    reciprocals_in_place(b.view_mut());
+}
+
 /// `out = 1 / b` for views of one shape into uninitialised memory, every element written
 /// and none read, where the layout allows it: `false`, and nothing written, where it does
 /// not (a transposed `b`, whose tiles take initialised memory).
@@ -163,6 +179,32 @@ pub(super) fn reciprocals<D: Dimension>(b: ArrayView<f32, D>, mut out: ArrayView
         });
 }
 
+/// `b = 1 / b` for a view: one call where it is contiguous in some memory order, short
+/// rows a group at a time, otherwise lane by lane along its most contiguous axis (lanes
+/// with steps gathered a piece at a time).
+pub(super) fn reciprocals_in_place<D: Dimension>(mut b: ArrayViewMut<f32, D>) {
+    if let Some(y) = b.as_slice_memory_order_mut() {
+        return crate::recip_in_place(y);
+    }
+    if short_rows::reciprocals_in_place(b.view_mut()) {
+        return;
+    }
+    // Not contiguous, so not a single element: it has an axis.
+    let axis = lane_axis(b.strides(), b.shape());
+    let mut pieces = Pieces::new();
+    for mut y in b.lanes_mut(axis) {
+        if let Some(y) = y.as_slice_mut() {
+            crate::recip_in_place(y);
+            continue;
+        }
+        for mut y in y.axis_chunks_iter_mut(Axis(0), PIECE) {
+            let (r, divisors) = pieces.load_divisors(&y.view());
+            crate::recip(divisors, r);
+            scatter(r, &mut y);
+        }
+    }
+}
+
 /// `out = 1 / b` for one lane into contiguous memory, written without being read: `b`'s
 /// slice where it is contiguous, else a piece at a time gathered through `pieces`.
 ///
@@ -186,7 +228,7 @@ unsafe fn lane_into(b: ArrayView1<f32>, out: *mut f32, pieces: &mut Pieces) {
 mod tests {
     use ::ndarray::{Array1, Array2, s};
 
-    use super::{PIECE, recip, recip_to};
+    use super::{PIECE, recip, recip_assign, recip_to};
     use crate::ndarray::tests::same_bits;
 
     /// Lanes with steps longer than a piece (so the second lands `PIECE` elements in), rows
@@ -214,5 +256,31 @@ mod tests {
         let tall = Array2::from_shape_fn((140, 67), |(i, j)| (i * 67 + j) as f32 + 0.25);
         let transposed = tall.slice(s![..;2, ..]).reversed_axes();
         assert!(same_bits(&recip(&transposed), &(1.0 / &transposed)));
+    }
+
+    /// In place: lanes with steps longer than a piece, rows of three a group at a time
+    /// (columns of a wider matrix), a transposed view with steps, each with the bits of
+    /// `1.0 / &b` and nothing beside it written (also what Miri runs through the buffers).
+    #[test]
+    fn every_layout_takes_reciprocals_in_place_as_slash_does() {
+        let n = PIECE + 37;
+        let mut line = Array1::from_shape_fn(3 * n, |i| 1.0 + i as f32 / 64.0);
+        let want = 1.0 / &line.slice(s![..;-3]);
+        recip_assign(&mut line.slice_mut(s![..;-3]));
+        assert!(same_bits(&line.slice(s![..;-3]).to_owned(), &want));
+        assert!(line.slice(s![1..;3]).iter().all(|&v| v > 1.0));
+        let mut fours = Array2::from_shape_fn((700, 4), |(i, j)| (i * 4 + j) as f32 + 0.5);
+        let want = 1.0 / &fours.slice(s![.., 1..]);
+        recip_assign(&mut fours.slice_mut(s![.., 1..]));
+        assert!(same_bits(&fours.slice(s![.., 1..]).to_owned(), &want));
+        assert!(fours.column(0).iter().all(|&v| v >= 0.5));
+        let mut tall = Array2::from_shape_fn((140, 67), |(i, j)| (i * 67 + j) as f32 + 0.25);
+        let want = 1.0 / &tall.slice(s![..;2, ..]).reversed_axes();
+        recip_assign(&mut tall.slice_mut(s![..;2, ..]).reversed_axes());
+        assert!(same_bits(
+            &tall.slice(s![..;2, ..]).reversed_axes().to_owned(),
+            &want
+        ));
+        assert!(tall.row(1).iter().all(|&v| v > 1.0));
     }
 }

@@ -161,6 +161,27 @@ pub(super) fn reciprocals<D: Dimension>(b: ArrayView<f32, D>, out: ArrayViewMut<
     true
 }
 
+/// `b = 1 / b` where `b` is in short rows that are not contiguous with one another (a few
+/// columns of a wider matrix), a group of whole rows at a time through a buffer: `false`,
+/// and nothing written, where they are not.
+pub(super) fn reciprocals_in_place<D: Dimension>(b: ArrayViewMut<f32, D>) -> bool {
+    // One array: it stands in for the output, the dividends and the divisors in `order`.
+    let Some(reversed) = order(&b.view(), &b.view(), &b.view()) else {
+        return false;
+    };
+    let b = orient(b, reversed);
+    let (row, total) = (b.len_of(Axis(b.ndim() - 1)), b.len());
+    let Some(mut rows) = Scattered::new(b) else {
+        return false;
+    };
+    let group = ROW_GROUP / row * row;
+    for start in (0..total).step_by(group) {
+        crate::recip_in_place(rows.gathered(start, group.min(total - start)));
+        rows.write(start);
+    }
+    true
+}
+
 /// Where the output's rows — along the innermost axis of its memory order, standard or
 /// Fortran (`true`: its axes reversed) — are shorter than `SHORT_ROW` (a quarter of
 /// `ROW_GROUP` where `b` is one row for all), more than one, and step by one in the output

@@ -174,8 +174,9 @@ pub struct Plan {
     /// run (a sixteen-lane column's choices were measured over sixteen-lane loops).
     in_register: [bool; 2],
     /// The loops of the chosen schedules, per size class (small, large), indexed by
-    /// [`DIV_IN_PLACE`], [`DIV`], [`RECIP`]. A call is one load and one indirect call.
-    runs: [[RawFn; 2]; 3],
+    /// [`DIV_IN_PLACE`], [`DIV`], [`RECIP`], [`RECIP_IN_PLACE`]. A call is one load and one
+    /// indirect call.
+    runs: [[RawFn; 2]; 4],
     /// `recip`'s short slices at eight lanes, where its width is sixteen by default.
     short_recip: ShortRecip,
 }
@@ -190,8 +191,9 @@ struct ShortRecip {
     /// The eight-lane schedules per size class.
     schedules: [Schedule; 2],
     /// Their loops on the eight-lane backend (AVX2+FMA, which the sixteen-lane backend's
-    /// CPUs have).
-    runs: [RawFn; 2],
+    /// CPUs have): `recip`'s into another slice, then in place (indexed by the loop's
+    /// constant less [`RECIP`]).
+    runs: [[RawFn; 2]; 2],
 }
 
 impl ShortRecip {
@@ -200,9 +202,9 @@ impl ShortRecip {
         ShortRecip {
             below: 0,
             schedules: [Schedule::Divider; 2],
-            runs: [Schedule::Portable; 2].map(|s| {
+            runs: [[Schedule::Portable; 2].map(|s| {
                 variant_fn_on::<{ Variant::SHIPPED }, true, true>(crate::Backend::Portable, s)
-            }),
+            }); 2],
         }
     }
 
@@ -211,16 +213,21 @@ impl ShortRecip {
         ShortRecip {
             below,
             schedules,
-            runs: schedules.map(|s| disjoint_variant_fn_on::<V, true>(crate::Backend::Avx2Fma, s)),
+            runs: [
+                schedules.map(|s| disjoint_variant_fn_on::<V, true>(crate::Backend::Avx2Fma, s)),
+                schedules.map(|s| variant_fn_on::<V, true, true>(crate::Backend::Avx2Fma, s)),
+            ],
         }
     }
 }
 
 /// [`Plan::run`]'s loops: `div` whose output may be its dividends, `div` into an output that
-/// overlaps no input, and `recip` (output separate from the input).
+/// overlaps no input, `recip` into an output separate from the input, and `recip` whose
+/// output is its input.
 pub(crate) const DIV_IN_PLACE: usize = 0;
 pub(crate) const DIV: usize = 1;
 pub(crate) const RECIP: usize = 2;
+pub(crate) const RECIP_IN_PLACE: usize = 3;
 
 impl Plan {
     /// The schedule `div`, `try_div`, `div_in_place` and `par_div`'s chunks run for a slice
@@ -291,12 +298,12 @@ impl Plan {
         usize::from(len >= self.small_below)
     }
 
-    /// The loop `LOOP` ([`DIV_IN_PLACE`], [`DIV`] or [`RECIP`]) of the plan's schedule for
-    /// `len` elements.
+    /// The loop `LOOP` ([`DIV_IN_PLACE`], [`DIV`], [`RECIP`] or [`RECIP_IN_PLACE`]) of the
+    /// plan's schedule for `len` elements.
     #[inline]
     pub(crate) fn run<const LOOP: usize>(&self, len: usize) -> RawFn {
-        if LOOP == RECIP && len < self.short_recip.below {
-            return self.short_recip.runs[self.class(len)];
+        if LOOP >= RECIP && len < self.short_recip.below {
+            return self.short_recip.runs[LOOP - RECIP][self.class(len)];
         }
         self.runs[LOOP][self.class(len)]
     }
@@ -397,12 +404,13 @@ fn in_register_of(choices: &Choices) -> [bool; 2] {
 /// them, with kernel variant `V` in the kernel's blocks: the shipped one for a plan, a
 /// weakened one for the tests that read which lanes the plan's loops give the kernel
 /// ([`Plan::weakened_on`]).
-fn loops_of<const V: u8>([div, recip]: [crate::Backend; 2], choices: &Choices) -> [[RawFn; 2]; 3] {
+fn loops_of<const V: u8>([div, recip]: [crate::Backend; 2], choices: &Choices) -> [[RawFn; 2]; 4] {
     let (d, r) = (choices.div, choices.recip);
     [
         d.map(|s| variant_fn_on::<V, false, true>(div, s)),
         d.map(|s| disjoint_variant_fn_on::<V, false>(div, s)),
         r.map(|s| disjoint_variant_fn_on::<V, true>(recip, s)),
+        r.map(|s| variant_fn_on::<V, true, true>(recip, s)),
     ]
 }
 

@@ -9,7 +9,8 @@
 //!
 //! What it offers:
 //! - the variants and the loops that run one on every lane ([`div_with`], [`recip_with`]);
-//! - every schedule whatever the plan says ([`run_schedule`], [`run_schedule_in_place`];
+//! - every schedule whatever the plan says ([`run_schedule`], [`run_schedule_in_place`],
+//!   [`run_recip_schedule_in_place`];
 //!   [`run_entry`]: an entry point with its rounding-mode guard or without;
 //!   [`run_schedule_divisor_window_only_on`], [`run_recip_schedule_published_on`]: a
 //!   schedule's loop, from the plan's own table of them, with a weakened kernel whose lanes

@@ -80,11 +80,37 @@ pub enum PlanLoop {
     DivInPlace,
     /// `div`'s, `try_div`'s and `par_div`'s chunks' (an output that overlaps no input).
     Div,
-    /// `recip`'s.
+    /// `recip`'s (an output that overlaps the divisors nowhere).
     Recip,
+    /// `recip_in_place`'s: the divisors copied into the output, then the loop run on it.
+    RecipInPlace,
 }
 
-/// `out[i] = a[i] / b[i]` (for [`PlanLoop::Recip`], `1 / b[i]`, `a` unread) by the loop a
+/// `out = b`, then the loop `pick` gives run on `out` alone (`1 / b[i]` in place: `a`
+/// unread): `None` (nothing written) where the backend does not run here or `pick` gives
+/// no loop. Panics if the lengths differ.
+#[cfg(fmadiv_x86)]
+fn run_recip_in_place(
+    backend: crate::Backend,
+    b: &[f32],
+    out: &mut [f32],
+    pick: impl FnOnce() -> Option<crate::schedule::RawFn>,
+) -> Option<()> {
+    assert!(b.len() == out.len());
+    if !backend.runs_here() {
+        return None;
+    }
+    let f = pick()?;
+    out.copy_from_slice(b);
+    let p = out.as_mut_ptr();
+    // SAFETY: the backend runs here; out is readable and writable for its length and is
+    // both the divisors and the output, as the in-place loop allows; `a` is not read for
+    // reciprocals.
+    unsafe { f(core::ptr::null(), p, p, out.len()) };
+    Some(())
+}
+
+/// `out[i] = a[i] / b[i]` (for the reciprocal loops, `1 / b[i]`, `a` unread) by the loop a
 /// plan of `choices` runs for `out.len()` elements on `backend` — the plan's own size
 /// classes, table of loops and `Plan::run` — with a weakened kernel in the kernel's
 /// blocks: for division that of [`run_schedule_divisor_window_only_on`], for reciprocals
@@ -100,21 +126,26 @@ pub fn run_plan_weakened_on(
     out: &mut [f32],
 ) -> Option<()> {
     #[cfg(fmadiv_x86)]
-    return run_pairwise(backend, a, b, out, || {
-        use crate::plan::{DIV, DIV_IN_PLACE, Plan, RECIP};
-        // The lengths are equal (run_pairwise checks them first).
+    {
+        use crate::plan::{DIV, DIV_IN_PLACE, Plan, RECIP, RECIP_IN_PLACE};
+        assert_eq!(a.len(), b.len());
         let len = b.len();
         let simd = backend != crate::Backend::Portable;
         let window_only =
             || Plan::weakened_on::<{ Variant::DIVISOR_WINDOW_ONLY }>(backend, choices);
-        simd.then(|| match which {
-            PlanLoop::DivInPlace => window_only().run::<DIV_IN_PLACE>(len),
-            PlanLoop::Div => window_only().run::<DIV>(len),
-            PlanLoop::Recip => {
-                Plan::weakened_on::<{ Variant::PUBLISHED }>(backend, choices).run::<RECIP>(len)
-            }
+        let published = || Plan::weakened_on::<{ Variant::PUBLISHED }>(backend, choices);
+        if which == PlanLoop::RecipInPlace {
+            let pick = || simd.then(|| published().run::<RECIP_IN_PLACE>(len));
+            return run_recip_in_place(backend, b, out, pick);
+        }
+        run_pairwise(backend, a, b, out, || {
+            simd.then(|| match which {
+                PlanLoop::DivInPlace => window_only().run::<DIV_IN_PLACE>(len),
+                PlanLoop::Div => window_only().run::<DIV>(len),
+                PlanLoop::Recip | PlanLoop::RecipInPlace => published().run::<RECIP>(len),
+            })
         })
-    });
+    }
     #[cfg(not(fmadiv_x86))]
     {
         let _ = (backend, choices, which, a, b, out);
@@ -122,29 +153,49 @@ pub fn run_plan_weakened_on(
     }
 }
 
-/// `out[i] = 1 / b[i]` by the `recip` loop of a plan of `choices` on `backend` whose short
-/// slices, below `eight_below` elements, run the eight-lane backend with the schedules
-/// `eight` (as a table row's sixteen-lane column may say: `Plan::recip_eight_lanes_below`),
-/// with the weakened kernel of [`run_recip_schedule_published_on`] in both widths' kernel
-/// blocks, so the output shows which width's schedule ran. `None` (nothing written) for the
-/// portable path, or where this CPU cannot run `backend` or lacks AVX2+FMA. Panics if the
-/// lengths differ.
+/// `out[i] = 1 / b[i]` by a reciprocal loop (`which`: [`PlanLoop::Recip`] or
+/// [`PlanLoop::RecipInPlace`]) of a plan of `choices` on `backend` whose short slices, below
+/// `eight_below` elements, run the eight-lane backend with the schedules `eight` (as a
+/// table row's sixteen-lane column may say: `Plan::recip_eight_lanes_below`), with the
+/// weakened kernel of [`run_recip_schedule_published_on`] in both widths' kernel blocks, so
+/// the output shows which width's schedule ran. `None` (nothing written) for the portable
+/// path, or where this CPU cannot run `backend` or lacks AVX2+FMA. Panics if the lengths
+/// differ or `which` is a division's loop.
 pub fn run_recip_plan_by_width_weakened_on(
     backend: crate::Backend,
     choices: crate::plan::Choices,
     eight: [crate::Schedule; 2],
     eight_below: usize,
+    which: PlanLoop,
     b: &[f32],
     out: &mut [f32],
 ) -> Option<()> {
+    assert!(
+        matches!(which, PlanLoop::Recip | PlanLoop::RecipInPlace),
+        "{which:?} is not a reciprocal loop"
+    );
     #[cfg(fmadiv_x86)]
-    return run_pairwise(backend, b, b, out, || {
-        use crate::plan::{Plan, RECIP};
+    {
+        use crate::plan::{Plan, RECIP, RECIP_IN_PLACE};
         let eight_runs = crate::Backend::Avx2Fma.runs_here();
         let simd = backend != crate::Backend::Portable && eight_runs;
-        let published = Plan::weakened_by_width_on::<{ Variant::PUBLISHED }>;
-        simd.then(|| published(backend, choices, eight, eight_below).run::<RECIP>(b.len()))
-    });
+        let plan = || {
+            Plan::weakened_by_width_on::<{ Variant::PUBLISHED }>(
+                backend,
+                choices,
+                eight,
+                eight_below,
+            )
+        };
+        let len = b.len();
+        if which == PlanLoop::RecipInPlace {
+            let pick = || simd.then(|| plan().run::<RECIP_IN_PLACE>(len));
+            return run_recip_in_place(backend, b, out, pick);
+        }
+        run_pairwise(backend, b, b, out, || {
+            simd.then(|| plan().run::<RECIP>(len))
+        })
+    }
     #[cfg(not(fmadiv_x86))]
     {
         let _ = (backend, choices, eight, eight_below, b, out);
@@ -200,6 +251,12 @@ pub fn run_schedule_on(
 /// `a[i] = a[i] / b[i]` by the given schedule (see [`run_schedule`]).
 pub fn run_schedule_in_place(s: crate::Schedule, a: &mut [f32], b: &[f32]) -> Option<()> {
     crate::schedule::run_in_place(s, a, b)
+}
+
+/// `b[i] = 1 / b[i]` in place by the given schedule's reciprocal loop (see
+/// [`run_schedule`]).
+pub fn run_recip_schedule_in_place(s: crate::Schedule, b: &mut [f32]) -> Option<()> {
+    crate::schedule::run_recip_in_place(s, b)
 }
 
 /// Schedule `s`'s entry point itself, with the rounding-mode guard of the kernel's schedules

@@ -216,6 +216,32 @@ pub const RECIP: Method = Method {
     run: |_, b, out| fmadiv::recip(b, out),
 };
 
+/// `fmadiv::recip_in_place` on a copy of the divisors (the copy is part of every call, as in
+/// [`HARDWARE_RECIP_IN_PLACE`]).
+pub const RECIP_IN_PLACE: Method = Method {
+    kind: Kind::Reciprocal,
+    name: "fmadiv::recip_in_place (+copy)",
+    exact: true,
+    available: always,
+    run: |_, b, out| {
+        crate::samples::restore(out, b);
+        fmadiv::recip_in_place(out);
+    },
+};
+
+/// A `_mm256_div_ps` loop computing `1 / x[i]` in place, on a copy of the divisors: the
+/// baseline of [`RECIP_IN_PLACE`].
+pub const HARDWARE_RECIP_IN_PLACE: Method = Method {
+    kind: Kind::Reciprocal,
+    name: "_mm256_div_ps 1/b in place (+copy)",
+    exact: true,
+    available: has_avx,
+    run: |_, b, out| {
+        crate::samples::restore(out, b);
+        hardware_in_place::<true>(out, &[]);
+    },
+};
+
 /// `fmadiv::par_recip`.
 pub const PAR_RECIP: Method = Method {
     kind: Kind::Reciprocal,
@@ -266,7 +292,7 @@ pub const HARDWARE_IN_PLACE: Method = Method {
     available: has_avx,
     run: |a, b, out| {
         crate::samples::restore(out, a);
-        hardware_div_in_place(out, b);
+        hardware_in_place::<false>(out, b);
     },
 };
 
@@ -354,12 +380,13 @@ pub const fn rows_hardware<const LEN: usize>() -> Method {
 
 /// Every entry point and the plain divider loop that does the same job: the floors
 /// `fmadiv bench --floors` measures (each pair alternately).
-pub const FLOORS: [(Method, Method); 8] = [
+pub const FLOORS: [(Method, Method); 9] = [
     (FMADIV, HARDWARE),
     (TRY_DIV, HARDWARE),
     (PAR_DIV, HARDWARE),
     (DIV_IN_PLACE, HARDWARE_IN_PLACE),
     (RECIP, HARDWARE_RECIP),
+    (RECIP_IN_PLACE, HARDWARE_RECIP_IN_PLACE),
     (DIV_SCALAR, HARDWARE_BY_SCALAR),
     (DIVISOR, HARDWARE_BY_HELD),
     (DIVISOR_IN_PLACE, HARDWARE_BY_HELD_IN_PLACE),
@@ -544,35 +571,44 @@ fn hardware_recip(b: &[f32], out: &mut [f32]) {
 }
 
 /// `x[i] = x[i] / b[i]` by a plain `_mm256_div_ps` loop.
-fn hardware_div_in_place(x: &mut [f32], b: &[f32]) {
+fn hardware_in_place<const RECIP: bool>(x: &mut [f32], b: &[f32]) {
+    let n = if RECIP { x.len() } else { x.len().min(b.len()) };
     #[cfg(fmadiv_x86)]
     if has_avx() {
         use core::arch::x86_64::*;
         #[target_feature(enable = "avx")]
-        fn run(x: &mut [f32], b: &[f32]) {
-            let n = x.len().min(b.len());
+        fn run<const RECIP: bool>(x: &mut [f32], b: &[f32], n: usize) {
             let full = n - n % 8;
+            let one = _mm256_set1_ps(1.0);
             let mut i = 0;
             while i < full {
-                // SAFETY: i + 8 <= n, inside both slices; loaded before stored.
+                // SAFETY: i + 8 <= n, inside both slices (`b` read only for division);
+                // loaded before stored.
                 unsafe {
                     let p = x.as_mut_ptr().add(i);
-                    _mm256_storeu_ps(
-                        p,
-                        _mm256_div_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(b.as_ptr().add(i))),
-                    );
+                    let v = _mm256_loadu_ps(p);
+                    let q = match RECIP {
+                        true => _mm256_div_ps(one, v),
+                        false => _mm256_div_ps(v, _mm256_loadu_ps(b.as_ptr().add(i))),
+                    };
+                    _mm256_storeu_ps(p, q);
                 }
                 i += 8;
             }
-            for (v, &y) in x[full..n].iter_mut().zip(&b[full..n]) {
-                *v /= y;
-            }
+            tail_in_place::<RECIP>(&mut x[full..n], b.get(full..n).unwrap_or(&[]));
         }
         // SAFETY: AVX is present (checked above).
-        return unsafe { run(x, b) };
+        return unsafe { run::<RECIP>(x, b, n) };
     }
-    for (v, &y) in x.iter_mut().zip(b) {
-        *v /= y;
+    tail_in_place::<RECIP>(&mut x[..n], b.get(..n).unwrap_or(&[]));
+}
+
+/// `x[i] /= b[i]`, or with `RECIP` `x[i] = 1 / x[i]`, element by element.
+fn tail_in_place<const RECIP: bool>(x: &mut [f32], b: &[f32]) {
+    if RECIP {
+        x.iter_mut().for_each(|v| *v = 1.0 / *v);
+    } else {
+        x.iter_mut().zip(b).for_each(|(v, &y)| *v /= y);
     }
 }
 

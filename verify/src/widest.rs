@@ -39,6 +39,19 @@ pub const HARDWARE_IN_PLACE: Method = Method {
     },
 };
 
+/// The 512-bit loop computing `1 / x[i]` in place, on a copy of the divisors (as
+/// `methods::HARDWARE_RECIP_IN_PLACE`).
+pub const HARDWARE_RECIP_IN_PLACE: Method = Method {
+    kind: Kind::Reciprocal,
+    name: "_mm512_div_ps 1/b in place (+copy)",
+    exact: true,
+    available: has_avx512f,
+    run: |_, b, out| {
+        crate::samples::restore(out, b);
+        zmm::recip_in_place(out);
+    },
+};
+
 /// The 512-bit loop computing `1 / b[i]`.
 pub const HARDWARE_RECIP: Method = Method {
     kind: Kind::Reciprocal,
@@ -100,6 +113,7 @@ pub fn widest(m: Method) -> Method {
         (methods::HARDWARE, HARDWARE),
         (methods::HARDWARE_IN_PLACE, HARDWARE_IN_PLACE),
         (methods::HARDWARE_RECIP, HARDWARE_RECIP),
+        (methods::HARDWARE_RECIP_IN_PLACE, HARDWARE_RECIP_IN_PLACE),
         (methods::HARDWARE_BY_SCALAR, HARDWARE_BY_SCALAR),
         (methods::HARDWARE_BY_HELD, HARDWARE_BY_HELD),
         (
@@ -183,19 +197,28 @@ mod zmm {
         assert!(super::has_avx512f(), "the 512-bit loops need AVX-512F");
         assert_eq!(x.len(), b.len());
         // SAFETY: AVX-512F is present (asserted).
-        unsafe { in_place(x, Some(b), 0.0) }
+        unsafe { in_place::<false>(x, Some(b), 0.0) }
     }
 
     /// `x[i] /= d` by `_mm512_div_ps`.
     pub fn divide_by_in_place(x: &mut [f32], d: f32) {
         assert!(super::has_avx512f(), "the 512-bit loops need AVX-512F");
         // SAFETY: AVX-512F is present (asserted).
-        unsafe { in_place(x, None, d) }
+        unsafe { in_place::<false>(x, None, d) }
     }
 
+    /// `x[i] = 1 / x[i]` by `_mm512_div_ps`.
+    pub fn recip_in_place(x: &mut [f32]) {
+        assert!(super::has_avx512f(), "the 512-bit loops need AVX-512F");
+        // SAFETY: AVX-512F is present (asserted).
+        unsafe { in_place::<true>(x, None, 0.0) }
+    }
+
+    /// `x[i] /= b[i]` (`b` given), `x[i] /= d`, or with `RECIP` `x[i] = 1 / x[i]`.
     #[target_feature(enable = "avx512f")]
-    fn in_place(x: &mut [f32], b: Option<&[f32]>, d: f32) {
+    fn in_place<const RECIP: bool>(x: &mut [f32], b: Option<&[f32]>, d: f32) {
         let n = x.len();
+        let one = _mm512_set1_ps(1.0);
         let mut i = 0;
         while i < n {
             let lanes = (n - i).min(16);
@@ -204,11 +227,15 @@ mod zmm {
             // each vector is loaded before it is stored.
             unsafe {
                 let p = x.as_mut_ptr().add(i);
-                let y = match b {
-                    Some(b) => _mm512_maskz_loadu_ps(m, b.as_ptr().add(i)),
-                    None => _mm512_set1_ps(d),
+                let v = _mm512_maskz_loadu_ps(m, p);
+                let q = match (RECIP, b) {
+                    (true, _) => _mm512_div_ps(one, v),
+                    (false, Some(b)) => {
+                        _mm512_div_ps(v, _mm512_maskz_loadu_ps(m, b.as_ptr().add(i)))
+                    }
+                    (false, None) => _mm512_div_ps(v, _mm512_set1_ps(d)),
                 };
-                _mm512_mask_storeu_ps(p, m, _mm512_div_ps(_mm512_maskz_loadu_ps(m, p), y));
+                _mm512_mask_storeu_ps(p, m, q);
             }
             i += lanes;
         }
@@ -237,6 +264,9 @@ mod zmm {
         unreachable!("no AVX-512F off x86-64")
     }
     pub fn divide_by_in_place(_: &mut [f32], _: f32) {
+        unreachable!("no AVX-512F off x86-64")
+    }
+    pub fn recip_in_place(_: &mut [f32]) {
         unreachable!("no AVX-512F off x86-64")
     }
     pub fn plain(_: &[f32], _: &[f32], _: &mut [f32]) {

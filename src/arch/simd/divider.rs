@@ -33,7 +33,8 @@ pub unsafe fn load_a<W: Vector, const RECIP: bool>(w: W, a: *const f32, i: usize
 /// # Safety
 /// - `a` (unless `RECIP`) and `b` must be valid for reads and `out` for writes of `len`
 ///   floats.
-/// - `out` must either not overlap `a` and `b` at all, or be exactly `a` (same address).
+/// - `out` must either not overlap `a` and `b` at all, or be exactly `a`, or with `RECIP`
+///   exactly `b` (same address).
 #[inline(always)]
 pub unsafe fn divider_raw<W: Vector, const RECIP: bool>(
     w: W,
@@ -353,7 +354,7 @@ unsafe fn divider_vectors_by<W: Vector, const RECIP: bool>(
     // Four vectors are loaded and divided before any of them is stored: later loads then
     // need not wait behind earlier stores (which the CPU may mistake for a dependency when
     // the arrays' addresses agree modulo 4 KiB), as in a loop over non-aliasing slices.
-    // Every load of a group precedes its stores, so `out == a` stays correct.
+    // Every load of a group precedes its stores, so `out == a` (or `b`) stays correct.
     while i + DIVIDER_GROUP * W::LANES <= len {
         // SAFETY: i + DIVIDER_GROUP·LANES <= len: inside the inputs and the output.
         unsafe { group_by::<W, RECIP>(w, a, b, out, i, divide) };
@@ -361,7 +362,7 @@ unsafe fn divider_vectors_by<W: Vector, const RECIP: bool>(
     }
     while i + W::LANES <= len {
         // SAFETY: i + LANES <= len: inside the inputs and the output; each vector is loaded
-        // before its store, so `out == a` is fine.
+        // before its store, so `out == a` (or `b`) is fine.
         unsafe {
             let q = divide(load_a::<W, RECIP>(w, a, i), w.load(b.add(i)));
             w.store(out.add(i), q);

@@ -37,7 +37,7 @@ std::thread_local! {
 }
 
 /// `out[i] = a[i] / b[i]` (or `1 / b[i]` with `RECIP`) for `len` elements; `out` may be
-/// `a` itself.
+/// `a` itself (with `RECIP`, `b`).
 ///
 /// Each step takes a block of [`BLOCK_VECTORS`] vectors through the FMA kernel and `D`
 /// further vectors through the hardware divider: the divider and the FMA pipes are separate
@@ -50,7 +50,8 @@ std::thread_local! {
 /// # Safety
 /// - `a` (unless `RECIP`) and `b` must be valid for reads and `out` for writes of `len`
 ///   floats.
-/// - `out` must either not overlap `a` and `b` at all, or be exactly `a` (same address).
+/// - `out` must either not overlap `a` and `b` at all, or be exactly `a`, or with `RECIP`
+///   exactly `b` (same address).
 #[inline(always)]
 pub unsafe fn div_raw<W: Vector, const V: u8, const D: usize, const RECIP: bool>(
     w: W,
@@ -87,7 +88,7 @@ pub unsafe fn div_raw<W: Vector, const V: u8, const D: usize, const RECIP: bool>
             // SAFETY: every access below is to an element < i + step <= len; unaligned loads
             // and stores accept any address; the kernel block is loaded before anything in
             // it is stored, and each divider vector is loaded before its store, so
-            // `out == a` is fine.
+            // `out == a` (or, for reciprocals, `out == b`) is fine.
             unsafe {
                 let (quotients, check) = kernel_block::<W, V, RECIP>(w, a, b, i);
                 divider_step::<W, RECIP, D>(w, a, b, out, i + kernel_len);
@@ -157,7 +158,7 @@ unsafe fn divider_block<W: Vector, const RECIP: bool>(
             let mut outside = false;
             for j in (i..end).step_by(W::LANES) {
                 // SAFETY: j + LANES <= end: inside the inputs (the caller's guarantee),
-                // read before the divider stores over `a` where `out == a`.
+                // read before the divider stores over `a` (or `b`) where `out` is it.
                 let (x, y) = unsafe { (load_a::<W, RECIP>(w, a, j), w.load(b.add(j))) };
                 outside |= !InputCheck::window_of(w, x, y).all_accepted(w);
             }

@@ -40,11 +40,12 @@ pub(crate) const SHORT: usize = 16;
 /// (`docs/bench/0x19-divisor-short-bound.txt`, `docs/bench/0x19-0x11-short-tail-probe.txt`).
 pub(crate) const SHORT_BY: usize = 32;
 
-/// `out[i] = a[i] / b[i]`, or `1 / b[i]` without `a`; `out` may be `a` itself.
+/// `out[i] = a[i] / b[i]`, or `1 / b[i]` without `a`; `out` may be `a` itself (without
+/// `a`, `b`).
 ///
 /// # Safety
-/// `a` (if given) and `b` readable and `out` writable for `len` floats; `out` does not
-/// overlap `b`, and overlaps `a` only by being `a`.
+/// `a` (if given) and `b` readable and `out` writable for `len` floats; `out` overlaps `a`
+/// only by being `a`, and `b` only by being `b` where `a` is not given.
 #[inline(always)]
 pub(crate) unsafe fn div_raw(a: Option<*const f32>, b: *const f32, out: *mut f32, len: usize) {
     let full = len - len % LANES;
@@ -53,7 +54,7 @@ pub(crate) unsafe fn div_raw(a: Option<*const f32>, b: *const f32, out: *mut f32
     let mut i = 0;
     while i < full {
         // SAFETY: SSE is baseline on x86-64; i + LANES <= len: inside every slice; each
-        // vector is loaded before its store, so `out == a` is fine.
+        // vector is loaded before its store, so `out == a` (or `b`) is fine.
         unsafe {
             let x: __m128 = match a {
                 Some(a) => _mm_loadu_ps(a.add(i)),
@@ -108,11 +109,12 @@ pub(crate) enum Operand {
 /// optimisation (`build.rs` sets `fmadiv_unoptimized` at opt-level 0), where every intrinsic
 /// of the other loops would be a function call of its own (a hundred times slower than
 /// release, and slower than a user's own `for` loop). The same bits: `divps` is the
-/// divider, with `vdivps`'s NaN rules and the MXCSR in force. `out` may be `a` itself.
+/// divider, with `vdivps`'s NaN rules and the MXCSR in force. `out` may be `a` itself (or,
+/// where `a` is a splat, `b`).
 ///
 /// # Safety
-/// The slices given readable and `out` writable for `len` floats; `out` does not overlap
-/// `b`, and overlaps `a` only by being `a`.
+/// The slices given readable and `out` writable for `len` floats; `out` overlaps `a` only
+/// by being `a`, and `b` only by being `b` where `a` is a splat.
 pub(crate) unsafe fn div_unoptimized(a: Operand, b: Operand, out: *mut f32, len: usize) {
     // A splat is read from four copies at the same place every time: its step is zero.
     let (a_splat, b_splat) = (splat_of(a), splat_of(b));
