@@ -26,7 +26,7 @@ MUTATIONS=(
   "input window moved down to include zeros and subnormals|src/bits.rs|s/INPUT_EXPONENT_MIN: u32 = 127 - 63/INPUT_EXPONENT_MIN: u32 = 0/"
   "input window four exponents higher (overflow)|src/bits.rs|s/INPUT_EXPONENTS: u32 = 126/INPUT_EXPONENTS: u32 = 130/"
   "drop the all-ones divisor fix|src/arch/simd/kernel.rs|s/let all_ones = if Variant::of(V).all_ones_fix {/let all_ones = if false {/"
-  "check the divisor only (zero, inf, NaN dividends pass)|src/arch/simd/kernel.rs|s/let window = if RECIP || !Variant::of(V).dividend_window {/let window = if true {/"
+  "check the divisor only (zero, inf, NaN dividends pass)|src/arch/simd/kernel.rs|s/} else if RECIP || !Variant::of(V).dividend_window {/} else if true {/"
   "signed minimum in the block check|src/arch/simd/kernel.rs|s/window: w.max_u32(self.window, other.window),/window: w.min_signed(self.window, other.window),/"
   "drop the residual correction|src/arch/simd/kernel.rs|s/    w.mul_add(y, res, q)$/    w.mul_add(y, w.mul(res, w.splat(0.0)), q)/"
   "Divisor: two products without the candidate test|src/divisor/proof.rs|s/if tail >= f32::MIN_POSITIVE \&\& two_products_exact(significand, unit, reciprocal) {/if tail >= f32::MIN_POSITIVE {/"

@@ -24,10 +24,12 @@
 //!
 //! [`recip`] and [`recip_to`] take `1 / b` (the bits of ndarray's `1.0 / &b`) by the same
 //! paths, with the plan's `recip` loops: one call where `b` is contiguous, short rows a group
-//! at a time, a transposed `b` tile by tile, otherwise lane by lane (`reciprocals`).
+//! at a time, a transposed `b` tile by tile, otherwise lane by lane (`reciprocals`);
+//! [`recip_assign`] writes them over `b`: one call where `b` is contiguous, short rows of a
+//! wider matrix a group at a time through a buffer, otherwise lane by lane.
 //!
 //! With the `rayon` feature too, [`par_div`], [`try_par_div`], [`par_div_to`],
-//! [`par_div_assign`], [`par_recip`] and [`par_recip_to`] cut an array of 2^18 elements or
+//! [`par_div_assign`], [`par_recip`], [`par_recip_to`] and [`par_recip_assign`] cut an array of 2^18 elements or
 //! more into blocks along its outermost axis and divide them on rayon's threads, each block
 //! as above (`parallel`).
 //!

@@ -13,6 +13,9 @@ pub struct Variant {
     pub all_ones_fix: bool,
     /// Check the dividend's window too (`false`: the divisor's alone).
     pub dividend_window: bool,
+    /// Check the input window at all (`false`: every lane but a near-all-ones divisor's is
+    /// accepted).
+    pub window: bool,
 }
 
 impl Variant {
@@ -28,6 +31,13 @@ impl Variant {
     /// infinities, NaNs and huge or tiny dividends then pass the check (wrong for them).
     #[cfg(feature = "verify")]
     pub const DIVISOR_WINDOW_ONLY: u8 = 3;
+    /// The shipped arithmetic with no input window: a zero divisor then passes the check
+    /// and comes out NaN (`1 - 0·∞`), under every rounding mode. What shows which lanes a
+    /// reciprocal loop gave the kernel under a directed mode, where inside the window every
+    /// weakened reciprocal kernel measured gives the divider's bits (2^20 random divisors,
+    /// each of the four modes).
+    #[cfg(feature = "verify")]
+    pub const NO_WINDOW: u8 = 4;
 
     /// The flags of a variant id (the x86 kernels read them; the portable path has no
     /// variants).
@@ -39,23 +49,34 @@ impl Variant {
                 halley: false,
                 all_ones_fix: true,
                 dividend_window: true,
+                window: true,
             },
             #[cfg(feature = "verify")]
             Variant::PUBLISHED => Variant {
                 halley: true,
                 all_ones_fix: false,
                 dividend_window: true,
+                window: true,
             },
             #[cfg(feature = "verify")]
             Variant::DIVISOR_WINDOW_ONLY => Variant {
                 halley: true,
                 all_ones_fix: true,
                 dividend_window: false,
+                window: true,
+            },
+            #[cfg(feature = "verify")]
+            Variant::NO_WINDOW => Variant {
+                halley: true,
+                all_ones_fix: true,
+                dividend_window: false,
+                window: false,
             },
             _ => Variant {
                 halley: true,
                 all_ones_fix: true,
                 dividend_window: true,
+                window: true,
             },
         }
     }

@@ -119,6 +119,27 @@ fn in_window_pairs(n: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {
     (0..n).map(|_| (draw(), draw())).unzip()
 }
 
+/// `n` divisors inside the kernel's window, none with a near-all-ones mantissa (the kernel's
+/// blocks refuse those), every seventh a zero of either sign: what the window-free kernel
+/// (`run_recip_schedule_window_free_on`) takes and gets wrong (NaN where the divider gives
+/// `±∞`) under every rounding mode.
+fn divisors_with_zeros(n: usize, seed: u64) -> Vec<f32> {
+    let (_, b) = in_window_pairs(n, seed);
+    b.into_iter()
+        .enumerate()
+        .map(|(i, y)| match i % 7 {
+            3 => 0.0f32.copysign(y),
+            _ => f32::from_bits(y.to_bits() & !(1 << 22)),
+        })
+        .collect()
+}
+
+/// Whether a reciprocal loop's window-free run gave its kernel some lane, read in the
+/// default mode from `got` (`1 / b` by that loop): a zero divisor's lane came out NaN.
+fn window_free_kernel_ran(b: &[f32], got: &[f32]) -> bool {
+    b.iter().zip(got).any(|(&y, &r)| y == 0.0 && r.is_nan())
+}
+
 #[test]
 fn testfloat_level_1_in_every_mode_on_every_backend() {
     let (a, b, want) = testfloat();
@@ -476,14 +497,24 @@ fn the_mixed_loops_of_recip_give_the_kernel_its_blocks_on_every_backend() {
             let b = near_all_ones_divisors(shape.len, 12);
             shape.holds_through(&b, &|y| recip_kernel_lanes(backend, s, y));
 
-            // Under a directed MXCSR mode the guard sends everything to the divider.
+            // Under a directed MXCSR mode the guard sends everything to the divider, read
+            // through the window-free kernel (inside the window the reciprocal kernels give
+            // the divider's bits under every mode measured): in the default mode it runs,
+            // under round-down it must not (each on a fresh thread: no back-off between).
+            let b = divisors_with_zeros(shape.len, 12);
             let ones = vec![1.0f32; b.len()];
             let run = |_: &[f32], y: &[f32]| {
                 let mut out = vec![0.0f32; y.len()];
-                fmadiv::verify::run_recip_schedule_published_on(backend, s, y, &mut out).unwrap();
+                fmadiv::verify::run_recip_schedule_window_free_on(backend, s, y, &mut out).unwrap();
                 out
             };
-            let (got, want) = under_mxcsr(1 << RC_SHIFT, &ones, &b, &run);
+            let (got, _) = on_a_fresh_thread(|| under_mxcsr(0, &ones, &b, &run));
+            assert!(
+                window_free_kernel_ran(&b, &got),
+                "{} recip: the window-free kernel never ran in the default mode",
+                shape.what
+            );
+            let (got, want) = on_a_fresh_thread(|| under_mxcsr(1 << RC_SHIFT, &ones, &b, &run));
             if let Some(d) = first_difference(&ones, &b, &got, &want) {
                 panic!("{} recip under round-down: {d}", shape.what);
             }
@@ -494,11 +525,11 @@ fn the_mixed_loops_of_recip_give_the_kernel_its_blocks_on_every_backend() {
 /// The plan runs each size class its own schedule: plans whose two classes differ (the
 /// kernel below the L1 limit and the divider from it, and the other way round), read lane
 /// by lane through their own loops (`Plan::run`: the size classes and the table of loops)
-/// with a weakened kernel, for `div_in_place`'s, `div`'s, `recip`'s and
-/// `recip_in_place`'s loops, just below,
-/// at and beyond the limit. This CPU's own plan may run one schedule in both classes (the
-/// divider, on a CPU in no row), where no other test can see a length given the wrong
-/// class's loop, or a loop of the wrong entry point.
+/// with a weakened kernel, for `div_in_place`'s, `div`'s, `recip`'s and `recip_in_place`'s
+/// loops, just below, at and beyond the limit; and under round-down none of them gives the
+/// kernel a lane. This CPU's own plan may run one schedule in both classes (the divider, on
+/// a CPU in no row), where no other test can see a length given the wrong class's loop, or
+/// a loop of the wrong entry point (or one without the rounding-mode guard).
 #[test]
 fn the_plan_runs_each_size_class_its_own_schedule_on_every_backend() {
     use fmadiv::verify::PlanLoop;
@@ -556,6 +587,24 @@ fn the_plan_runs_each_size_class_its_own_schedule_on_every_backend() {
                     .expect("a backend this CPU runs");
                     out.to_vec()
                 };
+                // Under a directed MXCSR mode the loop's guard sends everything to the
+                // divider (on a fresh thread: no back-off from earlier runs hides a kernel
+                // that ran).
+                let under_round_down = |which, a: &[f32], b: &[f32]| {
+                    let loop_of = |x: &[f32], y: &[f32]| {
+                        let mut out = vec![0.0f32; y.len()];
+                        fmadiv::verify::run_plan_weakened_on(
+                            backend, choices, which, x, y, &mut out,
+                        )
+                        .expect("a backend this CPU runs");
+                        out
+                    };
+                    let (got, want) =
+                        on_a_fresh_thread(|| under_mxcsr(1 << RC_SHIFT, a, b, &loop_of));
+                    if let Some(d) = first_difference(a, b, &got, &want) {
+                        panic!("{} under round-down: {d}", what(which));
+                    }
+                };
                 for which in [PlanLoop::DivInPlace, PlanLoop::Div] {
                     let got = kernel_lanes_of(&what(which), &a, &b, &run(which, &a, &b));
                     let want = lanes_of(div);
@@ -565,6 +614,7 @@ fn the_plan_runs_each_size_class_its_own_schedule_on_every_backend() {
                         what(which),
                         lanes_differ(&got, &want)
                     );
+                    under_round_down(which, &a, &b);
                 }
                 if recip_readable {
                     let b = near_all_ones_divisors(len, rng.next_u64());
@@ -578,6 +628,32 @@ fn the_plan_runs_each_size_class_its_own_schedule_on_every_backend() {
                             what(which),
                             lanes_differ(&got, &want)
                         );
+                    }
+                }
+                // The reciprocal loops under round-down, through the window-free kernel
+                // (seen in the default mode wherever the class's schedule has whole blocks).
+                let b = divisors_with_zeros(len, rng.next_u64());
+                let ones = vec![1.0f32; len];
+                for which in [PlanLoop::Recip, PlanLoop::RecipInPlace] {
+                    let loop_of = |_: &[f32], y: &[f32]| {
+                        let mut out = vec![0.0f32; y.len()];
+                        fmadiv::verify::run_recip_plan_window_free_on(
+                            backend, choices, which, y, &mut out,
+                        )
+                        .expect("a backend this CPU runs");
+                        out
+                    };
+                    let (got, _) = on_a_fresh_thread(|| under_mxcsr(0, &ones, &b, &loop_of));
+                    assert_eq!(
+                        window_free_kernel_ran(&b, &got),
+                        lanes_of(recip).contains(&true),
+                        "{}: window-free kernel lanes in the default mode",
+                        what(which)
+                    );
+                    let (got, want) =
+                        on_a_fresh_thread(|| under_mxcsr(1 << RC_SHIFT, &ones, &b, &loop_of));
+                    if let Some(d) = first_difference(&ones, &b, &got, &want) {
+                        panic!("{} under round-down: {d}", what(which));
                     }
                 }
             }

@@ -93,6 +93,15 @@ pub fn run() -> (Vec<Check>, Vec<Check>) {
         &b,
         |_, b, o| fmadiv::recip(b, o),
     ));
+    checks.push(compare(
+        "reciprocals in place, random bit patterns",
+        &ones,
+        &b,
+        |_, b, o| {
+            o.copy_from_slice(b);
+            fmadiv::par_recip_in_place(o);
+        },
+    ));
     if fmadiv::verify::has_kernel() {
         checks.push(compare(
             "reciprocals, reciprocal kernel on every lane",

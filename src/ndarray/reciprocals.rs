@@ -6,7 +6,8 @@
 //! whole rows at a time (`short_rows`); a transposed `b` tile by tile (`tiles`, the
 //! dividends a broadcast one); otherwise `b` is walked lane by lane along the output's most
 //! contiguous axis, contiguous lanes straight from `b`, others (views with steps) gathered
-//! a piece at a time.
+//! a piece at a time. In place (`recip_assign`), the same but for the tiles: a view has no
+//! other operand to be transposed against.
 
 use std::mem::MaybeUninit;
 

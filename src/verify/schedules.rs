@@ -54,23 +54,53 @@ pub fn run_recip_schedule_published_on(
     out: &mut [f32],
 ) -> Option<()> {
     #[cfg(fmadiv_x86)]
-    {
-        assert!(b.len() == out.len());
-        if !(s.uses_kernel() && backend != crate::Backend::Portable && backend.runs_here()) {
-            return None;
-        }
-        // The plan's own table of loops, the weakened kernel in them.
-        let f = crate::schedule::variant_fn_on::<{ Variant::PUBLISHED }, true, true>(backend, s);
-        // SAFETY: the backend runs here; b readable and out writable for its length, out a
-        // unique borrow; `a` is not read for reciprocals.
-        unsafe { f(core::ptr::null(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
-        Some(())
-    }
+    return run_recip_schedule_variant_on::<{ Variant::PUBLISHED }>(backend, s, b, out);
     #[cfg(not(fmadiv_x86))]
     {
         let _ = (backend, s, b, out);
         None
     }
+}
+
+/// [`run_recip_schedule_published_on`] with the window-free kernel in the loop's blocks (the
+/// shipped arithmetic, no input window): a zero divisor's lane comes out NaN where the kernel
+/// computed it and `±∞` where the divider did, under every rounding mode. Inside the window
+/// the reciprocal kernels gave the divider's bits under each directed mode wherever measured,
+/// so this is what shows, under such a mode, whether the loop gave the kernel any lane.
+pub fn run_recip_schedule_window_free_on(
+    backend: crate::Backend,
+    s: crate::Schedule,
+    b: &[f32],
+    out: &mut [f32],
+) -> Option<()> {
+    #[cfg(fmadiv_x86)]
+    return run_recip_schedule_variant_on::<{ Variant::NO_WINDOW }>(backend, s, b, out);
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (backend, s, b, out);
+        None
+    }
+}
+
+/// `out[i] = 1 / b[i]` by schedule `s`'s `recip` loop of `backend` (the plan's own table of
+/// loops) with kernel variant `V` in its blocks; `None` as
+/// [`run_schedule_divisor_window_only_on`].
+#[cfg(fmadiv_x86)]
+fn run_recip_schedule_variant_on<const V: u8>(
+    backend: crate::Backend,
+    s: crate::Schedule,
+    b: &[f32],
+    out: &mut [f32],
+) -> Option<()> {
+    assert!(b.len() == out.len());
+    if !(s.uses_kernel() && backend != crate::Backend::Portable && backend.runs_here()) {
+        return None;
+    }
+    let f = crate::schedule::variant_fn_on::<V, true, true>(backend, s);
+    // SAFETY: the backend runs here; b readable and out writable for its length, out a
+    // unique borrow; `a` is not read for reciprocals.
+    unsafe { f(core::ptr::null(), b.as_ptr(), out.as_mut_ptr(), out.len()) };
+    Some(())
 }
 
 /// Which of a plan's loops [`run_plan_weakened_on`] runs.
@@ -149,6 +179,44 @@ pub fn run_plan_weakened_on(
     #[cfg(not(fmadiv_x86))]
     {
         let _ = (backend, choices, which, a, b, out);
+        None
+    }
+}
+
+/// `out[i] = 1 / b[i]` by a reciprocal loop (`which`: [`PlanLoop::Recip`] or
+/// [`PlanLoop::RecipInPlace`]) of a plan of `choices` on `backend`, as
+/// [`run_plan_weakened_on`] runs it but with the window-free kernel of
+/// [`run_recip_schedule_window_free_on`] in its blocks, whose zero divisors' lanes show
+/// under every rounding mode. `None` as [`run_plan_weakened_on`]. Panics if the lengths
+/// differ or `which` is a division's loop.
+pub fn run_recip_plan_window_free_on(
+    backend: crate::Backend,
+    choices: crate::plan::Choices,
+    which: PlanLoop,
+    b: &[f32],
+    out: &mut [f32],
+) -> Option<()> {
+    assert!(
+        matches!(which, PlanLoop::Recip | PlanLoop::RecipInPlace),
+        "{which:?} is not a reciprocal loop"
+    );
+    #[cfg(fmadiv_x86)]
+    {
+        use crate::plan::{Plan, RECIP, RECIP_IN_PLACE};
+        let simd = backend != crate::Backend::Portable;
+        let plan = || Plan::weakened_on::<{ Variant::NO_WINDOW }>(backend, choices);
+        let len = b.len();
+        if which == PlanLoop::RecipInPlace {
+            let pick = || simd.then(|| plan().run::<RECIP_IN_PLACE>(len));
+            return run_recip_in_place(backend, b, out, pick);
+        }
+        run_pairwise(backend, b, b, out, || {
+            simd.then(|| plan().run::<RECIP>(len))
+        })
+    }
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (backend, choices, b, out);
         None
     }
 }

@@ -118,7 +118,10 @@ impl<W: Vector> InputCheck<W> {
     /// which is inside the window and not tested.
     #[inline(always)]
     pub fn of<const V: u8, const RECIP: bool>(w: W, a: W::F, b: W::F) -> InputCheck<W> {
-        let window = if RECIP || !Variant::of(V).dividend_window {
+        let window = if !Variant::of(V).window {
+            // No window (a weakened variant): every lane inside it.
+            w.splat_bits(0)
+        } else if RECIP || !Variant::of(V).dividend_window {
             excess(w, b)
         } else {
             w.max_u32(excess(w, a), excess(w, b))
