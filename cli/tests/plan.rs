@@ -196,7 +196,8 @@ fn a_measured_plan_file_is_read_by_later_processes() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.matches("not used").count(), 1, "{stderr}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "not a plan\n");
-    // A missing file: the table row, said in the plan, nothing on stderr.
+    // A missing file (a mistyped path): the table row, said in the plan and once on
+    // stderr, and no file made.
     std::fs::remove_file(&path).unwrap();
     let out = fmadiv(&["plan", "--json"], &[("FMADIV_PLAN_FILE", file)]);
     let v = plan_of(&out);
@@ -206,9 +207,7 @@ fn a_measured_plan_file_is_read_by_later_processes() {
             .unwrap()
             .contains("no such file")
     );
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("not used: no such file").count(), 1, "{stderr}");
+    assert!(!path.exists());
 }

@@ -6,7 +6,7 @@
 //! for this CPU and this version of the crate (its `for:` line); the check of this CPU's
 //! `rcpps` runs before it is read, so a file never enables the kernels where they are not
 //! proven. A file that is missing, made for another CPU, or not a plan is reported in the
-//! plan (and, unless missing, once on stderr), left as it is, and the table row runs.
+//! plan and once on stderr, left as it is, and the table row runs.
 
 use std::path::Path;
 
