@@ -208,6 +208,10 @@ fn a_measured_plan_file_is_read_by_later_processes() {
             .contains("no such file")
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(stderr.matches("not used: no such file").count(), 1, "{stderr}");
+    assert_eq!(
+        stderr.matches("not used: no such file").count(),
+        1,
+        "{stderr}"
+    );
     assert!(!path.exists());
 }
