@@ -4,7 +4,8 @@
 //! third element (a strided view, lane by lane); and as many elements in short rows (of 8
 //! by one row and by their sums, of 3 by a column: divided a group of rows at a time), the
 //! same short rows as columns of wider matrices (8 of 16, 3 of 4: gathered a group at a
-//! time), each against ndarray's own `/` — bits checked, then timed alternately in one
+//! time), and both operands such columns (8 of 16 by 8 of 16, 3 of 4 by 3 of 4: both
+//! gathered), each against ndarray's own `/` — bits checked, then timed alternately in one
 //! process.
 //!
 //! ```sh
@@ -143,6 +144,21 @@ fn main() {
     let eights_of_16 = sixteens.slice(s![.., ..8]);
     let fours = Array2::from_shape_simple_fn((N * N / 3, 4), &mut normal);
     let threes_of_4 = fours.slice(s![.., ..3]);
+    // Divisors in such columns too: the other half of a second matrix, the last 3 of 4.
+    let sixteens_b = Array2::from_shape_simple_fn((N * N / 8, 16), &mut normal);
+    let other_eights_of_16 = sixteens_b.slice(s![.., 8..]);
+    let fours_b = Array2::from_shape_simple_fn((N * N / 3, 4), &mut normal);
+    let other_threes_of_4 = fours_b.slice(s![.., 1..]);
+    check(
+        "8 of 16 columns / 8 of 16",
+        &fmadiv::ndarray::div(&eights_of_16, &other_eights_of_16),
+        &(&eights_of_16 / &other_eights_of_16),
+    );
+    check(
+        "3 of 4 columns / 3 of 4",
+        &fmadiv::ndarray::div(&threes_of_4, &other_threes_of_4),
+        &(&threes_of_4 / &other_threes_of_4),
+    );
     check(
         "8 of 16 columns / row",
         &fmadiv::ndarray::div(&eights_of_16, &eight),
@@ -235,6 +251,18 @@ fn main() {
         race(
             || &threes_of_4 / &weights,
             || fmadiv::ndarray::div(&threes_of_4, &weights),
+        )
+    });
+    show("short columns: 8 of 16 / 8 of 16", &|| {
+        race(
+            || &eights_of_16 / &other_eights_of_16,
+            || fmadiv::ndarray::div(&eights_of_16, &other_eights_of_16),
+        )
+    });
+    show("short columns: 3 of 4 / 3 of 4", &|| {
+        race(
+            || &threes_of_4 / &other_threes_of_4,
+            || fmadiv::ndarray::div(&threes_of_4, &other_threes_of_4),
         )
     });
     if json {

@@ -28,10 +28,10 @@
 //! [`recip_assign`] writes them over `b`: one call where `b` is contiguous, short rows of a
 //! wider matrix a group at a time through a buffer, otherwise lane by lane.
 //!
-//! With the `rayon` feature too, [`par_div`], [`try_par_div`], [`par_div_to`],
-//! [`par_div_assign`], [`par_recip`], [`par_recip_to`] and [`par_recip_assign`] cut an array of 2^18 elements or
-//! more into blocks along its outermost axis and divide them on rayon's threads, each block
-//! as above (`parallel`).
+//! With the `rayon` feature too, [`par_div`], [`try_par_div`], [`par_div_to`], [`par_div_assign`],
+//! [`par_recip`], [`par_recip_to`] and [`par_recip_assign`] cut an array of 2^18 elements or more
+//! into blocks along its outermost axis and divide them on rayon's threads, each block as above
+//! (`parallel`).
 //!
 //! ```
 //! use ndarray::{Array2, array};

@@ -1100,13 +1100,13 @@ fn making_a_proof_leaves_the_callers_flags() {
 }
 
 /// The rayon forms (`par_div`, `par_div_in_place`, `par_recip`, `par_recip_in_place`, and
-/// `fmadiv::ndarray`'s `par_div`, `par_div_to`, `par_div_assign`, `par_recip_assign`) divide a long slice or array on rayon's
-/// threads and a short one on the calling thread, as their documentation says: read
-/// from the caller's inexact flag (MXCSR is each thread's own, so quotients computed
-/// elsewhere leave the caller's flags clear). At `PAR_MIN_LEN` elements of `1 / 3` the
-/// caller's flags stay clear; one element fewer, and under a caller's MXCSR that is not the
-/// default one (round-down) at any length, the caller divides and raises it. Bits alone
-/// cannot show where the work ran.
+/// `fmadiv::ndarray`'s `par_div`, `par_div_to`, `par_div_assign`, `par_recip_assign`) divide a long
+/// slice or array on rayon's threads and a short one on the calling thread, as their documentation
+/// says: read from the caller's inexact flag (MXCSR is each thread's own, so quotients computed
+/// elsewhere leave the caller's flags clear). At `PAR_MIN_LEN` elements of `1 / 3` the caller's
+/// flags stay clear; one element fewer, and under a caller's MXCSR that is not the default one
+/// (round-down) at any length, the caller divides and raises it. Bits alone cannot show where the
+/// work ran.
 #[test]
 fn rayon_forms_divide_long_slices_on_rayons_threads() {
     let long = fmadiv::verify::PAR_MIN_LEN;

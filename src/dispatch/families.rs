@@ -64,32 +64,31 @@ pub const ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM: usize = 640;
 
 /// The CPU families whose 512-bit backend has a record: what it serves by default and why.
 ///
-/// - AMD family 0x19 model 0x11 (Zen 4): every native check passed (`docs/bench/native-0x19-0x11-*`,
-///   the latest in `native_run`). `recip` (from 256 elements) and `div_rounded` take sixteen
-///   lanes by default; `div` and its kin, the `Divisor` and `div_bounds` stay at eight. Its 512-bit
-///   divider is no faster per lane than the 256-bit one (the eight-lane divider schedule
-///   1.00-1.01x the 512-bit loop at 256-16K). `div` and its kin lost at sixteen lanes (24 of 248
-///   floor cells under 0.97x, against 1 at eight: the `Divisor` made per row, `div` with 1%
-///   specials at 1K), and so did `div_bounds` (0.83-0.97x the eight-lane one on normal data at
-///   64-16K, `docs/bench/0x19-0x11-bounds-step-only-ab.txt`). The two that gained on the
-///   benchmarks' cache-line-aligned layouts first lost where users' arrays often are:
+/// - AMD family 0x19 model 0x11 (Zen 4): every native check passed
+///   (`docs/bench/native-0x19-0x11-*`, the latest in `native_run`). `recip` (from 256 elements) and
+///   `div_rounded` take sixteen lanes by default; `div` and its kin, the `Divisor` and `div_bounds`
+///   stay at eight. Its 512-bit divider is no faster per lane than the 256-bit one (the eight-lane
+///   divider schedule 1.00-1.01x the 512-bit loop at 256-16K). `div` and its kin lost at sixteen
+///   lanes (24 of 248 floor cells under 0.97x, against 1 at eight: the `Divisor` made per row,
+///   `div` with 1% specials at 1K), and so did `div_bounds` (0.83-0.97x the eight-lane one on
+///   normal data at 64-16K, `docs/bench/0x19-0x11-bounds-step-only-ab.txt`). The two that gained on
+///   the benchmarks' cache-line-aligned layouts first lost where users' arrays often are:
 ///   `div_rounded` (embedded rounding, 1.03-2.15x the eight-lane one at 8-4K,
-///   `docs/bench/0x19-0x11-per-entry-rounding-ab.txt`) fell to 0.75-0.92x the plain pass where
-///   its output sat 64-192 bytes past an input modulo 4 KiB, 0.34x in one layout at 256
-///   elements (4K aliasing; consecutive allocations of one length sit 16-32 bytes apart), where
-///   the eight-lane pass held 0.86-0.98x; `recip` (mix-8, 1.27-1.31x the plain 512-bit loop at
-///   256-64K on the aligned layouts against 1.00-1.01x,
-///   `docs/bench/0x19-0x11-per-entry-floors-ab.txt`) ran at 0.82-0.98x the eight-lane one at
-///   1K-64K with its arrays 16 bytes past a cache line, as the system allocator places a
-///   `Vec<f32>` (`examples/aliasing_by_width.rs`, `docs/bench/0x19-0x11-aliasing-by-width.txt`).
-///   With the sixteen-lane loops' head to the output's cache line and the embedded-rounding pass
-///   grouped against 4K aliasing both gain on those layouts too (the record's `evidence`,
-///   `docs/bench/0x19-0x11-line-head-ab.txt`); below 256 elements `recip` runs the eight-lane
-///   loops, where sixteen lanes lost on users' layouts (`fmadiv::Plan::recip_eight_lanes_below`,
-///   `docs/bench/0x19-0x11-recip-by-length.txt`). Forced to sixteen lanes, its `div_bounds`
-///   takes the step at every length (1.46-1.50x two passes at 4K-16K, where the passes run at
-///   0.99x: `docs/bench/0x19-0x11-masked-step-ab.txt`). Its eight-lane `div_bounds` takes the
-///   head to the lower bounds' vector boundary from 640 elements
+///   `docs/bench/0x19-0x11-per-entry-rounding-ab.txt`) fell to 0.75-0.92x the plain pass where its
+///   output sat 64-192 bytes past an input modulo 4 KiB, 0.34x in one layout at 256 elements (4K
+///   aliasing; consecutive allocations of one length sit 16-32 bytes apart), where the eight-lane
+///   pass held 0.86-0.98x; `recip` (mix-8, 1.27-1.31x the plain 512-bit loop at 256-64K on the
+///   aligned layouts against 1.00-1.01x, `docs/bench/0x19-0x11-per-entry-floors-ab.txt`) ran at
+///   0.82-0.98x the eight-lane one at 1K-64K with its arrays 16 bytes past a cache line, as the
+///   system allocator places a `Vec<f32>` (`examples/aliasing_by_width.rs`,
+///   `docs/bench/0x19-0x11-aliasing-by-width.txt`). With the sixteen-lane loops' head to the
+///   output's cache line and the embedded-rounding pass grouped against 4K aliasing both gain on
+///   those layouts too (the record's `evidence`, `docs/bench/0x19-0x11-line-head-ab.txt`); below
+///   256 elements `recip` runs the eight-lane loops, where sixteen lanes lost on users' layouts
+///   (`fmadiv::Plan::recip_eight_lanes_below`, `docs/bench/0x19-0x11-recip-by-length.txt`). Forced
+///   to sixteen lanes, its `div_bounds` takes the step at every length (1.46-1.50x two passes at
+///   4K-16K, where the passes run at 0.99x: `docs/bench/0x19-0x11-masked-step-ab.txt`). Its
+///   eight-lane `div_bounds` takes the head to the lower bounds' vector boundary from 640 elements
 ///   (`ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM`, with its evidence).
 /// - Intel family 6 model 0xcf (Emerald Rapids): no native run yet. Once one is in, the
 ///   directed functions only: its 512-bit divider is no faster per lane than its 256-bit
