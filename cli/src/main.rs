@@ -480,6 +480,11 @@ fn avx512_status() -> String {
     let opt_in = format!("opt-in ({}=avx512)", fmadiv::BACKEND_ENV);
     match fmadiv::avx512_family(&cpu) {
         Some(f) => match f.native_run {
+            Some(run) if sixteen.len() == fmadiv::EntryPoint::ALL.len() => format!(
+                "the default here for every entry point (the full test suite ran natively on \
+                 this CPU family: {run}): {}",
+                f.evidence
+            ),
             Some(run) if !sixteen.is_empty() => format!(
                 "the default here for {} (the full test suite ran natively on this CPU family: \
                  {run}); the rest keeps eight lanes by measurement, {opt_in} for all: {}",

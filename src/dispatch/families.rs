@@ -90,17 +90,30 @@ pub const ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM: usize = 640;
 ///   4K-16K, where the passes run at 0.99x: `docs/bench/0x19-0x11-masked-step-ab.txt`). Its
 ///   eight-lane `div_bounds` takes the head to the lower bounds' vector boundary from 640 elements
 ///   (`ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM`, with its evidence).
-/// - Intel family 6 model 0xcf (Emerald Rapids): no native run yet. Once one is in, the
-///   directed functions only: its 512-bit divider is no faster per lane than its 256-bit
-///   one (1.02-1.06x, `docs/bench/0x6-0xcf-wide-divider.txt`) and no sixteen-lane mix is
-///   measured, so `div` and `recip` keep their 256-bit `mix-8`; but a `{rd-sae}` pass there
-///   ran at 1.22-1.76x the eight-lane `div_rounded` of the time at 1K-16K
-///   (`docs/bench/0x6-0xcf-embedded-rounding.txt`), and the sixteen-lane step under two
-///   passes (the 512-bit quotient, its residual, a step by its sign) at 1.72-1.75x two
-///   embedded passes at 256-1K (a sketch measured there, reported in the project's issue
-///   46), where the eight-lane `div_bounds` ran at 1.09x two passes at 1K and 0.83x at 4K.
-///   Before a native run turns the record on, `examples/aliasing_by_width.rs` there too: on
-///   Zen 4 the sixteen-lane `div_rounded` lost most of its speed to 4K aliasing (above).
+/// - Intel family 6 model 0xcf (Emerald Rapids): every native check passed
+///   (`docs/bench/native-0x6-0xcf-710bc47`, its `vrcp14ps` Intel's reference table on all 2^32
+///   inputs). Every entry point takes sixteen lanes; `recip` below 1024 elements the eight-lane
+///   loops. Its 512-bit divider is no faster per lane than the 256-bit one on normal data
+///   (1.02-1.06x, `docs/bench/0x6-0xcf-wide-divider.txt`), so the gains come from the FMA kernel
+///   beside it, and on random bit patterns the 512-bit divider is the faster: at eight lanes
+///   `div` and its kin ran 0.72-0.89x the plain 512-bit loop on random bits at 64-64K, and with
+///   the arrays 16 bytes past a cache line (where a `Vec<f32>` lies) 0.79-0.99x on normal data
+///   at 4K-64K in most runs; at sixteen lanes 0.97-1.02x and 1.23-1.38x, 272 of 276 floor cells
+///   at 0.97x or above on the aligned layouts against 236
+///   (`docs/bench/0x6-0xcf-sixteen-floors-ab.txt`).
+///   The price, 16 bytes past a line: the head to the output's line is one more divider vector
+///   where the divider bounds the loop, 0.80x at 64 elements and 0.94x at 256 for `div`, its kin
+///   and the `Divisor`, and `div` on normal data 1.23-1.31x at 256-1K where eight lanes ran
+///   1.33-1.46x. `recip` with mix-4 at sixteen lanes ran 1.26-1.60x the plain 256-bit pass on
+///   every layout at 256-256K where the eight-lane loops ran 0.86-1.47x
+///   (`examples/aliasing_by_width.rs`, `docs/bench/0x6-0xcf-aliasing-by-width.txt`); below 1024
+///   elements the eight-lane loops won with the arrays 16 bytes past a line
+///   (`docs/bench/0x6-0xcf-recip-by-length.txt`). `div_rounded` (an embedded-rounding pass) ran
+///   0.74-0.99x the plain pass at 8-128 elements where eight lanes ran 0.49-0.82x, the same from
+///   256 (`fmadiv bench --rounding`, `docs/bench/0x6-0xcf-rounding-by-width.txt`); `div_bounds`
+///   0.88-1.80x two divider passes at 8-1K where eight lanes ran 0.75-1.77x, and from 4096
+///   elements (`TWO_PASSES_FROM`) two embedded passes: 0.50 of one plain pass on every layout,
+///   where eight lanes ran 0.58-0.60 on a line and 0.39-0.45 16 bytes past one.
 pub const AVX512_FAMILIES: &[Avx512Family] = &[
     Avx512Family {
         vendor: "AuthenticAMD",
@@ -132,13 +145,21 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
         vendor: "GenuineIntel",
         family: 6,
         model: 0xcf,
-        native_run: None,
-        sixteen_lanes_for: &[EntryPoint::DivRounded, EntryPoint::DivBounds],
+        native_run: Some("docs/bench/native-0x6-0xcf-710bc47"),
+        sixteen_lanes_for: &EntryPoint::ALL,
         bounds_step_only: false,
         bounds_eight_lane_head_from: None,
-        evidence: "Emerald Rapids: embedded rounding 1.22-1.76x the eight-lane div_rounded \
-            at 1K-16K and the sixteen-lane step 1.72-1.75x two embedded passes at 256-1K; \
-            its 512-bit divider no faster per lane, so div and recip keep the 256-bit mix-8",
+        evidence: "Emerald Rapids: every entry point at sixteen lanes, 272 of 276 floor cells \
+            at 0.97x or above on the benchmarks' layouts against 236 at eight (random bit \
+            patterns: 0.97-1.02x of the 512-bit loop against 0.72-0.89x), with the arrays 16 \
+            bytes past a line div 1.23-1.38x at 4K-64K against 0.79-0.99x in most runs, but \
+            0.80x at 64 elements and 0.94x at 256 there (the head to the output's line: one \
+            more divider vector; docs/bench/0x6-0xcf-sixteen-floors-ab.txt); recip with mix-4 \
+            1.26-1.60x the plain 256-bit pass on every layout at 256-256K against the \
+            eight-lane loops' 0.86-1.47x (docs/bench/0x6-0xcf-aliasing-by-width.txt), the \
+            eight-lane loops below 1024 elements (docs/bench/0x6-0xcf-recip-by-length.txt); \
+            div_rounded and div_bounds at least as fast at sixteen lanes on users' layouts \
+            (docs/bench/0x6-0xcf-rounding-by-width.txt)",
     },
 ];
 

@@ -385,6 +385,27 @@ mod tests {
             ),
             "{text}"
         );
+        // Emerald Rapids' row: mix-4 at sixteen lanes from 1024 elements, below it the
+        // eight-lane row, whose size classes the short slices reach only the first of.
+        let emerald_rapids = Cpu::described("GenuineIntel", (6, 0xcf), true, true);
+        let er = from_row(
+            emerald_rapids.clone(),
+            table::row_of(&emerald_rapids),
+            by_default,
+        );
+        assert_eq!(er.recip_eight_lanes_below(), 1024);
+        assert!(er.small_below() >= 1024);
+        for (len, schedule, backend) in [
+            (1023, mixed(8), Avx2Fma),
+            (1024, mixed(4), Avx512),
+            (1 << 20, mixed(4), Avx512),
+        ] {
+            assert_eq!(er.recip(len), schedule, "{len}");
+            assert_eq!(er.recip_backend(len), backend, "{len}");
+        }
+        let text = er.to_string();
+        let want = "recip: mix-8 at 8 lanes below 1024 elements, from there mix-4 at 16 lanes;";
+        assert!(text.contains(want), "{text}");
         // Forced to sixteen lanes, or at eight, `recip` runs one width at every length.
         for widths in [
             Widths {

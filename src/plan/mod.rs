@@ -471,7 +471,11 @@ impl fmt::Display for Plan {
             0 => String::new(),
             below => format!(
                 "{} at {} lanes below {below} elements, from there ",
-                per_class(&short.schedules),
+                // Only the size classes the short slices reach.
+                match below <= self.small_below {
+                    true => short.schedules[0].name(),
+                    false => per_class(&short.schedules),
+                },
                 crate::Backend::Avx2Fma.lanes()
             ),
         };

@@ -151,6 +151,14 @@ const ZEN4_DIVISOR: DivisorChoices = DivisorChoices {
 /// 1% specials, 0.85-0.86x on random bits) and 1.10-1.28x from 384 on normal data.
 const ZEN4_RECIP_SIXTEEN_FROM: usize = 256;
 
+/// `recip` on Emerald Rapids runs its sixteen-lane choices from 1024 elements and the
+/// eight-lane row below (`examples/recip_by_length.rs`, six alternating processes per loop,
+/// `docs/bench/0x6-0xcf-recip-by-length.txt`): sixteen lanes with mix-4 ran 0.68-0.98x the
+/// eight-lane time at 16-256 elements with the arrays 16 bytes past a cache line (most kinds
+/// of input), 0.99-1.10x at 384-512, and 1.36-1.40x at 1K-2K on normal data there (1.16-1.19x
+/// on a line), 0.90-0.97x with 1% specials.
+const EMERALD_RAPIDS_RECIP_SIXTEEN_FROM: usize = 1024;
+
 /// Predicted rows: the Divisor as where nothing was measured.
 const fn predicted(div: Schedule, recip: Schedule) -> Choices {
     Choices {
@@ -303,11 +311,29 @@ pub(super) const ROWS: &[Row] = &[
             recip mix-4 1.24-1.45x at 2K and 16K; `Divisor`: as where nothing was measured \
             (sequence 1.19-1.51x at 1024, proof 40-54 ns), against the broadcast loop 1.33-4.06x \
             on normal data at 1K-16K in 40 processes (0x6-0xcf-divisors*.json)",
-        // The 512-bit divider measured no faster per lane (1.02-1.06x the 256-bit loop,
-        // docs/bench/0x6-0xcf-wide-divider.txt) and no 512-bit mix is measured: the
-        // 256-bit mix-8 stays, and the eight-lane backend with it, but for the directed
-        // functions (`dispatch::AVX512_FAMILIES`: embedded rounding measured faster).
-        sixteen: None,
+        sixteen: Some(Column {
+            choices: Choices {
+                div: [mixed(8), mixed(8)],
+                recip: [mixed(4), mixed(4)],
+                divisor: DIVISOR_DEFAULT,
+            },
+            recip_from: EMERALD_RAPIDS_RECIP_SIXTEEN_FROM,
+            evidence: "measured on family 6 model 0xcf with AVX-512F (2 vCPUs; the native \
+                run docs/bench/native-0x6-0xcf-710bc47): `fmadiv bench --schedules`, forced, \
+                against the 512-bit divider loop: `recip` mix-4 1.71, 1.42, 1.45, 1.53, 1.36x \
+                at 256, 1K, 4K, 16K, 64K (the best at each; mix-8 1.30-1.35x), `div` mix-8 \
+                1.26, 1.19, 1.28, 1.24x at 1K-64K (the best there; 1.23x at 256, mix-2 \
+                1.31x); `fmadiv bench --floors` with this column against the eight-lane row \
+                (docs/bench/0x6-0xcf-sixteen-floors-ab.txt, six alternating rounds): `div` \
+                1.23-1.38x the plain 512-bit loop on normal data at 256-64K on every layout \
+                where the eight-lane mix-8 ran 0.79-1.46x, and 0.97-1.02x on random bits where \
+                it ran 0.72-0.89x; examples/aliasing_by_width.rs, alternating processes \
+                (docs/bench/0x6-0xcf-aliasing-by-width.txt): `recip` at sixteen lanes with \
+                mix-4 1.26-1.60x of the plain 256-bit pass at 256-256K on every layout, where \
+                the eight-lane row ran 0.86-1.47x (0.86-0.94x at 16K-64K with the arrays 16 \
+                bytes past a cache line); below 1024 elements `recip` runs the eight-lane row \
+                (docs/bench/0x6-0xcf-recip-by-length.txt)",
+        }),
     },
     Row {
         name: "Intel Haswell",
