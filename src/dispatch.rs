@@ -790,10 +790,17 @@ mod tests {
             eight_lane_head_from: ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM,
         };
         assert_eq!(bounds_form_on(&zen_4, AVX512_FAMILIES), expected);
-        // Emerald Rapids (whose sketch set the threshold), Zen 5, a Zen 4 of another model,
-        // a CPU without AVX-512F (Zen 3).
+        // Emerald Rapids: the step at every length too, and no head at eight lanes.
+        let emerald_rapids = bounds_form_on(&cpu(EMERALD_RAPIDS, true), AVX512_FAMILIES);
+        assert_eq!(
+            emerald_rapids,
+            BoundsForm {
+                two_passes_from: usize::MAX,
+                ..BoundsForm::DEFAULT
+            }
+        );
+        // Zen 5, a Zen 4 of another model, a CPU without AVX-512F (Zen 3).
         for (family, avx512f) in [
-            (EMERALD_RAPIDS, true),
             (ZEN_5, true),
             (("AuthenticAMD", 0x19, 0x61), true),
             (("AuthenticAMD", 0x19, 0x01), false),

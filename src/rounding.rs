@@ -140,7 +140,8 @@ pub fn try_div_rounded(
 /// bound: on family 6 model 0xcf a 512-bit sketch of the step measured 1.72–1.75× two such
 /// passes at 256–1K and 0.72–0.87× at 4K–64K), except on a CPU family whose record says
 /// [`crate::Avx512Family::bounds_step_only`] (family 0x19 model 0x11, where the step
-/// measured 1.46–1.50× two passes at 4K–16K): the step at every length there. At eight
+/// measured 1.46–1.50× two passes at 4K–16K, and family 6 model 0xcf, 1.69–1.79×): the step
+/// at every length there. At eight
 /// lanes, where the CPU's record gives a length ([`crate::Avx512Family::bounds_eight_lane_head_from`],
 /// Zen 4: 640), the step loop first divides the elements before the lower bounds' next
 /// 32-byte boundary and ends with whole vectors (no split or masked stores). Which backend

@@ -111,9 +111,13 @@ pub const ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM: usize = 640;
 ///   (`docs/bench/0x6-0xcf-recip-by-length.txt`). `div_rounded` (an embedded-rounding pass) ran
 ///   0.74-0.99x the plain pass at 8-128 elements where eight lanes ran 0.49-0.82x, the same from
 ///   256 (`fmadiv bench --rounding`, `docs/bench/0x6-0xcf-rounding-by-width.txt`); `div_bounds`
-///   0.88-1.80x two divider passes at 8-1K where eight lanes ran 0.75-1.77x, and from 4096
-///   elements (`TWO_PASSES_FROM`) two embedded passes: 0.50 of one plain pass on every layout,
-///   where eight lanes ran 0.58-0.60 on a line and 0.39-0.45 16 bytes past one.
+///   0.88-1.80x two divider passes at 8-1K where eight lanes ran 0.75-1.77x. Its `div_bounds`
+///   takes the step at every length: 1.69-1.79x two embedded passes at 4K-16K, where the
+///   passes from `TWO_PASSES_FROM` run at 1.00x (`fmadiv bench --rounding`, three alternating
+///   processes each); layout by layout 0.53-0.60 of one plain pass at 4K-64K on a line and
+///   0.87-0.92 16 bytes past one, where the passes run 0.50 (the eight-lane step 0.58-0.60 and
+///   0.39-0.45), but 0.45-0.46 in memory (256K) where the passes ran 0.49-0.59
+///   (`docs/bench/0x6-0xcf-bounds-step-only-ab.txt`).
 pub const AVX512_FAMILIES: &[Avx512Family] = &[
     Avx512Family {
         vendor: "AuthenticAMD",
@@ -147,7 +151,7 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
         model: 0xcf,
         native_run: Some("docs/bench/native-0x6-0xcf-710bc47"),
         sixteen_lanes_for: &EntryPoint::ALL,
-        bounds_step_only: false,
+        bounds_step_only: true,
         bounds_eight_lane_head_from: None,
         evidence: "Emerald Rapids: every entry point at sixteen lanes, 272 of 276 floor cells \
             at 0.97x or above on the benchmarks' layouts against 236 at eight (random bit \
@@ -159,7 +163,9 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
             eight-lane loops' 0.86-1.47x (docs/bench/0x6-0xcf-aliasing-by-width.txt), the \
             eight-lane loops below 1024 elements (docs/bench/0x6-0xcf-recip-by-length.txt); \
             div_rounded and div_bounds at least as fast at sixteen lanes on users' layouts \
-            (docs/bench/0x6-0xcf-rounding-by-width.txt)",
+            (docs/bench/0x6-0xcf-rounding-by-width.txt), div_bounds with the step at every \
+            length 1.69-1.79x two embedded passes at 4K-16K, where the passes gain nothing \
+            (docs/bench/0x6-0xcf-bounds-step-only-ab.txt)",
     },
 ];
 

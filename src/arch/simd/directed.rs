@@ -666,9 +666,10 @@ pub const ONE_PASS_FROM: usize = 256;
 /// step ran at 1.72–1.75× two embedded-rounding passes at 256–1K but 0.72–0.87× at 4K–64K
 /// (the cause not found). On family 0x19 model 0x11 (Zen 4, where `div_bounds` keeps eight
 /// lanes by default) the shipped step, its move a masked add, measured 1.46-1.50x two passes
-/// at 4K-16K, where the passes run at 0.99x (`docs/bench/0x19-0x11-masked-step-ab.txt`): the
-/// threshold is Emerald Rapids' alone, and a CPU whose 16 lanes turn on by default there
-/// wants its own.
+/// at 4K-16K, where the passes run at 0.99x (`docs/bench/0x19-0x11-masked-step-ab.txt`), and
+/// on family 6 model 0xcf itself, natively, 1.69-1.79x at 4K-16K
+/// (`docs/bench/0x6-0xcf-bounds-step-only-ab.txt`): both records take the step at every
+/// length, and the threshold is what a family without a record runs.
 pub const TWO_PASSES_FROM: usize = 4096;
 
 /// Whether `div_rounded` over `len` elements runs one divider pass under the mode (see
