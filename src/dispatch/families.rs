@@ -93,8 +93,8 @@ pub const ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM: usize = 640;
 /// - Intel family 6 model 0xcf (Emerald Rapids): every native check passed
 ///   (`docs/bench/native-0x6-0xcf-710bc47`, its `vrcp14ps` Intel's reference table on all 2^32
 ///   inputs; `docs/bench/native-0x6-0xcf-2138c9d`, the latest in `native_run`, with every entry
-///   point at sixteen lanes by default). Every entry point takes sixteen lanes; `recip` below 1024 elements the eight-lane
-///   loops. Its 512-bit divider is no faster per lane than the 256-bit one on normal data
+///   point at sixteen lanes by default). Every entry point takes sixteen lanes; `recip` below
+///   1024 elements the eight-lane loops. Its 512-bit divider is no faster per lane than the 256-bit one on normal data
 ///   (1.02-1.06x, `docs/bench/0x6-0xcf-wide-divider.txt`), so the gains come from the FMA kernel
 ///   beside it, and on random bit patterns the 512-bit divider is the faster: at eight lanes
 ///   `div` and its kin ran 0.72-0.89x the plain 512-bit loop on random bits at 64-64K, and with
