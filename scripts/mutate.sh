@@ -205,6 +205,7 @@ MUTATIONS=(
   "par_recip_in_place: its chunks left undone|src/parallel.rs|s/\.for_each(slices::recip_in_place);/.for_each(drop);/"
   "portable: reciprocals in place divide by one|src/arch/portable.rs|s/\*o = div_one(1.0, \*o);/*o = div_one(*o, 1.0);/"
   "a missing plan file said only in the plan, not on stderr|src/plan/make.rs|s/if let (Some(why), Some(path)) = (\&plan.file_unused, \&file) {/if let (Some(why), Some(path)) = (\&plan.file_unused, \&file) \&\& Path::new(path).exists() {/"
+  "sixteen lanes: the head to the output's line at every length (LINE_HEAD_FROM ignored)|src/arch/simd/divider.rs|s/^    if !aligns || len < LINE_HEAD_FROM {$/    if !aligns {/"
 )
 
 if [ "${1:-}" = "--list" ]; then

@@ -694,7 +694,8 @@ mod tests {
     #[test]
     fn the_shipped_records_give_what_was_measured() {
         // Zen 4's native run is in: `recip` and `div_rounded` measured best at sixteen
-        // lanes, the rest at eight. Emerald Rapids': every entry point.
+        // lanes, the rest at eight. Emerald Rapids': every entry point. Family 6 model 0xa7's:
+        // every one but `recip`.
         let zen4 = cpu(("AuthenticAMD", 0x19, 0x11), true);
         assert_eq!(
             defaults(&zen4, AVX512_FAMILIES),
@@ -702,6 +703,11 @@ mod tests {
         );
         let emr = cpu(EMERALD_RAPIDS, true);
         assert_eq!(defaults(&emr, AVX512_FAMILIES), [Avx512; 4]);
+        let model_a7 = cpu(("GenuineIntel", 6, 0xa7), true);
+        assert_eq!(
+            defaults(&model_a7, AVX512_FAMILIES),
+            [Avx512, Avx2Fma, Avx512, Avx512]
+        );
         // A record's entry points are distinct (that its native run is a committed folder is
         // tests/docs.rs's to check: the published package holds no evidence).
         for f in AVX512_FAMILIES {

@@ -847,8 +847,11 @@ fn lanes_the_step_took_past_head(
     a: &[f32],
     b: &[f32],
 ) -> Vec<bool> {
-    use fmadiv::verify::{bounds_eight_lane_head_from, bounds_head, directed_line_head, line_head};
-    let line = line_head(backend, &LineOutput::new(backend.lanes()));
+    use fmadiv::verify::{
+        LINE_HEAD_FROM, bounds_eight_lane_head_from, bounds_head, directed_line_head, line_head,
+    };
+    // The floats before a `LineOutput`'s first line where the slice loops take a head.
+    let line = line_head(backend, &LineOutput::new(LINE_HEAD_FROM));
     let out = LineOutput::new(line + a.len());
     let head = match target {
         Directed::Bounds => bounds_head(backend, &out, bounds_eight_lane_head_from()),
@@ -1445,9 +1448,10 @@ fn the_divisors_flag_checked_chunks_give_the_sequence_its_chunks_on_every_backen
         // sequence's or the divider's as a whole (NaN lanes are the same either way); the
         // lanes after the whole vectors are the divider's.
         // Placed after the head to the output's line or vector boundary (a `LineOutput`'s:
-        // 16 bytes past a line), which the divider takes.
-        let head =
-            fmadiv::verify::divisor::two_products_head(backend, &LineOutput::new(backend.lanes()));
+        // 16 bytes past a line), which the divider takes (the runs below are long enough for
+        // one: `LINE_HEAD_FROM`).
+        let long = LineOutput::new(fmadiv::verify::LINE_HEAD_FROM);
+        let head = fmadiv::verify::divisor::two_products_head(backend, &long);
         let sequence_chunks = |x: &[f32]| -> Vec<bool> {
             let x = [&a[..head], x].concat();
             let mut out = LineOutput::new(x.len());
@@ -1507,6 +1511,27 @@ fn the_divisors_flag_checked_chunks_give_the_sequence_its_chunks_on_every_backen
     }
 }
 
+/// The slice loops take the head to the output's cache line from `LINE_HEAD_FROM` elements
+/// only, where the backend aligns its stores (sixteen lanes): one element shorter, none. The
+/// other tests read the loops' lanes against `line_head` at their lengths; this holds the
+/// rule itself (a head at every length gives the same bits, and cost a fifth at 64 elements
+/// 16 bytes past a line on family 6 model 0xa7).
+#[test]
+fn the_line_head_starts_at_its_length_on_every_backend() {
+    use fmadiv::verify::{LINE_HEAD_FROM, line_head};
+    for backend in backends() {
+        let what = backend.name();
+        let long = line_head(backend, &LineOutput::new(LINE_HEAD_FROM));
+        let want = match backend.lanes() {
+            16 => backend.lanes() - common::OUTPUT_PAST_LINE,
+            _ => 0,
+        };
+        assert_eq!(long, want, "{what}: {LINE_HEAD_FROM} elements");
+        let short = line_head(backend, &LineOutput::new(LINE_HEAD_FROM - 1));
+        assert_eq!(short, 0, "{what}: {} elements", LINE_HEAD_FROM - 1);
+    }
+}
+
 /// The `Divisor`'s flag-checked two products with the output at every float offset from a
 /// line's start, on every backend: the lanes before the output's next line (sixteen lanes)
 /// or vector (eight) boundary are the divider's, every lane of the whole vectors after them
@@ -1519,8 +1544,9 @@ fn the_divisors_flag_checked_chunks_give_the_sequence_its_chunks_on_every_backen
 fn the_divisors_two_products_head_at_every_offset_on_every_backend() {
     use fmadiv::verify::divisor::{divide_slice_on, two_products_head};
     let (b, weakened, wrong) = two_products_where_wrong();
-    // Long enough for the chunks (512), and a few lanes past the whole vectors.
-    let len = 1000 + 3;
+    // Long enough for the head (`LINE_HEAD_FROM`) and the chunks (512), and a few lanes past
+    // the whole vectors.
+    let len = fmadiv::verify::LINE_HEAD_FROM + 3;
     let a: Vec<f32> = wrong.iter().copied().cycle().take(len).collect();
     let by = 3.7f32;
     let proven = fmadiv::Divisor::new(by);

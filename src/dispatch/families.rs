@@ -102,9 +102,10 @@ pub const ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM: usize = 640;
 ///   at 4K-64K in most runs; at sixteen lanes 0.97-1.02x and 1.23-1.38x, 272 of 276 floor cells
 ///   at 0.97x or above on the aligned layouts against 236
 ///   (`docs/bench/0x6-0xcf-sixteen-floors-ab.txt`).
-///   The price, 16 bytes past a line: the head to the output's line is one more divider vector
+///   The price, 16 bytes past a line: the head to the output's line was one more divider vector
 ///   where the divider bounds the loop, 0.80x at 64 elements and 0.94x at 256 for `div`, its kin
-///   and the `Divisor`, and `div` on normal data 1.23-1.31x at 256-1K where eight lanes ran
+///   and the `Divisor` (measured before slices under `LINE_HEAD_FROM`, 1024 elements, stopped
+///   taking the head; not measured here since), and `div` on normal data 1.23-1.31x at 256-1K where eight lanes ran
 ///   1.33-1.46x. `recip` with mix-4 at sixteen lanes ran 1.26-1.60x the plain 256-bit pass on
 ///   every layout at 256-256K where the eight-lane loops ran 0.86-1.47x
 ///   (`examples/aliasing_by_width.rs`, `docs/bench/0x6-0xcf-aliasing-by-width.txt`); below 1024
@@ -119,6 +120,16 @@ pub const ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM: usize = 640;
 ///   0.87-0.92 16 bytes past one, where the passes run 0.50 (the eight-lane step 0.58-0.60 and
 ///   0.39-0.45), but 0.45-0.46 in memory (256K) where the passes ran 0.49-0.59
 ///   (`docs/bench/0x6-0xcf-bounds-step-only-ab.txt`).
+/// - Intel family 6 model 0xa7: Rocket Lake's signature, measured on a KVM guest that reports
+///   it with features Rocket Lake lacks (AMX, AVX512-FP16, 480 MiB of L3: a server core).
+///   Every native check passed (`docs/bench/native-0x6-0xa7-8ffbbb8`, its `vrcp14ps` Intel's
+///   reference table). `div`, its kin, the `Divisor` and the directed functions take sixteen
+///   lanes; `recip` keeps eight (the record's `evidence`). Its 512-bit divider is no faster per
+///   lane than the 256-bit one on normal data (the eight-lane divider schedule 1.00-1.04x the
+///   512-bit loop at 256-64K, `docs/bench/0x6-0xa7-schedules.txt`) and, as on Emerald Rapids,
+///   faster on random bit patterns. Left below the floor: the `Divisor` and `div_scalar` made
+///   per row of 256 elements, 0.90-0.93x the 256-bit per-row loop. A Rocket Lake desktop has
+///   the same signature and was not measured.
 pub const AVX512_FAMILIES: &[Avx512Family] = &[
     Avx512Family {
         vendor: "AuthenticAMD",
@@ -167,6 +178,30 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
             (docs/bench/0x6-0xcf-rounding-by-width.txt), div_bounds with the step at every \
             length 1.69-1.79x two embedded passes at 4K-16K, where the passes gain nothing \
             (docs/bench/0x6-0xcf-bounds-step-only-ab.txt)",
+    },
+    Avx512Family {
+        vendor: "GenuineIntel",
+        family: 6,
+        model: 0xa7,
+        native_run: Some("docs/bench/native-0x6-0xa7-8ffbbb8"),
+        sixteen_lanes_for: &[
+            EntryPoint::Div,
+            EntryPoint::DivRounded,
+            EntryPoint::DivBounds,
+        ],
+        bounds_step_only: true,
+        bounds_eight_lane_head_from: None,
+        evidence: "family 6 model 0xa7 (a KVM guest of that signature): div, its kin and the \
+            Divisor at sixteen lanes, 269 of 276 floor cells at 0.97x or above on the \
+            benchmarks' layouts and 261 with the arrays 16 bytes past a line, against 239 and \
+            239 at eight (random bits: 0.92-1.05x of the 512-bit loop against 0.74-0.96x; \
+            docs/bench/0x6-0xa7-sixteen-floors-ab.txt); recip at eight lanes, where sixteen \
+            ran 0.97-1.10x the eight-lane speed on normal data but 0.82-0.90x with 1% specials \
+            from 1K, 0.89-0.95x on random bits and 0.81-0.84x at 64 elements; div_rounded at \
+            least as fast at sixteen lanes (0.77-1.00x one plain pass at 8-128 elements against \
+            0.69-0.84x), div_bounds with the step at every length 1.72-1.84x two embedded \
+            passes at 256-16K on both layouts, where eight lanes ran 1.28-1.45x at 4K-16K 16 \
+            bytes past a line (docs/bench/0x6-0xa7-rounding-by-width.txt)",
     },
 ];
 

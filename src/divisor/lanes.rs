@@ -1,8 +1,9 @@
 //! A [`super::Divisor`]'s lane-checked loops, written once over one vector width
 //! ([`Vector`]): the strategy's FMA sequence on every vector, a range check of each
 //! quotient, and the divider for the lanes the check flags; and the divider's own loop.
-//! Where the width aligns its stores ([`Vector::ALIGNS_STORES`]), each loop first divides
-//! the elements before the output's next cache line as one partial vector ([`line_head`]);
+//! Where the width aligns its stores ([`Vector::ALIGNS_STORES`]), each loop over at least
+//! `LINE_HEAD_FROM` elements first divides the elements before the output's next cache line
+//! as one partial vector ([`line_head`]);
 //! at eight lanes the flag-checked two products divide those before its next vector
 //! boundary as one whole vector ([`head_disjoint`]), the other loops none.
 //!

@@ -4,7 +4,7 @@
 //! one CPU runs the same plan. Each row says where its choices come from:
 //!
 //! - **measured**, with the command and the committed output (family 0x19: Zen 3 and Zen 4;
-//!   Intel family 6 model 0xcf);
+//!   Intel family 6 models 0xcf and 0xa7);
 //! - **measured** by 0.3.0's per-process calibration, as recorded in the issue tracker
 //!   (family 0x1a: no JSON of that CPU is committed);
 //! - **predicted** by `llvm-mca` (`docs/bench/mca-llvm14.md`, `docs/bench/mca-llvm19.md`,
@@ -336,6 +336,38 @@ pub(super) const ROWS: &[Row] = &[
         }),
     },
     Row {
+        name: "Intel family 6 model 0xa7",
+        vendor: Vendor::Intel,
+        family: 6,
+        models: &[(0xa7, 0xa7)],
+        choices: Choices {
+            div: [mixed(8), mixed(8)],
+            recip: [mixed(4), mixed(4)],
+            divisor: DIVISOR_DEFAULT,
+        },
+        evidence: "measured on family 6 model 0xa7, stepping 1 (Rocket Lake's signature, on a \
+            KVM guest whose features Rocket Lake lacks: AMX, AVX512-FP16, 480 MiB of L3; 2 \
+            vCPUs): `fmadiv bench --schedules` in three processes \
+            (docs/bench/0x6-0xa7-schedules.txt): against the 512-bit divider loop `div` mix-8 \
+            1.34-1.46x at 256-64K (the best at each; mix-4 1.31-1.43x), `recip` mix-4 \
+            1.54-1.63x (the best at each); the `Divisor` as where nothing was \
+            measured",
+        sixteen: Some(Column {
+            choices: Choices {
+                div: [mixed(4), mixed(4)],
+                recip: [mixed(2), mixed(2)],
+                divisor: DIVISOR_DEFAULT,
+            },
+            recip_from: 0,
+            evidence: "measured on family 6 model 0xa7 with AVX-512F (the native run \
+                docs/bench/native-0x6-0xa7-8ffbbb8): `fmadiv bench --schedules`, forced, in \
+                three processes against the 512-bit divider loop \
+                (docs/bench/0x6-0xa7-schedules.txt): `div` mix-4 1.33-1.50x at 256-64K (best \
+                or within 0.03 of it at each: mix-2 1.51x at 256), `recip` mix-2 1.56-1.75x \
+                (best or within 0.03: mix-1 1.59x at 2K; mix-4 1.49-1.74x)",
+        }),
+    },
+    Row {
         name: "Intel Haswell",
         vendor: Vendor::Intel,
         family: 6,
@@ -423,6 +455,10 @@ mod tests {
         assert_eq!(
             name("GenuineIntel", (6, 0xcf)),
             Some("Intel Emerald Rapids")
+        );
+        assert_eq!(
+            name("GenuineIntel", (6, 0xa7)),
+            Some("Intel family 6 model 0xa7")
         );
         // Family 0x19 past the models named (Zen 3's and Zen 4's ranges): no row.
         assert_eq!(name(amd, (0x19, 0xb0)), None);

@@ -12,7 +12,8 @@ pub const MIXED_BLOCK_VECTORS: usize = crate::arch::simd::loops::BLOCK_VECTORS;
 /// The elements `backend`'s slice loops (the divider's, the mixed schedules', the embedded-rounding
 /// pass of `div_rounded` and `div_bounds`, the `Divisor`'s) divide first when writing to `out`:
 /// those before its first cache-line boundary, as one partial vector, where the backend aligns its
-/// stores (a vector a line: the sixteen-lane backend and its model); 0 elsewhere. A mixed loop's
+/// stores (a vector a line: the sixteen-lane backend and its model) and `out` has at least
+/// `LINE_HEAD_FROM` (1024) elements; 0 elsewhere. A mixed loop's
 /// steps and kernel blocks count from there. (The directed loops take it from a length on:
 /// [`directed_line_head`]; the `Divisor`'s flag-checked two products take one at eight lanes too:
 /// [`divisor::two_products_head`](super::divisor::two_products_head).)
@@ -21,6 +22,11 @@ pub fn line_head(backend: crate::Backend, out: &[f32]) -> usize {
     let aligns = aligns_stores(backend).unwrap_or(false);
     crate::arch::simd::divider::line_head_len(aligns, out.as_ptr(), out.len())
 }
+
+/// From how many elements the slice loops take [`line_head`] where the backend aligns its
+/// stores: shorter slices take none.
+#[cfg(fmadiv_x86)]
+pub const LINE_HEAD_FROM: usize = crate::arch::simd::divider::LINE_HEAD_FROM;
 
 /// Whether `backend` aligns its stores (`Vector::ALIGNS_STORES`); `None` for a backend
 /// without entry points.
@@ -36,13 +42,17 @@ pub(super) fn aligns_stores(backend: crate::Backend) -> Option<bool> {
 }
 
 /// The elements the directed loops (`div_rounded`'s and `div_bounds`' step) divide first
-/// when their first output is `out`: [`line_head`] for slices of
-/// `(DIRECTED_FLAGGED_FROM_VECTORS + 1)` vectors and more, 0 for shorter ones. Their blocks
+/// when their first output is `out`: where the backend aligns its stores, the floats before
+/// its first cache-line boundary for slices of `(DIRECTED_FLAGGED_FROM_VECTORS + 1)` vectors
+/// and more (their own threshold, not [`LINE_HEAD_FROM`]), 0 for shorter ones. Their blocks
 /// and chunks count from there.
 #[cfg(fmadiv_x86)]
 pub fn directed_line_head(backend: crate::Backend, out: &[f32]) -> usize {
-    match out.len() >= crate::arch::simd::directed::head_from(backend.lanes()) {
-        true => line_head(backend, out),
+    let aligns = aligns_stores(backend).unwrap_or(false);
+    match aligns && out.len() >= crate::arch::simd::directed::head_from(backend.lanes()) {
+        // The floats to the output's first line boundary (a vector is a line where stores
+        // are aligned), as the directed loop counts them.
+        true => crate::arch::simd::divider::floats_to_boundary(out.as_ptr(), 64).min(out.len()),
         false => 0,
     }
 }

@@ -5,6 +5,8 @@
 #[cfg(target_arch = "x86_64")]
 pub use fmadiv_verify::mxcsr::{ALL_FLAGS, flags_of, read_mxcsr, write_mxcsr};
 pub use fmadiv_verify::samples::{SplitMix64, edge_pairs, edge_values, seed, skipped_once};
+/// The hardware's `a[i] / b[i]` at the widest divider (the per-lane IEEE quotient, as `a / b`).
+pub use fmadiv_verify::widest::quotients;
 
 /// Floats past a cache line's start where [`LineOutput`] puts its first: 16 bytes, where
 /// the system allocator puts a `Vec<f32>`. The sixteen-lane loops divide the elements before
@@ -57,14 +59,15 @@ pub fn describe(a: f32, b: f32, got: f32, want: f32) -> String {
     )
 }
 
-/// Asserts `got[i]` has the bits of `a[i] / b[i]` for every i.
+/// Asserts `got[i]` has the bits of `a[i] / b[i]` for every i (by [`quotients`]).
 #[track_caller]
 pub fn assert_quotients(what: &str, a: &[f32], b: &[f32], got: &[f32]) {
     assert_eq!(a.len(), got.len());
+    let mut want = vec![0.0f32; a.len()];
+    quotients(a, &b[..a.len()], &mut want);
     for i in 0..a.len() {
-        let want = a[i] / b[i];
-        if got[i].to_bits() != want.to_bits() {
-            panic!("{what}: {}", describe(a[i], b[i], got[i], want));
+        if got[i].to_bits() != want[i].to_bits() {
+            panic!("{what}: {}", describe(a[i], b[i], got[i], want[i]));
         }
     }
 }
@@ -78,13 +81,14 @@ pub fn count_mismatches(
 ) -> (u64, Option<String>) {
     let mut a = vec![0.0f32; divisors.len()];
     let mut out = vec![0.0f32; divisors.len()];
+    let mut want = vec![0.0f32; divisors.len()];
     let mut count = 0;
     let mut first = None;
     for &x in dividends {
         a.fill(x);
         f(&a, divisors, &mut out);
-        for (&y, &q) in divisors.iter().zip(&out) {
-            let want = x / y;
+        quotients(&a, divisors, &mut want);
+        for ((&y, &q), &want) in divisors.iter().zip(&out).zip(&want) {
             if q.to_bits() != want.to_bits() {
                 count += 1;
                 first.get_or_insert_with(|| describe(x, y, q, want));
@@ -201,11 +205,12 @@ pub fn flag_chunk_pairs() -> (Vec<f32>, Vec<f32>) {
     (a, b)
 }
 
-/// The seed of `x` the kernels of the backend in use start from: `vrcp14ps` (this CPU's, or
-/// the model's table) on the sixteen-lane backends, this CPU's `rcpps` elsewhere.
+/// The seed of `x` the kernels of `entry`'s backend start from (entry points may run
+/// different widths: `fmadiv::backend_of`): `vrcp14ps` (this CPU's, or the model's table) on
+/// the sixteen-lane backends, this CPU's `rcpps` elsewhere.
 #[cfg(fmadiv_x86)]
-pub fn seed_in_use(x: f32) -> f32 {
-    match fmadiv::backend() {
+pub fn seed_in_use(entry: fmadiv::EntryPoint, x: f32) -> f32 {
+    match fmadiv::backend_of(entry) {
         fmadiv::Backend::Avx512 => fmadiv::verify::native_rcp14([x; 8]).expect("AVX-512F")[0],
         fmadiv::Backend::Avx512Model(seeds) => fmadiv::verify::avx512_model::rcp14(seeds, x, 0),
         _ => {

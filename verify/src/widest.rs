@@ -127,6 +127,21 @@ pub fn widest(m: Method) -> Method {
         .map_or(m, |(_, wide)| wide)
 }
 
+/// `out[i] = a[i] / b[i]` by the widest divider loop this CPU has (512-bit, 256-bit, else
+/// the scalar loop): the tests' reference, the IEEE quotient of every lane under the MXCSR
+/// in force whatever the width. Wide because on Intel a subnormal operand costs a microcode
+/// assist per instruction, not per lane: 33 ns per scalar division on family 6 model 0xa7
+/// against 2.9 ns per lane at 512 bits (`examples/reference_width.rs`,
+/// `docs/bench/0x6-0xa7-reference-width.txt`). Panics if the lengths differ.
+pub fn quotients(a: &[f32], b: &[f32], out: &mut [f32]) {
+    assert!(a.len() == out.len() && b.len() == out.len());
+    let widest_loop = [widest(methods::HARDWARE), methods::SCALAR]
+        .into_iter()
+        .find(|m| (m.available)())
+        .expect("the scalar loop runs everywhere");
+    (widest_loop.run)(a, b, out)
+}
+
 /// [`methods::FLOORS`] with each baseline at the widest vectors.
 pub fn floors() -> Vec<(Method, Method)> {
     methods::FLOORS

@@ -119,9 +119,10 @@ unsafe fn divider_raw_by<W: Vector, const RECIP: bool>(
 /// Bytes per cache line.
 const LINE_BYTES: usize = 64;
 
-/// Where `W` aligns its stores ([`Vector::ALIGNS_STORES`]): the elements before `out`'s
-/// first cache-line boundary (all of a shorter slice; fewer than a vector) divided as one
-/// partial vector on the divider; returns how many (0 elsewhere). The caller's loop then
+/// Where `W` aligns its stores ([`Vector::ALIGNS_STORES`]) and the slice has at least
+/// [`LINE_HEAD_FROM`] elements: the elements before `out`'s first cache-line boundary (fewer
+/// than a vector) divided as one partial vector on the divider; returns how many (0
+/// elsewhere). The caller's loop then
 /// runs over the rest ([`past_head`]), each of its whole vectors stored inside one line.
 ///
 /// # Safety
@@ -160,11 +161,25 @@ unsafe fn line_head_by<W: Vector, const RECIP: bool>(
     head
 }
 
-/// The elements [`line_head`] divides where stores are aligned (`aligns`): those before
-/// `out`'s first cache-line boundary, at most `len`; 0 where they are not.
+/// Slices of at least this many elements begin with [`line_head`] where stores are aligned;
+/// shorter ones take none: there the head is one more divider vector where the divider bounds
+/// the loop, and the split stores it saves cost less in L1. On family 6 model 0xa7 with every
+/// array 16 bytes past a line (`fmadiv bench --floors --past-line 16`, four alternating
+/// rounds, `docs/bench/0x6-0xa7-line-head-from.txt`): `div` and its kin at 64 elements 1.00x
+/// the plain 512-bit loop without the head where they ran 0.80x with it, at 256 on normal
+/// data 1.55x against 1.23x (random bits 0.93x against 1.00x), 255 of 276 floor cells at 0.97x
+/// or above against 220, the same on a line (270 against 269); Emerald Rapids measured the
+/// same price of the head (0.80x at 64 elements, 0.94x at 256,
+/// `docs/bench/0x6-0xcf-sixteen-floors-ab.txt`), and on Zen 4 `recip` at 256 elements ran
+/// 1.28x the plain pass without it and 1.25x with it (`docs/bench/0x19-0x11-line-head-ab.txt`).
+pub const LINE_HEAD_FROM: usize = 1024;
+
+/// The elements [`line_head`] divides where stores are aligned (`aligns`) and the slice is
+/// [`LINE_HEAD_FROM`] elements or longer: those before `out`'s first cache-line boundary; 0
+/// otherwise.
 #[inline(always)]
 pub fn line_head_len(aligns: bool, out: *const f32, len: usize) -> usize {
-    if !aligns {
+    if !aligns || len < LINE_HEAD_FROM {
         return 0;
     }
     floats_to_boundary(out, LINE_BYTES).min(len)

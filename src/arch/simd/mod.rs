@@ -314,10 +314,10 @@ pub unsafe trait Vector: Copy {
     /// no MXCSR write and costs what a plain one does, and raises no flag.
     const EMBEDDED_ROUNDING: bool;
     /// Whether the slice loops first divide the elements before the output's first cache
-    /// line boundary (one partial vector), so that every whole vector after them is stored
-    /// inside one line: where a vector is a whole line, an output on no line's start (a
-    /// `Vec<f32>` from the system allocator sits 16 bytes past one) makes every store write
-    /// two (the head: `divider::line_head`).
+    /// line boundary (one partial vector; from `divider::LINE_HEAD_FROM` elements), so that
+    /// every whole vector after them is stored inside one line: where a vector is a whole
+    /// line, an output on no line's start (a `Vec<f32>` from the system allocator sits 16
+    /// bytes past one) makes every store write two (the head: `divider::line_head`).
     const ALIGNS_STORES: bool;
     /// `LANES` f32 lanes.
     type F: Copy;
