@@ -50,9 +50,13 @@ pub(super) fn aligns_stores(backend: crate::Backend) -> Option<bool> {
 pub fn directed_line_head(backend: crate::Backend, out: &[f32]) -> usize {
     let aligns = aligns_stores(backend).unwrap_or(false);
     match aligns && out.len() >= crate::arch::simd::directed::head_from(backend.lanes()) {
-        // The floats to the output's first line boundary (a vector is a line where stores
-        // are aligned), as the directed loop counts them.
-        true => crate::arch::simd::divider::floats_to_boundary(out.as_ptr(), 64).min(out.len()),
+        // The floats to the output's first vector boundary (a line where stores are
+        // aligned), as the directed loop counts them.
+        true => {
+            let vector_bytes = backend.lanes() * core::mem::size_of::<f32>();
+            crate::arch::simd::divider::floats_to_boundary(out.as_ptr(), vector_bytes)
+                .min(out.len())
+        }
         false => 0,
     }
 }
