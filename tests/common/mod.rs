@@ -10,8 +10,9 @@ pub use fmadiv_verify::widest::quotients;
 
 /// Floats past a cache line's start where [`LineOutput`] puts its first: 16 bytes, where
 /// the system allocator puts a `Vec<f32>`. The sixteen-lane loops divide the elements before
-/// the output's next line first (`fmadiv::verify::line_head`); a test that reads which lanes
-/// a loop gave its kernel places the output so, the same on every run.
+/// the output's next line first from `LINE_HEAD_FROM` elements (`fmadiv::verify::line_head`);
+/// a test that reads which lanes a loop gave its kernel places the output so, the same on
+/// every run.
 pub const OUTPUT_PAST_LINE: usize = 4;
 
 /// A zeroed output of some floats, the first [`OUTPUT_PAST_LINE`] floats past a line.
