@@ -22,6 +22,8 @@
 #   embedded-rounding.txt examples/embedded_rounding.rs (bits and speed against {rd-sae} loops)
 #   static-avx512.txt  suites of a build with AVX-512F, AVX2 and FMA enabled at compile time
 #   exception-flags.txt examples/exception_flags.rs by default and with the backend forced
+#   in-place-alone.txt examples/in_place_alone.rs by default and with the backend forced:
+#                      div_in_place against the plain loop in place with no copy timed
 #   summary.txt        scripts/sixteen_lanes.py on the folder: the schedule table and the
 #                      measured figures against issue 47's goals
 # On a CPU without AVX-512F it says so, runs the suites on the software model, and exits 0.
@@ -87,6 +89,10 @@ cargo test --release --test backends -- --include-ignored --nocapture >"$out/bac
 
 FMADIV_BACKEND=avx512 target/release/fmadiv bench --floors --json >"$out/floors-avx512.json"
 target/release/fmadiv bench --floors --json >"$out/floors-default.json"
+{
+    cargo run --release -q --example in_place_alone
+    FMADIV_BACKEND=avx512 cargo run --release -q --example in_place_alone
+} >"$out/in-place-alone.txt" 2>&1 || true
 {
     echo "["
     for i in $(seq 1 20); do

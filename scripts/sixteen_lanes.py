@@ -13,7 +13,10 @@ Prints, from its JSON files:
    and `floors-default.json`): at least 1.35x on normal data and 0.97x on 50%-zero and
    1%-special data at 256-64K;
 3. `div_bounds` and the directed loops from the kernel's and the mixes' quotients against two
-   embedded-rounding passes (`rounding-avx512.json`): at least 1.5x at 256-16K.
+   embedded-rounding passes (`rounding-avx512.json`): at least 1.5x at 256-16K;
+4. `div_in_place` against the plain loop in place with no copy in the timed calls
+   (`in-place-alone.txt`, examples/in_place_alone.rs): the floors' `(+copy)` row's division
+   alone, against the same 1.35x on normal data.
 
 Each figure is a median over a benchmark's rounds, as the file has it; a goal line reads `met`
 or `MISSED` by those medians alone, to the two decimals printed (the ranges beside them). It works on any file of
@@ -127,6 +130,26 @@ def bounds(doc):
     print()
 
 
+def in_place_alone(text):
+    print("4. div_in_place alone, no copy timed (goal 1.35x on normal data): "
+          "`cargo run --release --example in_place_alone`")
+    medians = []
+    for line in text.splitlines():
+        fields = line.split()
+        if line.startswith("("):
+            print(f"   {line}")
+        elif fields and fields[0].isdigit() and len(fields) >= 7:
+            print(f"   {line.rstrip()}")
+            medians.append(float(fields[6]))
+        elif fields and fields[0] == "n":
+            print(f"   {line.rstrip()}")
+    if not medians:
+        print("   no rows: read in-place-alone.txt\n")
+        return
+    verdict = "met" if min(medians) >= 1.35 else "MISSED"
+    print(f"   ratio alone, lowest median {min(medians):.2f}: {verdict}\n")
+
+
 def main(argv):
     if len(argv) != 1 or not os.path.isdir(argv[0]):
         sys.exit(__doc__)
@@ -146,9 +169,14 @@ def main(argv):
     if doc:
         found = True
         bounds(doc)
+    path = os.path.join(folder, "in-place-alone.txt")
+    if os.path.exists(path):
+        found = True
+        with open(path) as f:
+            in_place_alone(f.read())
     if not found:
         print(f"sixteen_lanes.py: {folder} holds none of schedules-avx512.json, floors-avx512.json, "
-              "floors-default.json, rounding-avx512.json", file=sys.stderr)
+              "floors-default.json, rounding-avx512.json, in-place-alone.txt", file=sys.stderr)
         sys.exit(2)
 
 

@@ -571,7 +571,7 @@ fn hardware_recip(b: &[f32], out: &mut [f32]) {
 }
 
 /// `x[i] = x[i] / b[i]` by a plain `_mm256_div_ps` loop.
-fn hardware_in_place<const RECIP: bool>(x: &mut [f32], b: &[f32]) {
+pub(crate) fn hardware_in_place<const RECIP: bool>(x: &mut [f32], b: &[f32]) {
     let n = if RECIP { x.len() } else { x.len().min(b.len()) };
     #[cfg(fmadiv_x86)]
     if has_avx() {

@@ -39,6 +39,17 @@ pub const HARDWARE_IN_PLACE: Method = Method {
     },
 };
 
+/// `x[i] /= b[i]` by the widest plain divider loop in place (512-bit, else 256-bit), with
+/// no copy: for harnesses that keep their dividends in range themselves. Panics if the
+/// lengths differ.
+pub fn divide_in_place(x: &mut [f32], b: &[f32]) {
+    assert_eq!(x.len(), b.len(), "widest::divide_in_place: length mismatch");
+    match has_avx512f() {
+        true => zmm::divide_in_place(x, b),
+        false => methods::hardware_in_place::<false>(x, b),
+    }
+}
+
 /// The 512-bit loop computing `1 / x[i]` in place, on a copy of the divisors (as
 /// `methods::HARDWARE_RECIP_IN_PLACE`).
 pub const HARDWARE_RECIP_IN_PLACE: Method = Method {
