@@ -145,7 +145,7 @@ impl Cpu {
 /// virtual machine (4.5–9 µs each on the one this crate is measured on), so the library asks
 /// four leaves once and keeps the answers, the features included (the standard library's
 /// `is_x86_feature_detected!` asks about eight more: BENCHMARKS, "The plan").
-fn this_cpu() -> &'static Cpu {
+pub(crate) fn this_cpu() -> &'static Cpu {
     static THIS: OnceLock<Cpu> = OnceLock::new();
     THIS.get_or_init(|| {
         #[cfg(fmadiv_x86)]

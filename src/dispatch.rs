@@ -109,16 +109,16 @@ impl Backend {
             })
     }
 
-    /// Whether this CPU can run the backend (the model runs on every x86-64 CPU).
+    /// Whether this CPU can run the backend (the model runs on every x86-64 CPU). Two
+    /// loads: the harnesses ask it on every call they time.
     #[must_use]
     pub fn runs_here(self) -> bool {
+        // The kept identity by reference: `Cpu::this()` clones its vendor string.
+        let cpu = crate::cpu::this_cpu();
         match self {
             Backend::Portable => true,
-            Backend::Avx2Fma => crate::cpu::Cpu::this().has_avx2_fma(),
-            Backend::Avx512 => {
-                let cpu = crate::cpu::Cpu::this();
-                cpu.has_avx512f() && cpu.has_avx2_fma()
-            }
+            Backend::Avx2Fma => cpu.has_avx2_fma(),
+            Backend::Avx512 => cpu.has_avx512f() && cpu.has_avx2_fma(),
             #[cfg(all(fmadiv_x86, feature = "verify"))]
             Backend::Avx512Model(_) => true,
         }

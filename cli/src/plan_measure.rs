@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use fmadiv::plan::{Choices, GAIN};
-use fmadiv::{Divisor, Schedule};
+use fmadiv::{Backend, Divisor, Schedule};
 use fmadiv_verify::samples::{Layouts, SplitMix64};
 
 /// Rounds of every comparison.
@@ -168,9 +168,49 @@ pub fn measure() -> Result<Measured, String> {
     Ok(Measured { choices, lines })
 }
 
-/// The `Divisor`'s lengths: where its sequence beats the divider by the bar, what a proof
-/// costs, in place, and how voided chunks are redone.
+/// `out[i] = a[i] / b` by `d`'s sequence (`true`) or the divider, on `backend`: the
+/// `Divisor`'s own backend, so that a sixteen-lane one is measured at its width.
+fn divisor_slice(backend: Backend, d: &Divisor, sequence: bool, a: &[f32], out: &mut [f32]) {
+    use fmadiv::verify::divisor::{divide_slice_by, divide_slice_on};
+    if divide_slice_on(backend, d, sequence, a, out).is_none() {
+        divide_slice_by(d, sequence, a, out);
+    }
+}
+
+/// [`divisor_slice`] in place.
+fn divisor_in_place(backend: Backend, d: &Divisor, sequence: bool, a: &mut [f32]) {
+    use fmadiv::verify::divisor::{divide_in_place_by, divide_in_place_on};
+    if divide_in_place_on(backend, d, sequence, a).is_none() {
+        divide_in_place_by(d, sequence, a);
+    }
+}
+
+/// The `Divisor`'s lengths, on the backend it runs (`fmadiv::backend_of(EntryPoint::Div)`):
+/// where its sequence beats the divider by the bar, what a proof costs, in place, and how
+/// voided chunks are redone.
 fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut SplitMix64) {
+    use fmadiv_verify::mxcsr::{ALL_FLAGS, read_mxcsr, write_mxcsr};
+    // From clear exception flags, whatever earlier work left: where the caller's MXCSR holds
+    // underflow, overflow or invalid, every flag-checked call clears and restores them
+    // (examples/dirty_flags.rs), which is not the sequence's own cost. Put back after.
+    let callers = read_mxcsr() & ALL_FLAGS;
+    write_mxcsr(read_mxcsr() & !ALL_FLAGS);
+    measure_divisor_from_clear_flags(choices, lines, rng);
+    write_mxcsr(read_mxcsr() | callers);
+}
+
+/// [`measure_divisor`] once MXCSR's exception flags are clear.
+fn measure_divisor_from_clear_flags(
+    choices: &mut Choices,
+    lines: &mut Vec<String>,
+    rng: &mut SplitMix64,
+) {
+    let backend = fmadiv::backend_of(fmadiv::EntryPoint::Div);
+    lines.push(format!(
+        "Divisor on {} ({} lanes)",
+        backend.name(),
+        backend.lanes()
+    ));
     let longest = DIVISOR_LENS[DIVISOR_LENS.len() - 1];
     let mut layouts = Layouts::new(normals(longest, rng), normals(longest, rng));
     let mut sequence_from = 0;
@@ -182,12 +222,8 @@ fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut Spl
         for &len in DIVISOR_LENS.iter().rev() {
             let r = ratios(
                 &mut layouts,
-                |a, _, out| {
-                    fmadiv::verify::divisor::divide_slice_by(&d, false, &a[..len], &mut out[..len])
-                },
-                |a, _, out| {
-                    fmadiv::verify::divisor::divide_slice_by(&d, true, &a[..len], &mut out[..len])
-                },
+                |a, _, out| divisor_slice(backend, &d, false, &a[..len], &mut out[..len]),
+                |a, _, out| divisor_slice(backend, &d, true, &a[..len], &mut out[..len]),
             );
             row.push(format!("{len} {r}"));
             // From the longest down: the sequence runs from the shortest length where it
@@ -211,7 +247,8 @@ fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut Spl
         let calls = DIVIDER_TIMING_CALLS;
         let t = Instant::now();
         for _ in 0..calls {
-            fmadiv::verify::divisor::divide_slice_by(
+            divisor_slice(
+                backend,
                 &d,
                 false,
                 black_box(&a[..longest]),
@@ -253,11 +290,11 @@ fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut Spl
         &mut layouts,
         |a, _, out| {
             fmadiv_verify::samples::restore(&mut out[..len], &a[..len]);
-            fmadiv::verify::divisor::divide_in_place_by(&d, false, &mut out[..len]);
+            divisor_in_place(backend, &d, false, &mut out[..len]);
         },
         |a, _, out| {
             fmadiv_verify::samples::restore(&mut out[..len], &a[..len]);
-            fmadiv::verify::divisor::divide_in_place_by(&d, true, &mut out[..len]);
+            divisor_in_place(backend, &d, true, &mut out[..len]);
         },
     );
     choices.divisor.in_place_from = if in_place.clears() && sequence_from != usize::MAX {

@@ -148,6 +148,14 @@ fn a_measured_plan_file_is_read_by_later_processes() {
         String::from_utf8_lossy(&out.stderr)
     );
     println!("{stdout}");
+    // The `Divisor` is measured on its own backend, `div`'s (sixteen lanes where its CPU
+    // family's record says so).
+    let backend = plan_of(&fmadiv(&["plan", "--json"], &[]))["backends"]["div"].clone();
+    let backend = backend.as_str().unwrap();
+    assert!(
+        stdout.contains(&format!("Divisor on {backend} (")),
+        "{backend}: {stdout}"
+    );
     let written = file_choices(&path);
     // Later processes read it: every one runs the file's choices.
     for _ in 0..3 {

@@ -12,8 +12,7 @@ pub fn divide_slice_by(d: &Divisor, sequence: bool, a: &[f32], out: &mut [f32]) 
 }
 
 /// [`divide_slice_by`] on a given backend: `None` (nothing written) for the portable
-/// path or a backend this CPU cannot run.
-#[cfg(fmadiv_x86)]
+/// path or a backend this CPU cannot run (every backend off x86-64).
 pub fn divide_slice_on(
     backend: crate::Backend,
     d: &Divisor,
@@ -21,7 +20,13 @@ pub fn divide_slice_on(
     a: &[f32],
     out: &mut [f32],
 ) -> Option<()> {
-    d.divide_slice_on(backend, sequence, a, out)
+    #[cfg(fmadiv_x86)]
+    return d.divide_slice_on(backend, sequence, a, out);
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (backend, d, sequence, a, out);
+        None
+    }
 }
 
 /// `a[i] = a[i] / b` in place by the proven sequence (`true`) or the divider (`false`).
@@ -30,15 +35,20 @@ pub fn divide_in_place_by(d: &Divisor, sequence: bool, a: &mut [f32]) {
 }
 
 /// [`divide_in_place_by`] on a given backend: `None` (nothing written) for the portable
-/// path or a backend this CPU cannot run.
-#[cfg(fmadiv_x86)]
+/// path or a backend this CPU cannot run (every backend off x86-64).
 pub fn divide_in_place_on(
     backend: crate::Backend,
     d: &Divisor,
     sequence: bool,
     a: &mut [f32],
 ) -> Option<()> {
-    d.divide_in_place_on(backend, sequence, a)
+    #[cfg(fmadiv_x86)]
+    return d.divide_in_place_on(backend, sequence, a);
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (backend, d, sequence, a);
+        None
+    }
 }
 
 /// `out[i] = a[i] / b` by the proven sequence with the given check of the two-products
