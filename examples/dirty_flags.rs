@@ -1,6 +1,6 @@
 //! What a caller's sticky MXCSR flags cost `Divisor::divide_slice`.
 //!
-//! `cargo run --release --example dirty_flags`
+//! `cargo run --release --example dirty_flags [LENGTH ...]` (1K, 2K, 4K and 16K by default)
 //!
 //! The flag-checked two-products loop judges each chunk by MXCSR's underflow, overflow and
 //! invalid flags. Those flags are sticky: a program that ever underflowed, overflowed or
@@ -11,6 +11,8 @@
 //! and the lane-checked loop, which reads no flags either, for comparison. Every method's
 //! bits are checked against `/` first, and the caller's underflow flag is checked to be
 //! still set after a call.
+
+mod common;
 
 #[cfg(target_arch = "x86_64")]
 fn main() {
@@ -63,7 +65,7 @@ fn main() {
     }
     println!();
     let mut rng = SplitMix64(0x6469_7274);
-    for n in [1024usize, 2048, 4096, 16384] {
+    for n in common::lengths_or("dirty_flags", &[1024, 2048, 4096, 16384]) {
         let a: Vec<f32> = (0..n).map(|_| rng.next_normal()).collect();
         // Every job's bits against `/`, and the caller's underflow flag still set after a
         // call that cleared it for its chunks.
