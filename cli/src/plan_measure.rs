@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use fmadiv::plan::{Choices, GAIN};
 use fmadiv::{Backend, Divisor, Schedule};
+use fmadiv_verify::mxcsr::{ALL_FLAGS, read_mxcsr, write_mxcsr};
 use fmadiv_verify::samples::{Layouts, SplitMix64};
 
 /// Rounds of every comparison.
@@ -26,6 +27,10 @@ const DIVISOR_LENS: [usize; 8] = [128, 256, 512, 1024, 2048, 4096, 8192, 16384];
 /// Calls timed for the divider's time per element at the longest length (about a
 /// millisecond at 0.15-0.27 ns per element).
 const DIVIDER_TIMING_CALLS: usize = 256;
+/// MXCSR's sticky underflow flag: where the caller's MXCSR holds it (or overflow or
+/// invalid), every flag-checked call clears and restores the flags, two `ldmxcsr` that
+/// wait for the work in flight (`examples/dirty_flags.rs`).
+const UNDERFLOW_FLAG: u32 = 1 << 4;
 /// A first slice makes the proof where it costs at most this share of the divider's time.
 const FIRST_PROOF_SHARE: f64 = 0.02;
 /// Divisors of the three zero-sign classes of the flag-checked loop (none, the dividend's
@@ -186,13 +191,11 @@ fn divisor_in_place(backend: Backend, d: &Divisor, sequence: bool, a: &mut [f32]
 }
 
 /// The `Divisor`'s lengths, on the backend it runs (`fmadiv::backend_of(EntryPoint::Div)`):
-/// where its sequence beats the divider by the bar, what a proof costs, in place, and how
-/// voided chunks are redone.
+/// where its sequence beats the divider by the bar, with the caller's flags clear and with
+/// its underflow flag set, what a proof costs, and in place.
 fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut SplitMix64) {
-    use fmadiv_verify::mxcsr::{ALL_FLAGS, read_mxcsr, write_mxcsr};
-    // From clear exception flags, whatever earlier work left: where the caller's MXCSR holds
-    // underflow, overflow or invalid, every flag-checked call clears and restores them
-    // (examples/dirty_flags.rs), which is not the sequence's own cost. Put back after.
+    // From clear exception flags, whatever earlier work left (the sequence is also timed
+    // with the underflow flag set, on purpose). Put back after.
     let callers = read_mxcsr() & ALL_FLAGS;
     write_mxcsr(read_mxcsr() & !ALL_FLAGS);
     measure_divisor_from_clear_flags(choices, lines, rng);
@@ -220,18 +223,26 @@ fn measure_divisor_from_clear_flags(
         let mut row = Vec::new();
         let mut from = usize::MAX;
         for &len in DIVISOR_LENS.iter().rev() {
-            let r = ratios(
-                &mut layouts,
-                |a, _, out| divisor_slice(backend, &d, false, &a[..len], &mut out[..len]),
-                |a, _, out| divisor_slice(backend, &d, true, &a[..len], &mut out[..len]),
-            );
-            row.push(format!("{len} {r}"));
+            let mut compare = || {
+                ratios(
+                    &mut layouts,
+                    |a, _, out| divisor_slice(backend, &d, false, &a[..len], &mut out[..len]),
+                    |a, _, out| divisor_slice(backend, &d, true, &a[..len], &mut out[..len]),
+                )
+            };
+            let r = compare();
+            // Again with the caller's underflow flag set, as a program that ever underflowed
+            // holds it: the flag-checked chunks then clear and restore it in every call.
+            write_mxcsr(read_mxcsr() | UNDERFLOW_FLAG);
+            let dirty = compare();
+            write_mxcsr(read_mxcsr() & !ALL_FLAGS);
+            row.push(format!("{len} {r} (underflow set {dirty})"));
             // From the longest down: the sequence runs from the shortest length where it
-            // clears the bar with every longer one at least even.
-            if r.median < 1.0 {
+            // clears the bar both ways with every longer one at least even.
+            if r.median < 1.0 || dirty.median < 1.0 {
                 break;
             }
-            if r.clears() {
+            if r.clears() && dirty.clears() {
                 from = len;
             }
         }
