@@ -350,8 +350,13 @@ pub(super) const ROWS: &[Row] = &[
             vCPUs): `fmadiv bench --schedules` in three processes \
             (docs/bench/0x6-0xa7-schedules.txt): against the 512-bit divider loop `div` mix-8 \
             1.34-1.46x at 256-64K (the best at each; mix-4 1.31-1.43x), `recip` mix-4 \
-            1.54-1.63x (the best at each); the `Divisor` as where nothing was \
-            measured",
+            1.54-1.63x (the best at each); the `Divisor` (`fmadiv plan --measure`, two \
+            processes, docs/bench/0x6-0xa7-plan-measure.txt): its two products 2.20-3.08x \
+            the divider loop at 512 elements with the caller's flags clear but 0.79-0.86x \
+            with its underflow flag set, 2.31-3.57x and 1.23-2.50x at 1K, a 36-40 ns \
+            proof: the default lengths (sequence from 1024, a first slice from 16384; in \
+            place 1.65-1.69x at 4K on normal data, not taken at this width, which `div` \
+            does not run here by default)",
         sixteen: Some(Column {
             choices: Choices {
                 div: [mixed(4), mixed(4)],
@@ -364,7 +369,14 @@ pub(super) const ROWS: &[Row] = &[
                 three processes against the 512-bit divider loop \
                 (docs/bench/0x6-0xa7-schedules.txt): `div` mix-4 1.33-1.50x at 256-64K (best \
                 or within 0.03 of it at each: mix-2 1.51x at 256), `recip` mix-2 1.56-1.75x \
-                (best or within 0.03: mix-1 1.59x at 2K; mix-4 1.49-1.74x)",
+                (best or within 0.03: mix-1 1.59x at 2K; mix-4 1.49-1.74x); the `Divisor` \
+                at sixteen lanes (`fmadiv plan --measure`, forced, two processes, \
+                docs/bench/0x6-0xa7-plan-measure.txt): its two products 2.95-3.60x the \
+                512-bit divider loop at 512 elements with the caller's flags clear but \
+                0.80-0.91x with its underflow flag set (docs/bench/0x6-0xa7-dirty-flags.txt: \
+                the flag-checked chunks clear and restore the flags, 60-75 ns a call), \
+                3.56-4.48x and 1.40-1.59x at 1K: the default lengths (sequence from 1024, a \
+                first slice from 16384)",
         }),
     },
     Row {
