@@ -1,4 +1,4 @@
-//! What a caller's sticky MXCSR flags cost `Divisor::divide_slice`.
+//! What a caller's sticky MXCSR flags cost `Divisor::divide_slice` and `div_bounds`.
 //!
 //! `cargo run --release --example dirty_flags [LENGTH ...]` (1K, 2K, 4K and 16K by default)
 //!
@@ -10,7 +10,9 @@
 //! broadcast divider loop (`Divisor::divide_slice_by(.., false)`, which reads no flags);
 //! and the lane-checked loop, which reads no flags either, for comparison. Every method's
 //! bits are checked against `/` first, and the caller's underflow flag is checked to be
-//! still set after a call.
+//! still set after a call. Then `div_bounds` (flag-checked chunks from 32 vectors) with the
+//! flags clear and with the underflow flag set, in ns per call (the ratio clear / set:
+//! below 1 is what the flags cost), its bits checked against `divss` under each mode.
 
 mod common;
 
@@ -20,8 +22,9 @@ fn main() {
     use std::time::Instant;
 
     use fmadiv::Divisor;
+    use fmadiv::Rounding;
     use fmadiv::verify::divisor::{Check, divide_slice_by, divide_slice_checked_by};
-    use fmadiv_verify::mxcsr::{ALL_FLAGS, read_mxcsr, write_mxcsr};
+    use fmadiv_verify::mxcsr::{ALL_FLAGS, divide_in_mode, read_mxcsr, write_mxcsr};
     use fmadiv_verify::samples::{Layouts, SplitMix64};
 
     if !fmadiv::verify::has_kernel() {
@@ -65,7 +68,8 @@ fn main() {
     }
     println!();
     let mut rng = SplitMix64(0x6469_7274);
-    for n in common::lengths_or("dirty_flags", &[1024, 2048, 4096, 16384]) {
+    let lengths = common::lengths_or("dirty_flags", &[1024, 2048, 4096, 16384]);
+    for &n in &lengths {
         let a: Vec<f32> = (0..n).map(|_| rng.next_normal()).collect();
         // Every job's bits against `/`, and the caller's underflow flag still set after a
         // call that cleared it for its chunks.
@@ -120,6 +124,68 @@ fn main() {
             print!("  {:>26.2}", r[r.len() / 2]);
         }
         println!();
+    }
+
+    // `div_bounds`, whose flag-checked chunks (from 32 vectors) clear and restore the
+    // caller's flags the same way: its time with the flags clear and with the underflow
+    // flag set, alternating; the bits against `divss` under each mode first.
+    println!(
+        "div_bounds on {}: median ns per call over {ROUNDS} rounds",
+        fmadiv::backend_of(fmadiv::EntryPoint::DivBounds).name()
+    );
+    println!(
+        "{:>6}  {:>12}  {:>12}  {:>8}",
+        "n", "flags clear", "UE set", "ratio"
+    );
+    for &n in &lengths {
+        let a: Vec<f32> = (0..n).map(|_| rng.next_normal()).collect();
+        let b: Vec<f32> = (0..n).map(|_| rng.next_normal()).collect();
+        let (mut lo, mut hi) = (vec![0.0f32; n], vec![0.0f32; n]);
+        let want = [Rounding::Down, Rounding::Up].map(|m| divide_in_mode(&a, &b, m));
+        for set in [false, true] {
+            set_underflow(set);
+            fmadiv::div_bounds(&a, &b, &mut lo, &mut hi);
+            let kept = flags() & UNDERFLOW != 0;
+            set_underflow(false);
+            for (got, want) in [&lo, &hi].into_iter().zip(&want) {
+                let same = got
+                    .iter()
+                    .zip(want)
+                    .all(|(p, q)| p.to_bits() == q.to_bits());
+                assert!(
+                    same,
+                    "div_bounds at {n}: not the bits of the directed divider"
+                );
+            }
+            assert!(
+                !set || kept,
+                "div_bounds: the caller's underflow flag was lost"
+            );
+        }
+        let mut time = |set: bool, calls: usize| {
+            set_underflow(set);
+            let t = Instant::now();
+            for _ in 0..calls {
+                fmadiv::div_bounds(black_box(&a), &b, &mut lo, &mut hi);
+            }
+            let s = t.elapsed().as_secs_f64();
+            set_underflow(false);
+            s
+        };
+        let once = time(false, 16) / 16.0;
+        let calls = ((SAMPLE_SECONDS / once.max(1e-9)) as usize).clamp(1, 1 << 20);
+        let mut ns = [Vec::new(), Vec::new()];
+        for k in 0..ROUNDS {
+            for j in 0..2 {
+                let set = (j + k) % 2 == 1; // alternate the order
+                ns[usize::from(set)].push(time(set, calls) * 1e9 / calls as f64);
+            }
+        }
+        let [clear, set] = ns.map(|mut v| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        });
+        println!("{n:>6}  {clear:>12.1}  {set:>12.1}  {:>8.2}", clear / set);
     }
 }
 
