@@ -13,7 +13,6 @@ use std::time::Instant;
 
 use fmadiv::plan::{Choices, GAIN};
 use fmadiv::{Backend, Divisor, Schedule};
-use fmadiv_verify::mxcsr::{ALL_FLAGS, read_mxcsr, write_mxcsr};
 use fmadiv_verify::samples::{Layouts, SplitMix64};
 
 /// Rounds of every comparison.
@@ -31,6 +30,26 @@ const DIVIDER_TIMING_CALLS: usize = 256;
 /// invalid), every flag-checked call clears the flags and puts them back, two `ldmxcsr`
 /// (60-90 ns a call on family 6 model 0xa7: `examples/dirty_flags.rs`).
 const UNDERFLOW_FLAG: u32 = 1 << 4;
+/// MXCSR's sticky exception flags now (none off x86-64, where no flag-checked loop runs).
+fn exception_flags() -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    return fmadiv_verify::mxcsr::read_mxcsr() & fmadiv_verify::mxcsr::ALL_FLAGS;
+    #[cfg(not(target_arch = "x86_64"))]
+    0
+}
+
+/// MXCSR with exactly `flags` of its sticky exception flags set, its control bits kept
+/// (nothing off x86-64).
+fn set_exception_flags(flags: u32) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use fmadiv_verify::mxcsr::{ALL_FLAGS, read_mxcsr, write_mxcsr};
+        write_mxcsr((read_mxcsr() & !ALL_FLAGS) | flags);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = flags;
+}
+
 /// A first slice makes the proof where it costs at most this share of the divider's time.
 const FIRST_PROOF_SHARE: f64 = 0.02;
 /// Divisors of the three zero-sign classes of the flag-checked loop (none, the dividend's
@@ -196,10 +215,10 @@ fn divisor_in_place(backend: Backend, d: &Divisor, sequence: bool, a: &mut [f32]
 fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut SplitMix64) {
     // From clear exception flags, whatever earlier work left (the sequence is also timed
     // with the underflow flag set, on purpose). Put back after.
-    let callers = read_mxcsr() & ALL_FLAGS;
-    write_mxcsr(read_mxcsr() & !ALL_FLAGS);
+    let callers = exception_flags();
+    set_exception_flags(0);
     measure_divisor_from_clear_flags(choices, lines, rng);
-    write_mxcsr(read_mxcsr() | callers);
+    set_exception_flags(exception_flags() | callers);
 }
 
 /// [`measure_divisor`] once MXCSR's exception flags are clear.
@@ -233,9 +252,9 @@ fn measure_divisor_from_clear_flags(
             let r = compare();
             // Again with the caller's underflow flag set, as a program that ever underflowed
             // holds it: the flag-checked chunks then clear and restore it in every call.
-            write_mxcsr(read_mxcsr() | UNDERFLOW_FLAG);
+            set_exception_flags(UNDERFLOW_FLAG);
             let dirty = compare();
-            write_mxcsr(read_mxcsr() & !ALL_FLAGS);
+            set_exception_flags(0);
             row.push(format!("{len} {r} (underflow set {dirty})"));
             // From the longest down: the sequence runs from the shortest length where it
             // clears the bar both ways with every longer one at least even.
