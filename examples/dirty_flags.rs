@@ -12,7 +12,10 @@
 //! bits are checked against `/` first, and the caller's underflow flag is checked to be
 //! still set after a call. Then `div_bounds` (flag-checked chunks from 32 vectors) with the
 //! flags clear and with the underflow flag set, in ns per call (the ratio clear / set:
-//! below 1 is what the flags cost), its bits checked against `divss` under each mode.
+//! below 1 is what the flags cost), and with the underflow flag set both ways its CPU's
+//! record may choose (the chunks, which clear and put back the flags, or the window check:
+//! `Avx512Family::bounds_window_if_flags_held_below`), its bits checked against `divss` under
+//! each mode.
 
 mod common;
 
@@ -127,24 +130,54 @@ fn main() {
     }
 
     // `div_bounds`, whose flag-checked chunks (from 32 vectors) clear and restore the
-    // caller's flags the same way: its time with the flags clear and with the underflow
-    // flag set, alternating; the bits against `divss` under each mode first.
-    println!(
-        "div_bounds on {}: median ns per call over {ROUNDS} rounds",
-        fmadiv::backend_of(fmadiv::EntryPoint::DivBounds).name()
+    // caller's flags the same way, unless its CPU's record keeps the window check where the
+    // caller holds a voiding flag: as shipped with the flags clear and with the underflow
+    // flag set, and with that flag set both ways (the chunks, the window check) through the
+    // `verify` door, alternating; the bits against `divss` under each mode first.
+    use fmadiv::verify::{DirectedStep, run_div_bounds_if_flags_held_on};
+    let bounds_on = fmadiv::backend_of(fmadiv::EntryPoint::DivBounds);
+    type Bounds<'a> = (
+        &'a str,
+        bool,
+        &'a dyn Fn(&[f32], &[f32], &mut [f32], &mut [f32]),
     );
+    // The window check where the caller holds a voiding flag below `below` elements.
+    let either = |below: usize| {
+        move |a: &[f32], b: &[f32], lo: &mut [f32], hi: &mut [f32]| {
+            let step = DirectedStep::Shipped;
+            run_div_bounds_if_flags_held_on(bounds_on, step, below, a, b, lo, hi)
+                .expect("div_bounds' backend runs here");
+        }
+    };
+    let (chunks, window) = (either(0), either(usize::MAX));
+    let bounds: [Bounds; 4] = [
+        ("flags clear", false, &|a, b, lo, hi| {
+            fmadiv::div_bounds(a, b, lo, hi)
+        }),
+        ("UE set", true, &|a, b, lo, hi| {
+            fmadiv::div_bounds(a, b, lo, hi)
+        }),
+        ("UE set, chunks", true, &chunks),
+        ("UE set, window", true, &window),
+    ];
     println!(
-        "{:>6}  {:>12}  {:>12}  {:>8}",
-        "n", "flags clear", "UE set", "ratio"
+        "div_bounds on {}: median ns per call over {ROUNDS} rounds; the ratios are speeds \
+         (clear / set as shipped: below 1 is what the flags cost; window / chunks with UE set)",
+        bounds_on.name()
     );
+    print!("{:>6}", "n");
+    for (name, ..) in &bounds {
+        print!("  {name:>15}");
+    }
+    println!("  {:>11}  {:>15}", "clear/set", "window/chunks");
     for &n in &lengths {
         let a: Vec<f32> = (0..n).map(|_| rng.next_normal()).collect();
         let b: Vec<f32> = (0..n).map(|_| rng.next_normal()).collect();
         let (mut lo, mut hi) = (vec![0.0f32; n], vec![0.0f32; n]);
         let want = [Rounding::Down, Rounding::Up].map(|m| divide_in_mode(&a, &b, m));
-        for set in [false, true] {
-            set_underflow(set);
-            fmadiv::div_bounds(&a, &b, &mut lo, &mut hi);
+        for (name, set, run) in &bounds {
+            set_underflow(*set);
+            run(&a, &b, &mut lo, &mut hi);
             let kept = flags() & UNDERFLOW != 0;
             set_underflow(false);
             for (got, want) in [&lo, &hi].into_iter().zip(&want) {
@@ -154,38 +187,49 @@ fn main() {
                     .all(|(p, q)| p.to_bits() == q.to_bits());
                 assert!(
                     same,
-                    "div_bounds at {n}: not the bits of the directed divider"
+                    "div_bounds, {name}, at {n}: not the bits of the directed divider"
                 );
             }
             assert!(
                 !set || kept,
-                "div_bounds: the caller's underflow flag was lost"
+                "div_bounds, {name}: the caller's underflow flag was lost"
             );
         }
-        let mut time = |set: bool, calls: usize| {
-            set_underflow(set);
+        let mut time = |job: &Bounds, calls: usize| {
+            set_underflow(job.1);
             let t = Instant::now();
             for _ in 0..calls {
-                fmadiv::div_bounds(black_box(&a), &b, &mut lo, &mut hi);
+                (job.2)(black_box(&a), &b, &mut lo, &mut hi);
             }
             let s = t.elapsed().as_secs_f64();
             set_underflow(false);
             s
         };
-        let once = time(false, 16) / 16.0;
+        let once = time(&bounds[0], 16) / 16.0;
         let calls = ((SAMPLE_SECONDS / once.max(1e-9)) as usize).clamp(1, 1 << 20);
-        let mut ns = [Vec::new(), Vec::new()];
+        let mut ns = vec![Vec::new(); bounds.len()];
         for k in 0..ROUNDS {
-            for j in 0..2 {
-                let set = (j + k) % 2 == 1; // alternate the order
-                ns[usize::from(set)].push(time(set, calls) * 1e9 / calls as f64);
+            for j in 0..bounds.len() {
+                let which = (j + k) % bounds.len(); // rotate the order
+                ns[which].push(time(&bounds[which], calls) * 1e9 / calls as f64);
             }
         }
-        let [clear, set] = ns.map(|mut v| {
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
-        });
-        println!("{n:>6}  {clear:>12.1}  {set:>12.1}  {:>8.2}", clear / set);
+        let median: Vec<f64> = ns
+            .into_iter()
+            .map(|mut v| {
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            })
+            .collect();
+        print!("{n:>6}");
+        for m in &median {
+            print!("  {m:>15.1}");
+        }
+        println!(
+            "  {:>11.2}  {:>15.2}",
+            median[0] / median[1],
+            median[2] / median[3]
+        );
     }
 }
 

@@ -653,6 +653,7 @@ mod tests {
             sixteen_lanes_for: entries,
             bounds_step_only: false,
             bounds_eight_lane_head_from: None,
+            bounds_window_if_flags_held_below: None,
             evidence: "a test",
         }
     }
@@ -781,8 +782,9 @@ mod tests {
     }
 
     /// `div_bounds` takes two embedded-rounding passes from `TWO_PASSES_FROM` except where
-    /// the CPU's record says the step at every length, and the head at eight lanes only
-    /// where the record gives a length.
+    /// the CPU's record says the step at every length, the head at eight lanes only where
+    /// the record gives a length, and the window check for a caller's held flags only where
+    /// the record says so.
     #[cfg(fmadiv_x86)]
     #[test]
     fn bounds_form_follows_the_record() {
@@ -794,6 +796,7 @@ mod tests {
         let expected = BoundsForm {
             two_passes_from: usize::MAX,
             eight_lane_head_from: ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM,
+            window_if_flags_held_below: 0,
         };
         assert_eq!(bounds_form_on(&zen_4, AVX512_FAMILIES), expected);
         // Emerald Rapids: the step at every length too, and no head at eight lanes.
@@ -802,6 +805,16 @@ mod tests {
             emerald_rapids,
             BoundsForm {
                 two_passes_from: usize::MAX,
+                ..BoundsForm::DEFAULT
+            }
+        );
+        // Family 6 model 0xa7: the step at every length, and the window check where the
+        // caller holds a voiding flag below its length.
+        assert_eq!(
+            bounds_form_on(&cpu(("GenuineIntel", 6, 0xa7), true), AVX512_FAMILIES),
+            BoundsForm {
+                two_passes_from: usize::MAX,
+                window_if_flags_held_below: super::families::A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW,
                 ..BoundsForm::DEFAULT
             }
         );
@@ -819,6 +832,7 @@ mod tests {
             BoundsForm {
                 two_passes_from: crate::arch::simd::directed::TWO_PASSES_FROM,
                 eight_lane_head_from: usize::MAX,
+                window_if_flags_held_below: 0,
             }
         );
     }

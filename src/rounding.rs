@@ -307,13 +307,12 @@ pub(crate) unsafe fn div_bounds_by<const STEP: u8>(
     macro_rules! bounds_with {
         ($entry:path) => {{
             use $entry as entry;
-            let passes = form.two_passes_from;
             // SAFETY: the caller's guarantees; the head only where `bounds_takes_head`
             // says so (which holds only where len >= LANES).
             unsafe {
                 match entry::bounds_takes_head(len, form) {
-                    true => entry::div_bounds::<STEP, true>(a, b, lo, hi, len, passes),
-                    false => entry::div_bounds::<STEP, false>(a, b, lo, hi, len, passes),
+                    true => entry::div_bounds::<STEP, true>(a, b, lo, hi, len, form),
+                    false => entry::div_bounds::<STEP, false>(a, b, lo, hi, len, form),
                 }
             }
         }};

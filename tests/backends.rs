@@ -1326,6 +1326,84 @@ fn the_flag_checked_chunks_start_at_their_length_on_every_backend() {
     }
 }
 
+/// Where the caller's MXCSR holds a flag that voids a flag-checked chunk (underflow: sticky,
+/// held by a program that once underflowed), `div_bounds`' step loop keeps the window check
+/// below its form's length (`fmadiv::Avx512Family::bounds_window_if_flags_held_below`) and
+/// runs the chunks from it, on every backend. Read by the step that keeps a chunk despite
+/// the underflow flag, on in-window pairs among quotients that underflow inexactly: caught
+/// where the chunks ran (they clear the caller's flags first), right where the window check
+/// sent those lanes to the divider; with the flags clear the chunks run whatever the form
+/// says. The shipped step is right every way, and the caller's flag is still set after.
+#[test]
+fn held_flags_keep_the_bounds_window_check_below_the_forms_length_on_every_backend() {
+    use fmadiv::verify::{DIRECTED_FLAGGED_FROM_VECTORS, run_div_bounds_if_flags_held_on};
+    const UNDERFLOW: u32 = 1 << 4;
+    const ALL_FLAGS: u32 = 0x3f;
+    for backend in backends() {
+        // Chunks from this length; short of two passes by embedded rounding (4096).
+        let n = 2 * DIRECTED_FLAGGED_FROM_VECTORS * backend.lanes();
+        assert!(n < fmadiv::verify::directed_two_passes_from());
+        let (mut a, mut b) = in_window_pairs(n, 41);
+        let mut rng = SplitMix64(43);
+        // Past the head to the output's vector boundary (under a vector), whose flags would
+        // count as held where the chunks start.
+        for i in (64..n).step_by(n / 48) {
+            // A few units of 2^-149 over a divisor in (0.5, 1), random signs: a quotient
+            // that underflows inexactly.
+            let r = rng.next_u64();
+            a[i] = f32::from_bits((1 + (r >> 16) as u32 % 64) | (r >> 32) as u32 & 1 << 31);
+            b[i] = f32::from_bits((0x3f00_0001 + (r >> 40) as u32 % 0x7f_fffe) | (r as u32) << 31);
+        }
+        let want = [Rounding::Down, Rounding::Up].map(|m| hardware_in(m, 0, &a, &b));
+        // Both bounds' lanes that differ from the divider's, with the underflow flag held
+        // (or not) on a fresh thread (a fresh back-off, and MXCSR is the thread's own), the
+        // window check where held below `below` elements; and whether the flag is still set.
+        let wrong = |step: DirectedStep, held: bool, below: usize| {
+            on_a_fresh_thread(|| {
+                let (mut lo, mut hi) = (vec![0.0f32; n], vec![0.0f32; n]);
+                let saved = read_mxcsr();
+                let flags = if held { UNDERFLOW } else { 0 };
+                write_mxcsr(saved & !ALL_FLAGS | flags);
+                run_div_bounds_if_flags_held_on(backend, step, below, &a, &b, &mut lo, &mut hi)
+                    .expect("a backend this CPU runs");
+                let kept = read_mxcsr() & flags == flags;
+                write_mxcsr(saved);
+                let differ = |got: &[f32], want: &[f32]| {
+                    (got.iter().zip(want))
+                        .filter(|(g, w)| g.to_bits() != w.to_bits())
+                        .count()
+                };
+                (differ(&lo, &want[0]) + differ(&hi, &want[1]), kept)
+            })
+        };
+        for (held, below, window) in [
+            (true, 0, false),
+            (true, n, false),
+            (true, n + 1, true),
+            (true, usize::MAX, true),
+            (false, usize::MAX, false),
+        ] {
+            let what = format!(
+                "{} over {n} elements, the underflow flag {}, the window check where held \
+                 below {below}",
+                backend.name(),
+                if held { "held" } else { "clear" }
+            );
+            let (shipped, kept) = wrong(DirectedStep::Shipped, held, below);
+            assert_eq!(
+                shipped, 0,
+                "{what}: the shipped step is wrong in {shipped} lanes"
+            );
+            assert!(kept, "{what}: the caller's underflow flag was lost");
+            let (weakened, _) = wrong(DirectedStep::UnderflowIgnored, held, below);
+            match window {
+                true => assert_eq!(weakened, 0, "{what}: a chunk ran"),
+                false => assert!(weakened > 0, "{what}: no chunk ran"),
+            }
+        }
+    }
+}
+
 /// The lanes a `Divisor`'s lane-checked loop gives its sequence and its check (at eight
 /// lanes: at sixteen it runs only the reciprocal of a power of two, which needs no check),
 /// read from [`common::two_products_where_wrong`]. A block keeps the sequence's lanes but those its

@@ -34,6 +34,12 @@ pub struct Avx512Family {
     /// never, the loop as measured on Zen 3 and Emerald Rapids (a family in no record has
     /// none either).
     pub bounds_eight_lane_head_from: Option<usize>,
+    /// Below how many elements `div_bounds`' step loop keeps the window check, not the
+    /// flag-checked chunks, where the caller's MXCSR holds the underflow, overflow or
+    /// invalid flag: the chunks clear those flags first and put them back after, two MXCSR
+    /// writes a call. `None`: the chunks whatever the caller holds, as a family in no
+    /// record runs.
+    pub bounds_window_if_flags_held_below: Option<usize>,
     /// Why, with the committed measurements.
     pub evidence: &'static str,
 }
@@ -61,6 +67,15 @@ impl Avx512Family {
 /// 1.15x at 700, 1.08x at 768, 1.10x at 1K, 1.13x at 2K and 1.19-1.21x at 4K-16K, on a line
 /// 0.99-1.03x; at 640 1.00x on every layout, at 384-576 0.96-0.99x.
 pub const ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM: usize = 640;
+
+/// On Intel family 6 model 0xa7, `div_bounds` (sixteen lanes, the step at every length) keeps
+/// the window check below this many elements where the caller's MXCSR holds a voiding flag.
+/// `examples/dirty_flags.rs`, three processes, the underflow flag set, the window check
+/// against the chunks (which clear the flags and put them back, about 90 ns a call):
+/// 1.81-1.82x at 512 elements, 1.10-1.42x at 1K, 1.18-1.21x at 2K, 1.06-1.08x at 4K,
+/// 1.01-1.05x at 8K, 0.98-1.01x at 16K and 0.96-0.99x at 32K-64K
+/// (`docs/bench/0x6-0xa7-bounds-flags-held.txt`).
+pub const A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW: usize = 16384;
 
 /// The CPU families whose 512-bit backend has a record: what it serves by default and why.
 ///
@@ -141,6 +156,7 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
         sixteen_lanes_for: &[EntryPoint::Recip, EntryPoint::DivRounded],
         bounds_step_only: true,
         bounds_eight_lane_head_from: Some(ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM),
+        bounds_window_if_flags_held_below: None,
         evidence: "Zen 4: div, the Divisor and div_bounds measured slower at sixteen lanes; \
             recip and div_rounded faster, on the benchmarks' aligned layouts and, with the \
             head to the output's cache line and the embedded-rounding pass grouped against \
@@ -167,6 +183,7 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
         sixteen_lanes_for: &EntryPoint::ALL,
         bounds_step_only: true,
         bounds_eight_lane_head_from: None,
+        bounds_window_if_flags_held_below: None,
         evidence: "Emerald Rapids: every entry point at sixteen lanes, 272 of 276 floor cells \
             at 0.97x or above on the benchmarks' layouts against 236 at eight (random bit \
             patterns: 0.97-1.02x of the 512-bit loop against 0.72-0.89x), with the arrays 16 \
@@ -193,6 +210,7 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
         ],
         bounds_step_only: true,
         bounds_eight_lane_head_from: None,
+        bounds_window_if_flags_held_below: Some(A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW),
         evidence: "family 6 model 0xa7 (a KVM guest of that signature): div, its kin and the \
             Divisor at sixteen lanes, 269 of 276 floor cells at 0.97x or above on the \
             benchmarks' layouts and 261 with the arrays 16 bytes past a line, against 239 and \
@@ -224,8 +242,9 @@ pub fn avx512_family(cpu: &crate::cpu::Cpu) -> Option<&'static Avx512Family> {
 /// How `div_bounds` runs on this CPU ([`BoundsForm`]): two divider passes with embedded
 /// rounding from `TWO_PASSES_FROM` elements, or never where its family's record says
 /// [`Avx512Family::bounds_step_only`]; at eight lanes the head to the lower bounds' vector
-/// boundary from the record's [`Avx512Family::bounds_eight_lane_head_from`], else never.
-/// Looked up once.
+/// boundary from the record's [`Avx512Family::bounds_eight_lane_head_from`], else never;
+/// the window check where the caller holds a voiding flag below the record's
+/// [`Avx512Family::bounds_window_if_flags_held_below`], else never. Looked up once.
 #[cfg(fmadiv_x86)]
 #[inline]
 pub(crate) fn bounds_form() -> BoundsForm {
@@ -247,5 +266,6 @@ pub(super) fn bounds_form_on(cpu: &crate::cpu::Cpu, families: &[Avx512Family]) -
         eight_lane_head_from: family
             .bounds_eight_lane_head_from
             .unwrap_or(BoundsForm::DEFAULT.eight_lane_head_from),
+        window_if_flags_held_below: family.bounds_window_if_flags_held_below.unwrap_or(0),
     }
 }

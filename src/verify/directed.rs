@@ -200,21 +200,67 @@ pub fn run_div_bounds_with_head_on(
             eight_lane_head_from,
             ..crate::dispatch::bounds_form()
         };
-        if !backend.runs_here() {
-            return None;
-        }
-        let (x, y, n) = (a.as_ptr(), b.as_ptr(), a.len());
-        let (l, h) = (lo.as_mut_ptr(), hi.as_mut_ptr());
-        // SAFETY: the backend runs here; a and b readable and lo, hi writable for n floats,
-        // each a unique borrow.
-        with_step!(step, S => unsafe { crate::rounding::div_bounds_by::<S>(backend, x, y, l, h, n, form) })
-            .then_some(())
+        div_bounds_in_form_on(backend, step, form, a, b, lo, hi)
     }
     #[cfg(not(fmadiv_x86))]
     {
         let _ = (backend, step, a, b, lo, hi, eight_lane_head_from);
         None
     }
+}
+
+/// [`run_div_bounds_on`] with the step loop keeping the window check where the caller's
+/// MXCSR holds the underflow, overflow or invalid flag below `window_if_flags_held_below`
+/// elements (0: never, the flag-checked chunks whatever it holds; `usize::MAX`: at every
+/// length), rather than below this CPU's record's
+/// ([`crate::Avx512Family::bounds_window_if_flags_held_below`]): either answer to a
+/// caller's sticky flags, on any CPU.
+pub fn run_div_bounds_if_flags_held_on(
+    backend: crate::Backend,
+    step: DirectedStep,
+    window_if_flags_held_below: usize,
+    a: &[f32],
+    b: &[f32],
+    lo: &mut [f32],
+    hi: &mut [f32],
+) -> Option<()> {
+    assert!(a.len() == b.len() && b.len() == lo.len() && lo.len() == hi.len());
+    #[cfg(fmadiv_x86)]
+    {
+        let form = crate::arch::simd::directed::BoundsForm {
+            window_if_flags_held_below,
+            ..crate::dispatch::bounds_form()
+        };
+        div_bounds_in_form_on(backend, step, form, a, b, lo, hi)
+    }
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (backend, step, a, b, lo, hi, window_if_flags_held_below);
+        None
+    }
+}
+
+/// Both bounds as `div_bounds` runs them on `backend` in `form`, with the given step;
+/// `None` (nothing written) for a backend this CPU cannot run. The lengths are checked.
+#[cfg(fmadiv_x86)]
+fn div_bounds_in_form_on(
+    backend: crate::Backend,
+    step: DirectedStep,
+    form: crate::arch::simd::directed::BoundsForm,
+    a: &[f32],
+    b: &[f32],
+    lo: &mut [f32],
+    hi: &mut [f32],
+) -> Option<()> {
+    if !backend.runs_here() {
+        return None;
+    }
+    let (x, y, n) = (a.as_ptr(), b.as_ptr(), a.len());
+    let (l, h) = (lo.as_mut_ptr(), hi.as_mut_ptr());
+    // SAFETY: the backend runs here; a and b readable and lo, hi writable for n floats (the
+    // caller checked the lengths), each a unique borrow.
+    with_step!(step, S => unsafe { crate::rounding::div_bounds_by::<S>(backend, x, y, l, h, n, form) })
+        .then_some(())
 }
 
 /// The divider vectors per kernel block of schedule `s` if it runs the kernel (0 for the

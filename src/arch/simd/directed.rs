@@ -259,14 +259,23 @@ pub struct BoundsForm {
     /// overlapping the blocks beside them ([`directed_loop`]). A width that aligns its
     /// stores takes its head from [`head_from`] whatever this says.
     pub eight_lane_head_from: usize,
+    /// Below how many elements the step loop keeps the window check where the caller's
+    /// MXCSR holds a flag that voids a flag-checked chunk ([`VOIDING`]: sticky, so a
+    /// program that once underflowed holds it): the chunks would clear the flags before
+    /// their first read and put them back after, two MXCSR writes a call, which a long
+    /// slice repays. MXCSR is read where the chunks would start, so a flag the head to the
+    /// output's vector boundary raised counts as held. 0: the chunks whatever the caller
+    /// holds.
+    pub window_if_flags_held_below: usize,
 }
 
 impl BoundsForm {
     /// The form of a CPU with no record: two passes from [`TWO_PASSES_FROM`] with embedded
-    /// rounding, no head at eight lanes.
+    /// rounding, no head at eight lanes, the chunks whatever flags the caller holds.
     pub const DEFAULT: BoundsForm = BoundsForm {
         two_passes_from: TWO_PASSES_FROM,
         eight_lane_head_from: usize::MAX,
+        window_if_flags_held_below: 0,
     };
 
     /// From how many elements the step loop at `W`'s width takes its head.
@@ -317,7 +326,9 @@ std::thread_local! {
 /// fills the outputs of whole vectors through the control-word region; `vector` does one
 /// vector whatever it holds (the head to the first output's vector boundary, from
 /// [`takes_head`] elements, as `HEAD` says; and the tail): the blocks and chunks start after
-/// the head. The backends have an entry point for the loop with the head and one for the
+/// the head. Below `window_if_flags_held_below` elements, a caller's MXCSR holding a
+/// [`VOIDING`] flag sends the slice to the window-checked blocks
+/// ([`BoundsForm::window_if_flags_held_below`]). The backends have an entry point for the loop with the head and one for the
 /// loop without, so that a slice too short for one runs none of its code (the step loop
 /// with a head decided inside it ran `div_bounds` at eight lanes 8-20% slower at 64
 /// elements and 3-7% at 256 on family 0x19 model 0x11, a head taken or not:
@@ -335,6 +346,7 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8, const HEAD: b
     b: *const f32,
     out: [*mut f32; OUTS],
     len: usize,
+    window_if_flags_held_below: usize,
     fast: impl Fn(W::F, W::F, W::F) -> [W::F; OUTS],
     fast_plus_zero: impl Fn(W::F, W::F, W::F) -> [W::F; OUTS],
     slow: impl Fn(*const f32, *const f32, [*mut f32; OUTS], usize),
@@ -347,6 +359,8 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8, const HEAD: b
     // partial vector; at eight one whole vector from the start, its lanes past the head
     // done again by the first block (`vmaskmovps` stores are slow on AMD, and the outputs
     // overlap no input: a lane written twice gets the same bits).
+    // Whether a held voiding flag sends the slice (its whole length) to the window check.
+    let window_if_held = len < window_if_flags_held_below;
     let head = match HEAD {
         true => vector_head_len::<W>(out[0], len),
         false => 0,
@@ -367,7 +381,13 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8, const HEAD: b
     if len >= flagged_from::<W>() {
         let (mut x, mut y) = (a, b);
         let callers = flagged::read_fenced(&mut x, &mut y);
-        if callers & (FLUSH_TO_ZERO | DENORMALS_ARE_ZERO) == 0 {
+        // Flush-to-zero and denormals-are-zero void the proof; a held voiding flag, below
+        // the form's length, costs more to clear and put back than the window check.
+        let window_only = match window_if_held {
+            true => FLUSH_TO_ZERO | DENORMALS_ARE_ZERO | VOIDING,
+            false => FLUSH_TO_ZERO | DENORMALS_ARE_ZERO,
+        };
+        if callers & window_only == 0 {
             // An exact zero sum is -0 only under round-down: elsewhere the cheaper step.
             let rounds_down =
                 callers & ROUNDING_CONTROL == u32::from(DOWN) << ROUNDING_CONTROL_SHIFT;
@@ -539,6 +559,7 @@ pub unsafe fn div_rounded_raw<W: Vector, const MODE: u8, const V: u8, const HEAD
             b,
             [out],
             len,
+            BoundsForm::DEFAULT.window_if_flags_held_below,
             #[inline(always)]
             |x, y, q| [round_from::<W, MODE, V>(w, x, y, q)],
             #[inline(always)]
@@ -552,10 +573,12 @@ pub unsafe fn div_rounded_raw<W: Vector, const MODE: u8, const V: u8, const HEAD
 }
 
 /// `lo[i] = RD(a[i] / b[i])`, `hi[i] = RU(a[i] / b[i])` for `len` elements: one division
-/// and the directed step, or (with embedded rounding, from `two_passes_from` elements, the
-/// CPU's [`BoundsForm`] as the caller looks it up) two divider passes, one per direction.
-/// The step loop with the head to the lower bounds' vector boundary where `HEAD`
-/// ([`takes_head`] from the form's [`BoundsForm::head_from`]).
+/// and the directed step, or (with embedded rounding, from `form.two_passes_from` elements;
+/// `form` the CPU's [`BoundsForm`] as the caller looks it up) two divider passes, one per
+/// direction. The step loop with the head to the lower bounds' vector boundary where `HEAD`
+/// ([`takes_head`] from the form's [`BoundsForm::head_from`]), and with the window check
+/// where the caller holds a voiding flag below [`BoundsForm::window_if_flags_held_below`]
+/// elements.
 ///
 /// # Safety
 /// `a` and `b` readable and `lo`, `hi` writable for `len` floats; no output overlaps an
@@ -568,9 +591,9 @@ pub unsafe fn div_bounds_raw<W: Vector, const V: u8, const HEAD: bool>(
     lo: *mut f32,
     hi: *mut f32,
     len: usize,
-    two_passes_from: usize,
+    form: BoundsForm,
 ) {
-    if W::EMBEDDED_ROUNDING && len >= two_passes_from {
+    if W::EMBEDDED_ROUNDING && len >= form.two_passes_from {
         // SAFETY: the caller's guarantees.
         unsafe {
             div_in_mode_raw::<W, DOWN>(w, a, b, lo, len);
@@ -586,6 +609,7 @@ pub unsafe fn div_bounds_raw<W: Vector, const V: u8, const HEAD: bool>(
             b,
             [lo, hi],
             len,
+            form.window_if_flags_held_below,
             #[inline(always)]
             |x, y, q| {
                 let (l, h) = bounds_from::<W, V>(w, x, y, q);

@@ -177,10 +177,9 @@ unsafe fn div_bounds_either<W: Vector, const V: u8>(
 ) {
     // SAFETY: the caller's guarantees; the head only where len >= LANES.
     unsafe {
-        let passes = form.two_passes_from;
         match takes_head::<W>(len, form.head_from::<W>()) {
-            true => div_bounds_raw::<W, V, true>(w, a, b, lo, hi, len, passes),
-            false => div_bounds_raw::<W, V, false>(w, a, b, lo, hi, len, passes),
+            true => div_bounds_raw::<W, V, true>(w, a, b, lo, hi, len, form),
+            false => div_bounds_raw::<W, V, false>(w, a, b, lo, hi, len, form),
         }
     }
 }

@@ -203,12 +203,12 @@ macro_rules! entry_points {
                 lo: *mut f32,
                 hi: *mut f32,
                 len: usize,
-                two_passes_from: usize,
+                form: directed::BoundsForm,
             ) {
                 // SAFETY: as in `divider`.
                 unsafe {
                     let w = $W::assume();
-                    directed::div_bounds_raw::<$W, V, HEAD>(w, a, b, lo, hi, len, two_passes_from)
+                    directed::div_bounds_raw::<$W, V, HEAD>(w, a, b, lo, hi, len, form)
                 }
             }
 
