@@ -68,14 +68,15 @@ impl Avx512Family {
 /// 0.99-1.03x; at 640 1.00x on every layout, at 384-576 0.96-0.99x.
 pub const ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM: usize = 640;
 
-/// On Intel family 6 model 0xa7, `div_bounds` (sixteen lanes, the step at every length) keeps
-/// the window check below this many elements where the caller's MXCSR holds a voiding flag.
-/// `examples/dirty_flags.rs`, three processes, the underflow flag set, the window check
-/// against the chunks (which clear the flags and put them back, about 90 ns a call):
-/// 1.81-1.82x at 512 elements, 1.10-1.42x at 1K, 1.18-1.21x at 2K, 1.06-1.08x at 4K,
-/// 1.01-1.05x at 8K, 0.98-1.01x at 16K and 0.96-0.99x at 32K-64K
+/// On Intel family 6 model 0xa7, `div_bounds` keeps the window check below this many
+/// elements where the caller's MXCSR holds a voiding flag. `examples/dirty_flags.rs`, the
+/// underflow flag set, the window check against the chunks (which clear the flags and put
+/// them back, about 85 ns a call), three processes at sixteen lanes (its default):
+/// 1.78-1.80x at 512 elements, 1.41-1.45x at 1K, 1.21x at 2K, 1.07-1.08x at 4K, 0.97-1.05x
+/// at 8K and 0.95-0.97x at 16K-64K (in memory, 256K, 1.06-1.07x); two at eight lanes
+/// (forced): 1.10-2.38x at 256-4K, 0.96-0.97x at 8K
 /// (`docs/bench/0x6-0xa7-bounds-flags-held.txt`).
-pub const A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW: usize = 16384;
+pub const A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW: usize = 8192;
 
 /// The CPU families whose 512-bit backend has a record: what it serves by default and why.
 ///
@@ -145,8 +146,10 @@ pub const A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW: usize = 16384;
 ///   lane than the 256-bit one on normal data (the eight-lane divider schedule 1.00-1.04x the
 ///   512-bit loop at 256-64K, `docs/bench/0x6-0xa7-schedules.txt`) and, as on Emerald Rapids,
 ///   faster on random bit patterns. Left below the floor: the `Divisor` and `div_scalar` made
-///   per row of 256 elements, 0.90-0.93x the 256-bit per-row loop. A Rocket Lake desktop has
-///   the same signature and was not measured.
+///   per row of 256 elements, 0.90-0.93x the 256-bit per-row loop. Where the caller's MXCSR
+///   holds the underflow, overflow or invalid flag, `div_bounds` keeps the window check below
+///   8K elements (`A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW`, with its evidence). A Rocket Lake
+///   desktop has the same signature and was not measured.
 pub const AVX512_FAMILIES: &[Avx512Family] = &[
     Avx512Family {
         vendor: "AuthenticAMD",
@@ -221,7 +224,9 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
             least as fast at sixteen lanes (0.77-1.00x one plain pass at 8-128 elements against \
             0.69-0.84x), div_bounds with the step at every length 1.72-1.84x two embedded \
             passes at 256-16K on both layouts, where eight lanes ran 1.28-1.45x at 4K-16K 16 \
-            bytes past a line (docs/bench/0x6-0xa7-rounding-by-width.txt)",
+            bytes past a line (docs/bench/0x6-0xa7-rounding-by-width.txt); div_bounds keeps \
+            the window check below 8K where the caller holds a voiding flag, 1.07-1.80x the \
+            chunks that clear and restore it at 512-4K (docs/bench/0x6-0xa7-bounds-flags-held.txt)",
     },
 ];
 
