@@ -138,9 +138,6 @@ MUTATIONS=(
   "eight lanes: the directed loop's last whole vector one lane short of the slice's end|src/arch/simd/directed.rs|s/overlapping_vector(w, a, b, out, len - W::LANES, vector)/overlapping_vector(w, a, b, out, len - W::LANES - 1, vector)/"
   "eight lanes: the directed loop's whole-vector head dropped|src/arch/simd/directed.rs|s/^        unsafe { overlapping_vector(w, a, b, out, 0, vector) };$/        let _ = vector;/"
   "div_bounds: the loop without the head whatever the caller chose|src/rounding.rs|s/true => entry::div_bounds::<STEP, true>(a, b, lo, hi, len, form),/true => entry::div_bounds::<STEP, false>(a, b, lo, hi, len, form),/"
-  "div_bounds: the chunks whatever flags the caller holds|src/arch/simd/directed.rs|s/^    let window_if_held = len < window_if_flags_held_below;$/    let window_if_held = false;/"
-  "div_bounds: the window check for held flags at every length, the form's length ignored|src/arch/simd/directed.rs|s/^    let window_if_held = len < window_if_flags_held_below;$/    let window_if_held = window_if_flags_held_below > 0;/"
-  "div_bounds: a record's length for held flags not taken|src/dispatch/families.rs|s/window_if_flags_held_below: family.bounds_window_if_flags_held_below.unwrap_or(0),/window_if_flags_held_below: 0,/"
   "eight lanes: the directed loop's whole vectors also divide by zero on the side (bits unchanged, flags not)|src/arch/simd/directed.rs|s/^        let v = vector(w.load(a.add(at)), w.load(b.add(at)));$/        core::hint::black_box(w.div(w.load(a.add(at)), w.splat(0.0)));\n        let v = vector(w.load(a.add(at)), w.load(b.add(at)));/"
   "Divisor: the sixteen-lane divider loop's partial last vector padded with 1.0|src/divisor/lanes.rs|s/let x = w.load_partial(a.add(full), rest, FLAGLESS_PAD);/let x = w.load_partial(a.add(full), rest, 1.0);/"
   "Divisor: the eight-lane divider loop's last whole vector divided after the loop (in place from quotients)|src/divisor/lanes.rs|s/^        Some(q) => unsafe { w.store(out.add(len - W::LANES), q) },$/        Some(_) => unsafe { divider_vectors(w, by, a, out, len - W::LANES, 1) },/"
@@ -209,6 +206,9 @@ MUTATIONS=(
   "portable: reciprocals in place divide by one|src/arch/portable.rs|s/\*o = div_one(1.0, \*o);/*o = div_one(*o, 1.0);/"
   "a missing plan file said only in the plan, not on stderr|src/plan/make.rs|s/if let (Some(why), Some(path)) = (\&plan.file_unused, \&file) {/if let (Some(why), Some(path)) = (\&plan.file_unused, \&file) \&\& Path::new(path).exists() {/"
   "sixteen lanes: the head to the output's line at every length (LINE_HEAD_FROM ignored)|src/arch/simd/divider.rs|s/^    if !aligns || len < LINE_HEAD_FROM {$/    if !aligns {/"
+  "div_bounds: the chunks whatever flags the caller holds|src/arch/simd/directed.rs|s/^    let window_if_held = len < window_if_flags_held_below;$/    let window_if_held = false;/"
+  "div_bounds: the window check for held flags at every length, the form's length ignored|src/arch/simd/directed.rs|s/^    let window_if_held = len < window_if_flags_held_below;$/    let window_if_held = window_if_flags_held_below > 0;/"
+  "div_bounds: a record's length for held flags not taken|src/dispatch/families.rs|s/window_if_flags_held_below: family.bounds_window_if_flags_held_below.unwrap_or(0),/window_if_flags_held_below: 0,/"
 )
 
 if [ "${1:-}" = "--list" ]; then
