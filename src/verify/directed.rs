@@ -193,20 +193,8 @@ pub fn run_div_bounds_with_head_on(
     lo: &mut [f32],
     hi: &mut [f32],
 ) -> Option<()> {
-    assert!(a.len() == b.len() && b.len() == lo.len() && lo.len() == hi.len());
-    #[cfg(fmadiv_x86)]
-    {
-        let form = crate::arch::simd::directed::BoundsForm {
-            eight_lane_head_from,
-            ..crate::dispatch::bounds_form()
-        };
-        div_bounds_in_form_on(backend, step, form, a, b, lo, hi)
-    }
-    #[cfg(not(fmadiv_x86))]
-    {
-        let _ = (backend, step, a, b, lo, hi, eight_lane_head_from);
-        None
-    }
+    let change = FormChange::EightLaneHeadFrom(eight_lane_head_from);
+    div_bounds_changed_on(backend, step, change, a, b, lo, hi)
 }
 
 /// [`run_div_bounds_on`] with the step loop keeping the window check where the caller's
@@ -224,24 +212,53 @@ pub fn run_div_bounds_if_flags_held_on(
     lo: &mut [f32],
     hi: &mut [f32],
 ) -> Option<()> {
+    let change = FormChange::WindowIfFlagsHeldBelow(window_if_flags_held_below);
+    div_bounds_changed_on(backend, step, change, a, b, lo, hi)
+}
+
+/// One field of this CPU's `div_bounds` form, set to another length.
+// A portable-only build has no step loop, so nothing reads the lengths.
+#[cfg_attr(not(fmadiv_x86), allow(dead_code))]
+#[derive(Clone, Copy)]
+enum FormChange {
+    /// `BoundsForm::eight_lane_head_from`.
+    EightLaneHeadFrom(usize),
+    /// `BoundsForm::window_if_flags_held_below`.
+    WindowIfFlagsHeldBelow(usize),
+}
+
+/// Both bounds as `div_bounds` runs them on `backend` in this CPU's form with `change`, with
+/// the given step: `None` (nothing written) for the portable path or a backend this CPU
+/// cannot run. Panics if the lengths differ.
+fn div_bounds_changed_on(
+    backend: crate::Backend,
+    step: DirectedStep,
+    change: FormChange,
+    a: &[f32],
+    b: &[f32],
+    lo: &mut [f32],
+    hi: &mut [f32],
+) -> Option<()> {
     assert!(a.len() == b.len() && b.len() == lo.len() && lo.len() == hi.len());
     #[cfg(fmadiv_x86)]
     {
-        let form = crate::arch::simd::directed::BoundsForm {
-            window_if_flags_held_below,
-            ..crate::dispatch::bounds_form()
-        };
+        let mut form = crate::dispatch::bounds_form();
+        match change {
+            FormChange::EightLaneHeadFrom(from) => form.eight_lane_head_from = from,
+            FormChange::WindowIfFlagsHeldBelow(below) => form.window_if_flags_held_below = below,
+        }
         div_bounds_in_form_on(backend, step, form, a, b, lo, hi)
     }
     #[cfg(not(fmadiv_x86))]
     {
-        let _ = (backend, step, a, b, lo, hi, window_if_flags_held_below);
+        let _ = (backend, step, change, a, b, lo, hi);
         None
     }
 }
 
 /// Both bounds as `div_bounds` runs them on `backend` in `form`, with the given step;
-/// `None` (nothing written) for a backend this CPU cannot run. The lengths are checked.
+/// `None` (nothing written) for a backend this CPU cannot run. The caller checked the
+/// lengths.
 #[cfg(fmadiv_x86)]
 fn div_bounds_in_form_on(
     backend: crate::Backend,
