@@ -74,7 +74,7 @@ pub const ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM: usize = 640;
 /// them back, about 85 ns a call), six processes at sixteen lanes (its default):
 /// 1.69-1.80x at 512 elements, 1.41-1.45x at 1K, 1.21x at 2K, 1.07-1.09x at 4K, 0.97-1.05x
 /// at 8K and 0.95-0.98x at 16K-64K (in memory, 256K, 1.06-1.09x); two at eight lanes
-/// (forced): 1.10-2.36x at 256-4K, 0.95-1.00x at 8K
+/// (forced): 1.07-2.36x at 256-4K, 0.95-1.00x at 8K
 /// (`docs/bench/0x6-0xa7-bounds-flags-held.txt`).
 pub const A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW: usize = 8192;
 
