@@ -142,8 +142,8 @@ pub const A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW: usize = 8192;
 ///   `vrcp14ps` Intel's reference table; `docs/bench/native-0x6-0xa7-0965806`, with the
 ///   record and `LINE_HEAD_FROM`; `docs/bench/native-0x6-0xa7-feded8a`, with `div_in_place`
 ///   timed with no copy; `docs/bench/native-0x6-0xa7-778dbce`, the latest in `native_run`,
-///   with `div_bounds`' window check for held flags). `div`, its kin, the `Divisor` and the directed functions take sixteen
-///   lanes; `recip` keeps eight (the record's `evidence`). Its 512-bit divider is no faster per
+///   with `div_bounds`' window check for held flags). `div`, its kin, the `Divisor` and the
+///   directed functions take sixteen lanes; `recip` keeps eight (the record's `evidence`). Its 512-bit divider is no faster per
 ///   lane than the 256-bit one on normal data (the eight-lane divider schedule 1.00-1.04x the
 ///   512-bit loop at 256-64K, `docs/bench/0x6-0xa7-schedules.txt`) and, as on Emerald Rapids,
 ///   faster on random bit patterns. Left below the floor: the `Divisor` and `div_scalar` made

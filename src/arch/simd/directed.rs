@@ -328,11 +328,11 @@ std::thread_local! {
 /// [`takes_head`] elements, as `HEAD` says; and the tail): the blocks and chunks start after
 /// the head. Below `window_if_flags_held_below` elements, a caller's MXCSR holding a
 /// [`VOIDING`] flag sends the slice to the window-checked blocks
-/// ([`BoundsForm::window_if_flags_held_below`]). The backends have an entry point for the loop with the head and one for the
-/// loop without, so that a slice too short for one runs none of its code (the step loop
-/// with a head decided inside it ran `div_bounds` at eight lanes 8-20% slower at 64
-/// elements and 3-7% at 256 on family 0x19 model 0x11, a head taken or not:
-/// `docs/bench/0x19-0x11-bounds-eight-lane-head.txt`).
+/// ([`BoundsForm::window_if_flags_held_below`]). The backends have an entry point for the
+/// loop with the head and one for the loop without, so that a slice too short for one runs
+/// none of its code (the step loop with a head decided inside it ran `div_bounds` at eight
+/// lanes 8-20% slower at 64 elements and 3-7% at 256 on family 0x19 model 0x11, a head
+/// taken or not: `docs/bench/0x19-0x11-bounds-eight-lane-head.txt`).
 ///
 /// # Safety
 /// `a` and `b` readable and every output writable for `len` floats; the outputs overlap
@@ -352,6 +352,8 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8, const HEAD: b
     slow: impl Fn(*const f32, *const f32, [*mut f32; OUTS], usize),
     vector: impl Fn(W::F, W::F) -> [W::F; OUTS] + Copy,
 ) {
+    // Whether a held voiding flag sends the slice (its whole length) to the window check.
+    let window_if_held = len < window_if_flags_held_below;
     // The elements before the first output's next vector boundary first, where the slice
     // is long enough (`HEAD`): then no whole store of the first output splits a line
     // (nor of the second, `div_bounds`' upper bounds, where it lies as the first does:
@@ -359,8 +361,6 @@ unsafe fn directed_loop<W: Vector, const OUTS: usize, const V: u8, const HEAD: b
     // partial vector; at eight one whole vector from the start, its lanes past the head
     // done again by the first block (`vmaskmovps` stores are slow on AMD, and the outputs
     // overlap no input: a lane written twice gets the same bits).
-    // Whether a held voiding flag sends the slice (its whole length) to the window check.
-    let window_if_held = len < window_if_flags_held_below;
     let head = match HEAD {
         true => vector_head_len::<W>(out[0], len),
         false => 0,
