@@ -87,7 +87,7 @@ MUTATIONS=(
   "AVX2: negative_signaling() by a quiet compare (no invalid for a quiet NaN)|src/arch/x86_64/avx2.rs|s/_mm256_cmp_ps::<_CMP_LT_OS>/_mm256_cmp_ps::<_CMP_LT_OQ>/"
   "AVX2: nonzero() true for NaN lanes (unordered not-equal)|src/arch/x86_64/avx2.rs|s/_mm256_cmp_ps::<_CMP_NEQ_OQ>/_mm256_cmp_ps::<_CMP_NEQ_UQ>/"
   "Divisor flags: inexact voids a chunk (every chunk to the divider)|src/divisor/flagged.rs|s/^            VOIDING,$/            VOIDING | 1 << 5,/"
-  "16-lane Divisor: two products flag-checked in place (a voided chunk redone from quotients)|src/divisor/x16.rs|s/^                                \&\& !core::ptr::eq(a, out) =>$/                                \&\& true =>/"
+  "16-lane Divisor: two products flag-checked in place (a voided chunk redone from quotients)|src/divisor/x16.rs|s/Check::Flags if len >= flagged::FROM \&\& !core::ptr::eq(a, out) => {/Check::Flags if len >= flagged::FROM => {/"
   "schedules: mix-8 mapped to the divider's loop (the plan's choice never runs)|src/schedule.rs|s/Schedule::Mixed(Mix(8)) => entry::mixed::<V, 8, RECIP, GUARDED>,/Schedule::Mixed(Mix(8)) => entry::divider::<RECIP>,/"
   "mixed loop: recip's kernel blocks never stored (every one redone by the divider)|src/arch/simd/loops.rs|s/^                if check.all_accepted(w) {$/                if !RECIP \&\& check.all_accepted(w) {/"
   "div_bounds: two divider passes at every length (the step never runs)|src/arch/simd/directed.rs|s/if W::EMBEDDED_ROUNDING \&\& len >= form.two_passes_from {/if true {/"
@@ -209,6 +209,11 @@ MUTATIONS=(
   "div_bounds: the chunks whatever flags the caller holds|src/arch/simd/directed.rs|s/^    let window_if_held = len < window_if_flags_held_below;$/    let window_if_held = false;/"
   "div_bounds: the window check for held flags at every length, the form's length ignored|src/arch/simd/directed.rs|s/^    let window_if_held = len < window_if_flags_held_below;$/    let window_if_held = window_if_flags_held_below > 0;/"
   "div_bounds: a record's length for held flags not taken|src/dispatch/families.rs|s/window_if_flags_held_below: family.bounds_window_if_flags_held_below.unwrap_or(0),/window_if_flags_held_below: 0,/"
+  "Divisor window: its lower end sixteen times lower (a·zl subnormal)|src/divisor.rs|s/^    let lo = 2.0 \* min_normal.max(min_quotient \* b);$/    let lo = 0.125 * min_normal.max(min_quotient * b);/"
+  "Divisor window: no upper end|src/divisor.rs|s/^    let (lo, hi) = (lo as f32, (hi as f32).min(f32::MAX));$/    let (lo, hi) = (lo as f32, f32::MAX);/"
+  "Divisor window: the dividend's sign bit read as magnitude|src/divisor/lanes.rs|s/w.greater(w.add(w.and(w.bits(x), abs), offset), limit)/w.greater(w.add(w.bits(x), offset), limit)/"
+  "Divisor window: a rejected block's vectors all to the divider|src/divisor/lanes.rs|s/let q = if w.any(outside(x)) {/let q = if true {/"
+  "Divisor window: no block check|src/divisor/lanes.rs|s/^            if w.any(rejected) {$/            if false \&\& w.any(rejected) {/"
 )
 
 if [ "${1:-}" = "--list" ]; then

@@ -94,6 +94,9 @@ pub enum Check {
     // Only the verification door (`fmadiv::verify`, feature "verify") asks for it.
     #[cfg_attr(not(feature = "verify"), allow(dead_code))]
     Lanes,
+    /// Every block's dividends are checked against the divisor's dividend window before the
+    /// sequence runs: no flag read, none raised but inexact.
+    Window,
 }
 
 /// A divisor prepared for fast exact division: construct once, divide many times.
@@ -144,6 +147,11 @@ pub(crate) struct Proven {
     zl: f32,
     /// Smallest |quotient| bit pattern the FMA sequence is exact for.
     min_quotient_bits: u32,
+    /// The dividends' magnitudes, as bit patterns `lo..=hi`, for which every operation of
+    /// the two-products sequence has normal, finite operands and results (an empty range
+    /// for the other strategies): [`dividend_window`].
+    #[cfg_attr(not(fmadiv_x86), allow(dead_code))]
+    dividend_window: (u32, u32),
 }
 
 /// `out[i] = a[i] / b` lane by lane with x86's bits (no AVX2+FMA here). Out of line: the
@@ -195,6 +203,37 @@ mod fused {
 
 /// Smallest normal, as the bits of |x|.
 const MIN_NORMAL_BITS: u32 = 0x0080_0000;
+
+/// A dividend window no magnitude falls in: `abs - lo` is never 0 when `lo` has the sign bit.
+const EMPTY_WINDOW: (u32, u32) = (1 << 31, 1 << 31);
+
+/// The magnitudes of `a`, as bits `lo..=hi`, for which the two products `fma(a, zh,
+/// RN(a·zl))` see only normal, finite operands and results, and whose quotient lies
+/// inside the range the sequence is proven for (`[min_quotient, MAX]`): `|a|` at least
+/// twice the smallest normal and `|a/b|` twice the smallest quotient (`4·2^-126/|rho|`, so
+/// `|a·zl| ≈ |a/b|·|rho|` is at least eight times the smallest normal, and `|a/b|` is
+/// normal), `|a·zh|` and `|a/b|` at most half of `f32::MAX`. The factors of two cover every
+/// rounding of the f64 arithmetic here and of the sequence's products (each within 2^-23
+/// of its value), so an accepted dividend's quotient passes the lane check of the proven
+/// sequence: its bits are `a / b`, and its only flag is inexact. Zeros, subnormals,
+/// infinities and NaNs are outside. Empty ([`EMPTY_WINDOW`]) where no `a` qualifies.
+fn dividend_window(b: f32, zh: f32, min_quotient_bits: u32) -> (u32, u32) {
+    let (b, zh) = (f64::from(b.abs()), f64::from(zh.abs()));
+    let min_normal = f64::from(f32::MIN_POSITIVE);
+    let min_quotient = f64::from(f32::from_bits(min_quotient_bits));
+    // No quotient proven (`u32::MAX`, a NaN's bits): no window.
+    if !min_quotient.is_finite() {
+        return EMPTY_WINDOW;
+    }
+    let lo = 2.0 * min_normal.max(min_quotient * b);
+    let hi = 0.5 * (f64::from(f32::MAX) / zh).min(f64::from(f32::MAX) * b);
+    // Rounded to nearest: the factors of two leave room. Nothing above f32::MAX.
+    let (lo, hi) = (lo as f32, (hi as f32).min(f32::MAX));
+    if !lo.is_finite() || lo > hi {
+        return EMPTY_WINDOW;
+    }
+    (lo.to_bits(), hi.to_bits())
+}
 
 /// The biased exponents of the divisors whose proof raises no flag but inexact: normal `b`
 /// with `|b| < 2^78`. There every intermediate is normal or zero: `1/b` lies in
@@ -406,12 +445,17 @@ impl Proven {
         } else {
             u32::MAX
         };
+        let dividend_window = match strategy {
+            Strategy::TwoProducts => dividend_window(b, zh, min_quotient_bits),
+            _ => EMPTY_WINDOW,
+        };
         Proven {
             b,
             strategy,
             zh,
             zl,
             min_quotient_bits,
+            dividend_window,
         }
     }
 
@@ -526,7 +570,17 @@ impl Divisor {
             let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
             // SAFETY: a sixteen-lane backend is in use; a is readable and out writable for
             // n elements and cannot overlap (out is a unique borrow).
-            unsafe { x16::divide(crate::backend(), self.b, self.for_slice(n, false), x, o, n) };
+            unsafe {
+                x16::divide(
+                    crate::backend(),
+                    self.b,
+                    self.for_slice(n, false),
+                    Check::Flags,
+                    x,
+                    o,
+                    n,
+                )
+            };
             return;
         }
         portable_divide(a, self.b, out);
@@ -571,7 +625,17 @@ impl Divisor {
             let (x, n) = (a.as_mut_ptr(), a.len());
             // SAFETY: a sixteen-lane backend is in use; `a` is readable and writable for n,
             // which both of its loops allow in place.
-            unsafe { x16::divide(crate::backend(), self.b, self.for_slice(n, true), x, x, n) };
+            unsafe {
+                x16::divide(
+                    crate::backend(),
+                    self.b,
+                    self.for_slice(n, true),
+                    Check::Flags,
+                    x,
+                    x,
+                    n,
+                )
+            };
             return;
         }
         #[cfg(fmadiv_x86)]

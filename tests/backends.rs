@@ -1404,15 +1404,16 @@ fn held_flags_keep_the_bounds_window_check_below_the_forms_length_on_every_backe
     }
 }
 
-/// The lanes a `Divisor`'s lane-checked loop gives its sequence and its check (at eight
-/// lanes: at sixteen it runs only the reciprocal of a power of two, which needs no check),
-/// read from [`common::two_products_where_wrong`]. A block keeps the sequence's lanes but those its
+/// The lanes a `Divisor`'s lane-checked loop gives its sequence and its check (through the
+/// `verify` door at eight lanes: the slices run two products window-checked, and the
+/// reciprocal of a power of two needs no check), read from
+/// [`common::two_products_where_wrong`]. A block keeps the sequence's lanes but those its
 /// check flags; after a block with flagged lanes in two or more vectors the back-off's
 /// blocks go to the divider; the tail is checked lane by lane.
 #[test]
 fn the_divisors_lane_checked_loop_gives_the_sequence_its_lanes() {
     use fmadiv::verify::divisor::{
-        LANE_BLOCK_VECTORS, LANE_BLOCKS_AFTER_FAILURE as BACKOFF, divide_slice_on,
+        Check, LANE_BLOCK_VECTORS, LANE_BLOCKS_AFTER_FAILURE as BACKOFF, divide_checked_on,
     };
     let backend = Backend::Avx2Fma;
     if !backend.runs_here() {
@@ -1431,7 +1432,9 @@ fn the_divisors_lane_checked_loop_gives_the_sequence_its_lanes() {
     // The lanes the sequence gave a run on `x`; every other lane the divider's.
     let sequence_lanes = |x: &[f32]| -> Vec<bool> {
         let mut out = vec![0.0f32; x.len()];
-        divide_slice_on(backend, &weakened, true, x, &mut out).expect("runs here");
+        let mut a = x.to_vec();
+        divide_checked_on(backend, &weakened, Check::Lanes, &mut a, Some(&mut out))
+            .expect("runs here");
         (0..x.len())
             .map(|i| {
                 let (got, right) = (out[i].to_bits(), (x[i] / b).to_bits());
@@ -1491,6 +1494,70 @@ fn the_divisors_lane_checked_loop_gives_the_sequence_its_lanes() {
     units_the_fast_path_takes(1, &[0], BACKOFF, &mut state);
     let taken = units_the_fast_path_takes(blocks, &[], BACKOFF, &mut state);
     assert_eq!(next, lanes_of(taken, &[], &[]), "the next call");
+}
+
+/// The vectors a `Divisor`'s window-checked loop gives two products (slices shorter than
+/// the flag-checked chunks take, and slices divided in place), on every backend, read from
+/// [`common::two_products_where_wrong`] (dividends inside the window where the unproven
+/// sequence is wrong): out of place and in place, every whole vector past the head (the
+/// output's line at sixteen lanes from `LINE_HEAD_FROM`) of a block of
+/// `LANE_BLOCK_VECTORS` vectors is the sequence's unless it holds a NaN (outside the
+/// window), which sends only its own vector to the divider; the head and the lanes past
+/// the last whole block are the divider's. Bits alone cannot show this: a loop that sent
+/// every vector to the divider would pass every other test.
+#[test]
+fn the_divisors_window_checked_loop_gives_the_sequence_its_vectors_on_every_backend() {
+    use common::LineOutput;
+    use fmadiv::verify::divisor::{Check, LANE_BLOCK_VECTORS, divide_checked_on};
+    let (b, weakened, wrong) = two_products_where_wrong();
+    for backend in backends() {
+        let lanes = backend.lanes();
+        let block = LANE_BLOCK_VECTORS * lanes;
+        for len in [7 * block + lanes + 3, 1024 + 2 * block + 5] {
+            let a: Vec<f32> = wrong.iter().copied().cycle().take(len).collect();
+            let mut out = LineOutput::new(len);
+            let head = fmadiv::verify::line_head(backend, &out);
+            let blocks_end = len - (len - head) % block;
+            // NaNs in the second vector of the first block, and in the last whole block's
+            // first vector and its last lane.
+            let nans = [head + lanes + 1, blocks_end - block, blocks_end - 1];
+            let x = with_nans(&a, &nans);
+            let want: Vec<bool> = (0..len)
+                .map(|i| {
+                    let vector = |j: usize| (j - head) / lanes;
+                    (head..blocks_end).contains(&i) && !nans.iter().any(|&n| vector(n) == vector(i))
+                })
+                .collect();
+            let read = |got: &[f32], how: &str| {
+                let what = format!("{} over {len}{how}", backend.name());
+                let sequence: Vec<bool> = (0..len)
+                    .map(|i| {
+                        let (g, right) = (got[i].to_bits(), (x[i] / b).to_bits());
+                        let wrong = weakened.divide(x[i]).to_bits();
+                        assert!(g == right || g == wrong, "{what}: lane {i}");
+                        g != right
+                    })
+                    .collect();
+                // Every lane of `wrong` but the NaNs is wrong by the sequence.
+                let want: Vec<bool> = (0..len).map(|i| want[i] && !x[i].is_nan()).collect();
+                assert_eq!(sequence, want, "{what}: the head ends at {head}");
+            };
+            let mut input = x.clone();
+            divide_checked_on(
+                backend,
+                &weakened,
+                Check::Window,
+                &mut input,
+                Some(&mut out),
+            )
+            .expect("runs here");
+            read(&out, "");
+            // In place on the same line, by the slices' own path (`Check::Flags` in place).
+            out.copy_from_slice(&x);
+            divide_checked_on(backend, &weakened, Check::Flags, &mut out, None).expect("runs");
+            read(&out, " in place");
+        }
+    }
 }
 
 /// The `Divisor`'s flag-checked chunks (two products, slices of 512 and more) give the

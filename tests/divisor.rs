@@ -88,7 +88,11 @@ fn named_divisors() -> Vec<f32> {
 fn assert_exact(divisors: &[f32], stride: u64) {
     for &b in divisors {
         let d = Divisor::new(b);
-        for check in [DivisorCheck::Flags, DivisorCheck::Lanes] {
+        for check in [
+            DivisorCheck::Flags,
+            DivisorCheck::Lanes,
+            DivisorCheck::Window,
+        ] {
             let (n, first) = dividend_mismatches_checked_by(&d, check, stride);
             assert_eq!(
                 n,

@@ -1352,3 +1352,85 @@ fn a_divisor_shared_by_threads_in_different_modes_gives_each_its_own_bits() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The `Divisor`'s window-checked two products (its slices shorter than the flag-checked
+/// chunks take, and those divided in place; `Check::Window` through the `verify` door), on
+/// every backend, over divisors of every size and, one slice per exponent field, dividends
+/// of every magnitude (64 random significands of each sign; a slice of each is two
+/// sixteen-lane blocks): `/`'s bits, and no flag `/` does not raise but inexact. The
+/// window's lower end is where `a·zl` would turn subnormal under a normal quotient, its
+/// upper end where `a·zh` would overflow under a finite one: a window four times wider at
+/// either end raises underflow or overflow that `/` does not (mutations 189 and 190).
+#[test]
+fn the_divisors_window_raises_no_flag_beyond_the_dividers_at_its_edges() {
+    use fmadiv::verify::divisor::{Check, divide_checked_on};
+    if !fmadiv::verify::has_kernel() {
+        eprintln!("SKIPPED on this CPU: no AVX2+FMA, so no FMA sequence runs");
+        return;
+    }
+    let mut rng = SplitMix64(0x6564_6765);
+    let mut divisors = vec![3.7f32, -1.1, 1e-30, -3e-36, 1e30, -3e37, 1.7e38, 5e-38];
+    while divisors.len() < 40 {
+        let y = f32::from_bits(rng.next_u64() as u32);
+        if y.is_normal() {
+            divisors.push(y);
+        }
+    }
+    let backends: Vec<fmadiv::Backend> = fmadiv::Backend::all()
+        .into_iter()
+        .filter(|b| *b != fmadiv::Backend::Portable && b.runs_here())
+        .collect();
+    let mut failures = Vec::new();
+    let mut two_products = 0;
+    for &y in &divisors {
+        let d = Divisor::new(y);
+        if d.strategy() != fmadiv::Strategy::TwoProducts {
+            continue;
+        }
+        two_products += 1;
+        for field in 0..=255u32 {
+            let a: Vec<f32> = (0..128)
+                .map(|i| {
+                    let sign = (i as u32 & 1) << 31;
+                    f32::from_bits(sign | field << 23 | (rng.next_u64() as u32 & 0x7f_ffff))
+                })
+                .collect();
+            let by = vec![y; a.len()];
+            let (want, want_flags) = (hardware(&a, &by), dividers_flags(&a, &by));
+            for &backend in &backends {
+                let mut x = a.clone();
+                let mut out = vec![0.0f32; a.len()];
+                let flags = flags_of(|| {
+                    divide_checked_on(
+                        backend,
+                        &d,
+                        Check::Window,
+                        black_box(&mut x),
+                        Some(&mut out),
+                    )
+                    .expect("runs here");
+                });
+                let what = format!("{} Divisor({y:e}), exponent field {field}", backend.name());
+                if let Some(i) = (0..a.len()).find(|&i| out[i].to_bits() != want[i].to_bits()) {
+                    failures.push(format!(
+                        "{what}: {}",
+                        common::describe(a[i], y, out[i], want[i])
+                    ));
+                }
+                if flags & !(want_flags | INEXACT) != 0 {
+                    failures.push(format!("{what}: flags {flags:#04x}, `/` {want_flags:#04x}"));
+                }
+            }
+        }
+    }
+    assert!(
+        two_products >= 20,
+        "only {two_products} two-products divisors"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures[..failures.len().min(20)].join("\n")
+    );
+}

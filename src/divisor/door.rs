@@ -85,7 +85,7 @@ impl Divisor {
                 let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
                 // SAFETY: the backend runs here; a is readable and out writable for n
                 // elements and cannot overlap (out is a unique borrow).
-                unsafe { x16::divide(backend, self.b, p, x, o, n) };
+                unsafe { x16::divide(backend, self.b, p, Check::Flags, x, o, n) };
                 Some(())
             }
         }
@@ -136,10 +136,57 @@ impl Divisor {
                 let (x, n) = (a.as_mut_ptr(), a.len());
                 // SAFETY: the backend runs here; a is readable and writable for n elements,
                 // and `x16::divide` allows the output to be the input.
-                unsafe { x16::divide(backend, self.b, p, x, x, n) };
+                unsafe { x16::divide(backend, self.b, p, Check::Flags, x, x, n) };
                 Some(())
             }
         }
+    }
+
+    /// `out[i] = a[i] / b` by the proven sequence with the given check, on a given SIMD
+    /// backend (`None`, nothing written, for the portable path or one this CPU cannot
+    /// run); `in_place`: the dividends are divided in place, `out` is not touched.
+    #[cfg(fmadiv_x86)]
+    pub(crate) fn divide_checked_on(
+        &self,
+        backend: crate::Backend,
+        check: Check,
+        a: &mut [f32],
+        out: Option<&mut [f32]>,
+    ) -> Option<()> {
+        if !backend.runs_here() || backend == crate::Backend::Portable {
+            return None;
+        }
+        let n = a.len();
+        let x = a.as_mut_ptr();
+        let o = match out {
+            Some(out) => {
+                assert_eq!(
+                    n,
+                    out.len(),
+                    "fmadiv::Divisor::divide_checked_on: length mismatch"
+                );
+                out.as_mut_ptr()
+            }
+            None => x,
+        };
+        let p = self.proven();
+        // SAFETY: the backend runs here; x is readable and o writable for n elements, and
+        // o is x or a distinct unique borrow. Every loop chosen allows in place but the
+        // flag-checked chunks, which `x16::divide` and `divide_raw` skip in place.
+        unsafe {
+            match backend {
+                crate::Backend::Avx2Fma => {
+                    let k = crate::dispatch::avx2_fma()?;
+                    if core::ptr::eq(x, o) && check == Check::Flags {
+                        x86::divide_raw_in_place(k, p, x, n)
+                    } else {
+                        x86::divide_raw(k, p, check, x, o, n)
+                    }
+                }
+                _ => x16::divide(backend, self.b, Some(p), check, x, o, n),
+            }
+        }
+        Some(())
     }
 
     /// `out[i] = a[i] / b` by the proven sequence (the proof made if it was not) with the
@@ -153,11 +200,24 @@ impl Divisor {
             out.len()
         );
         #[cfg(fmadiv_x86)]
-        if let Some(k) = crate::dispatch::avx2_fma() {
+        if crate::backend() != crate::Backend::Portable {
             let (x, o, n) = (a.as_ptr(), out.as_mut_ptr(), out.len());
-            // SAFETY: the CPU has AVX2+FMA (`k`); a is readable and out writable for n
+            // SAFETY: the backend in use runs here; a is readable and out writable for n
             // elements and cannot overlap (out is a unique borrow).
-            unsafe { x86::divide_raw(k, self.proven(), check, x, o, n) };
+            unsafe {
+                match crate::dispatch::avx2_fma_backend() {
+                    Some(k) => x86::divide_raw(k, self.proven(), check, x, o, n),
+                    None => x16::divide(
+                        crate::backend(),
+                        self.b,
+                        Some(self.proven()),
+                        check,
+                        x,
+                        o,
+                        n,
+                    ),
+                }
+            }
             return;
         }
         // Without AVX2+FMA every quotient comes from the divider: nothing to check.

@@ -302,6 +302,80 @@ pub(super) unsafe fn divide_loop<W: Vector, const S: u8>(
     }
 }
 
+/// `out[i] = a[i] / d` by two products whose dividends are window-checked before the
+/// sequence runs ([`super::Proven::dividend_window`]): the head to the output's cache line
+/// and the last few lanes on the divider ([`divide_by_divider_in`]), blocks of [`UNROLL`]
+/// vectors with one combined check of their dividends; a block with a dividend outside the
+/// window has each of its vectors checked again, and a vector with one goes to the divider
+/// whole. The sequence runs only on accepted dividends, so it raises no flag but inexact,
+/// and it reads no flag: the loop for slices shorter than the flag-checked chunks' [`super::
+/// flagged::FROM`], for slices divided in place, and for a caller who holds the flags the
+/// chunks judge by. (Against the quotients' range check of [`divide`], which runs the
+/// sequence on every lane and then redoes the flagged ones, it gained 1.25-1.30x at eight
+/// lanes on family 6 model 0xa7 at 256-4K: `docs/bench/0x6-0xa7-divisor-window.txt`.)
+///
+/// # Safety
+/// `a` readable and `out` writable for `len` floats; `out` either does not overlap `a` or
+/// is `a` itself (every block is loaded before its quotients are stored).
+#[inline(always)]
+pub(super) unsafe fn two_products_windowed<W: Vector>(
+    w: W,
+    d: &Proven,
+    a: *const f32,
+    out: *mut f32,
+    len: usize,
+) {
+    let (zh, zl, by) = (w.splat(d.zh), w.splat(d.zl), w.splat(d.b));
+    let (lo, hi) = d.dividend_window;
+    // |a| in lo..=hi as one signed compare, shifted by i32::MIN (as `Consts`).
+    let offset = w.splat_bits((i32::MIN as u32).wrapping_sub(lo));
+    let limit = w.splat_bits((i32::MIN as u32).wrapping_add(hi.wrapping_sub(lo)));
+    let abs = w.splat_bits(ABS_MASK);
+    let outside = |x: W::F| w.greater(w.add(w.and(w.bits(x), abs), offset), limit);
+    // SAFETY: the caller's guarantees.
+    let head = unsafe { line_head(w, a, out, len, FLAGLESS_PAD, |x| w.div(x, by)) };
+    let block = UNROLL * W::LANES;
+    let blocks_end = len - (len - head) % block;
+    let mut i = head;
+    while i < blocks_end {
+        // SAFETY: i + block <= len: inside both slices; every vector is loaded before the
+        // block stores anything.
+        unsafe {
+            let x: [W::F; UNROLL] = array_of(w.splat(0.0), |k| w.load(a.add(i + k * W::LANES)));
+            let rejected = x
+                .iter()
+                .fold(w.no_lanes(), |m, &x| w.mask_or(m, outside(x)));
+            if w.any(rejected) {
+                // Vector by vector, from memory again (passing `x` would keep it on the
+                // stack): a lone special sends only its own vector to the divider.
+                w.cold(
+                    #[inline(always)]
+                    || {
+                        for k in 0..UNROLL {
+                            let j = i + k * W::LANES;
+                            let x = w.load(a.add(j));
+                            let q = if w.any(outside(x)) {
+                                w.div(x, by)
+                            } else {
+                                w.mul_add(x, zh, w.mul(x, zl))
+                            };
+                            w.store(out.add(j), q);
+                        }
+                    },
+                );
+            } else {
+                for (k, &x) in x.iter().enumerate() {
+                    // q = RN(a·zh + RN(a·zl)); no zero dividend is inside the window.
+                    w.store(out.add(i + k * W::LANES), w.mul_add(x, zh, w.mul(x, zl)));
+                }
+            }
+        }
+        i += block;
+    }
+    // SAFETY: the elements from i on, inside both slices.
+    unsafe { divide_by_divider_in(w, d.b, a.add(i), out.add(i), len - i) };
+}
+
 /// `out[i] = a[i] / d` by the divisor's strategy, lane-checked. Inlined into a function
 /// compiled for the backend (`divisor::x86`).
 ///

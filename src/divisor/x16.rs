@@ -1,4 +1,4 @@
-//! The sixteen-lane entry points: the lane-checked loop of [`lanes`], the flag-checked two
+//! The sixteen-lane entry points: the lane-checked loops of [`lanes`], the flag-checked two
 //! products, and the divider's loop, compiled for the AVX-512F backend or run on its
 //! software model.
 //!
@@ -7,14 +7,15 @@
 //! elements, as at eight lanes ([`flagged::two_products`], generic over the width: the
 //! engine the directed functions use): the bare sequence `fma(a, zh, RN(a·zl))` with the
 //! zero-sign repair, judged by MXCSR's underflow, overflow and invalid flags, a voided
-//! chunk redone by the divider. Their
-//! lane-checked form gives the right bits but raises flags the divider would not (an
-//! underflow of `a·zl` under an exact quotient: `tests/mxcsr.rs` caught it through the
-//! model), so shorter slices, slices divided in place (a voided chunk is redone from its
-//! dividends), the chunks' leftover lanes and Markstein's sequence take the 512-bit
-//! divider.
+//! chunk redone by the divider. Shorter slices and slices divided in place (a voided chunk
+//! is redone from its dividends) run the window-checked loop
+//! ([`lanes::two_products_windowed`]): the sequence only on dividends inside the divisor's
+//! window, so no flag the divider would not raise but inexact. (The quotients' range check
+//! gives the right bits but raises such flags: an underflow of `a·zl` under an exact
+//! quotient, which `tests/mxcsr.rs` caught through the model; the verification door alone
+//! runs it here.) Markstein's sequence takes the 512-bit divider.
 
-use super::{Proven, Strategy, flagged, lanes};
+use super::{Check, Proven, Strategy, flagged, lanes};
 use crate::Backend;
 use crate::arch::x86_64::avx512::Avx512;
 
@@ -49,6 +50,7 @@ pub unsafe fn divide(
     backend: Backend,
     b: f32,
     p: Option<&Proven>,
+    check: Check,
     a: *const f32,
     out: *mut f32,
     len: usize,
@@ -57,7 +59,14 @@ pub unsafe fn divide(
     macro_rules! compiled {
         ($W:ty, $features:literal) => {{
             #[target_feature(enable = $features)]
-            unsafe fn run(b: f32, p: Option<&Proven>, a: *const f32, out: *mut f32, len: usize) {
+            unsafe fn run(
+                b: f32,
+                p: Option<&Proven>,
+                check: Check,
+                a: *const f32,
+                out: *mut f32,
+                len: usize,
+            ) {
                 // SAFETY: this function runs only where the backend's features are
                 // present; the caller's pointers.
                 unsafe {
@@ -66,19 +75,19 @@ pub unsafe fn divide(
                         Some(p) if p.strategy == Strategy::Reciprocal => {
                             lanes::divide(w, p, a, out, len)
                         }
-                        Some(p)
-                            if p.strategy == Strategy::TwoProducts
-                                && len >= flagged::FROM
-                                && !core::ptr::eq(a, out) =>
-                        {
-                            flagged::two_products(w, p, a, out, len)
-                        }
+                        Some(p) if p.strategy == Strategy::TwoProducts => match check {
+                            Check::Flags if len >= flagged::FROM && !core::ptr::eq(a, out) => {
+                                flagged::two_products(w, p, a, out, len)
+                            }
+                            Check::Lanes => lanes::divide(w, p, a, out, len),
+                            _ => lanes::two_products_windowed(w, p, a, out, len),
+                        },
                         _ => lanes::divide_by_divider_in(w, b, a, out, len),
                     }
                 }
             }
             // SAFETY: the caller's guarantees; the backend is in use.
-            unsafe { run(b, p, a, out, len) }
+            unsafe { run(b, p, check, a, out, len) }
         }};
     }
     match backend {

@@ -1,5 +1,6 @@
-//! The x86-64 entry points: the lane-checked loops on AVX2+FMA, and the flag-checked
-//! two-products chunks ([`flagged`]) where the check and the length call for it.
+//! The x86-64 entry points: the lane-checked loops on AVX2+FMA (the window-checked one for
+//! two products, `lanes::two_products_windowed`), and the flag-checked two-products chunks
+//! ([`flagged`]) where the check and the length call for it.
 
 use super::{Check, Proven, Strategy, flagged, lanes};
 use crate::arch::x86_64::avx2::Avx2Fma;
@@ -39,10 +40,12 @@ pub unsafe fn divide_raw(
 ) {
     // SAFETY: the caller's guarantees are both loops'.
     unsafe {
-        if d.strategy == Strategy::TwoProducts && check == Check::Flags && len >= flagged::FROM {
-            two_products(k, d, a, out, len)
-        } else {
-            divide_lanes(k, d, a, out, len)
+        match (d.strategy, check) {
+            (Strategy::TwoProducts, Check::Flags) if len >= flagged::FROM => {
+                two_products(k, d, a, out, len)
+            }
+            (Strategy::TwoProducts, Check::Flags | Check::Window) => windowed(k, d, a, out, len),
+            _ => divide_lanes(k, d, a, out, len),
         }
     }
 }
@@ -57,6 +60,16 @@ unsafe fn two_products(k: Avx2Fma, d: &Proven, a: *const f32, out: *mut f32, len
     unsafe { flagged::two_products(k, d, a, out, len) }
 }
 
+/// [`lanes::two_products_windowed`] compiled for AVX2+FMA, its operands in registers.
+///
+/// # Safety
+/// `a` readable and `out` writable for `len` floats; `out` is `a` or does not overlap it.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn windowed(k: Avx2Fma, d: &Proven, a: *const f32, out: *mut f32, len: usize) {
+    // SAFETY: the caller's guarantees are the loop's; `k` proves the features.
+    unsafe { lanes::two_products_windowed(k, d, a, out, len) }
+}
+
 /// [`lanes::divide`] compiled for AVX2+FMA, its operands in registers.
 ///
 /// # Safety
@@ -67,15 +80,20 @@ unsafe fn divide_lanes(k: Avx2Fma, d: &Proven, a: *const f32, out: *mut f32, len
     unsafe { lanes::divide(k, d, a, out, len) }
 }
 
-/// `a[i] = a[i] / d` in place, by the lane-checked loop: it loads each vector before it
-/// stores its quotients. (The flag-checked chunks cannot run in place: they redo a
-/// voided chunk from its dividends.)
+/// `a[i] = a[i] / d` in place: two products by the window-checked loop, the reciprocal by
+/// the lane-checked one; both load each block before they store its quotients. (The
+/// flag-checked chunks cannot run in place: they redo a voided chunk from its dividends.)
 ///
 /// # Safety
 /// `a` readable and writable for `len` floats.
 pub unsafe fn divide_raw_in_place(k: Avx2Fma, d: &Proven, a: *mut f32, len: usize) {
-    // SAFETY: the caller's guarantee; the lane-checked loop allows `out == a`.
-    unsafe { divide_lanes(k, d, a, a, len) }
+    // SAFETY: the caller's guarantee; both loops allow `out == a`.
+    unsafe {
+        match d.strategy {
+            Strategy::TwoProducts => windowed(k, d, a, a, len),
+            _ => divide_lanes(k, d, a, a, len),
+        }
+    }
 }
 
 /// Eight quotients `a / d` by the divisor's strategy, lane-checked.

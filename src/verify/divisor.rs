@@ -57,6 +57,25 @@ pub fn divide_slice_checked_by(d: &Divisor, check: Check, a: &[f32], out: &mut [
     d.divide_slice_checked_by(check, a, out)
 }
 
+/// `a[i] / b` by the proven sequence with the given check on `backend`, into `out`, or in
+/// place where `out` is `None`: `None` (nothing written) for the portable path or a backend
+/// this CPU cannot run (every backend off x86-64). Panics if the lengths differ.
+pub fn divide_checked_on(
+    backend: crate::Backend,
+    d: &Divisor,
+    check: Check,
+    a: &mut [f32],
+    out: Option<&mut [f32]>,
+) -> Option<()> {
+    #[cfg(fmadiv_x86)]
+    return d.divide_checked_on(backend, check, a, out);
+    #[cfg(not(fmadiv_x86))]
+    {
+        let _ = (backend, d, check, a, out);
+        None
+    }
+}
+
 /// `b` prepared with `strategy`, without proof: anything but the proven choice may be
 /// wrong (for tests that the proofs matter).
 pub fn with_strategy(b: f32, strategy: Strategy) -> Divisor {
