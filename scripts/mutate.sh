@@ -210,7 +210,7 @@ MUTATIONS=(
   "div_bounds: the window check for held flags at every length, the form's length ignored|src/arch/simd/directed.rs|s/^    let window_if_held = len < window_if_flags_held_below;$/    let window_if_held = window_if_flags_held_below > 0;/"
   "div_bounds: a record's length for held flags not taken|src/dispatch/families.rs|s/window_if_flags_held_below: family.bounds_window_if_flags_held_below.unwrap_or(0),/window_if_flags_held_below: 0,/"
   "Divisor window: its lower end sixteen times lower (a·zl subnormal)|src/divisor.rs|s/^    let lo = 2.0 \* min_normal.max(min_quotient \* b);$/    let lo = 0.125 * min_normal.max(min_quotient * b);/"
-  "Divisor window: no upper end|src/divisor.rs|s/^    let (lo, hi) = (lo as f32, (hi as f32).min(f32::MAX));$/    let (lo, hi) = (lo as f32, f32::MAX);/"
+  "Divisor window: no upper end|src/divisor.rs|s/^    ((lo as f32).to_bits(), (hi.min(max) as f32).to_bits())$/    ((lo as f32).to_bits(), f32::MAX.to_bits())/"
   "Divisor window: the dividend's sign bit read as magnitude|src/divisor/lanes.rs|s/w.greater(w.add(w.and(w.bits(x), abs), offset), limit)/w.greater(w.add(w.bits(x), offset), limit)/"
   "Divisor window: a rejected block's vectors all to the divider|src/divisor/lanes.rs|s/let q = if w.any(outside(x)) {/let q = if true {/"
   "Divisor window: no block check|src/divisor/lanes.rs|s/^            if w.any(rejected) {$/            if false \&\& w.any(rejected) {/"

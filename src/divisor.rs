@@ -13,10 +13,15 @@
 //! finite. [`Divisor::divide_slice`] knows that in one of two ways:
 //! - two products, slices of 512 or more: chunks of 4096 dividends run the bare sequence
 //!   and MXCSR's underflow, overflow and invalid flags, read once per chunk, void a chunk,
-//!   which the divider (or, where the plan measured it faster, the lane-checked loop)
-//!   then redoes (module `flagged` has the proof, including the sign of zero quotients);
-//! - otherwise each vector is checked: lanes whose quotient is zero, subnormal, below the
-//!   divisor's precomputed bound, infinite or NaN are recomputed by the hardware divider.
+//!   which the divider then redoes (module `flagged` has the proof, including the sign of
+//!   zero quotients);
+//! - two products otherwise (shorter slices, in place): each block's dividends are checked
+//!   against the divisor's precomputed window before the sequence runs, so that every
+//!   operation of it is normal and finite (`dividend_window`); a vector with a dividend
+//!   outside goes to the divider. It raises no flag but inexact;
+//! - the reciprocal of a power of two, and the scalar and in-register forms: each vector's
+//!   quotients are checked: lanes whose quotient is zero, subnormal, below the divisor's
+//!   precomputed bound, infinite or NaN are recomputed by the hardware divider.
 //!
 //! **Two products** (Brisebarre, Muller, Raina, IEEE Trans. Computers 53(8), 2004): with
 //! `zh` within one ulp of `1/b`, `rho = 1 - b·zh` (exact, one FMA), `zl = RN(rho/b)` and
@@ -225,14 +230,15 @@ fn dividend_window(b: f32, zh: f32, min_quotient_bits: u32) -> (u32, u32) {
     if !min_quotient.is_finite() {
         return EMPTY_WINDOW;
     }
+    let max = f64::from(f32::MAX);
     let lo = 2.0 * min_normal.max(min_quotient * b);
-    let hi = 0.5 * (f64::from(f32::MAX) / zh).min(f64::from(f32::MAX) * b);
-    // Rounded to nearest: the factors of two leave room. Nothing above f32::MAX.
-    let (lo, hi) = (lo as f32, (hi as f32).min(f32::MAX));
-    if !lo.is_finite() || lo > hi {
+    let hi = 0.5 * (max / zh).min(max * b);
+    if lo > hi.min(max) {
         return EMPTY_WINDOW;
     }
-    (lo.to_bits(), hi.to_bits())
+    // Both converted inside f32's range, so the proof raises no overflow flag; rounded to
+    // nearest: the factors of two leave room.
+    ((lo as f32).to_bits(), (hi.min(max) as f32).to_bits())
 }
 
 /// The biased exponents of the divisors whose proof raises no flag but inexact: normal `b`
