@@ -311,8 +311,9 @@ pub(super) unsafe fn divide_loop<W: Vector, const S: u8>(
 /// and it reads no flag: the loop for slices shorter than the flag-checked chunks' [`super::
 /// flagged::FROM`], for slices divided in place, and for a caller who holds the flags the
 /// chunks judge by. (Against the quotients' range check of [`divide`], which runs the
-/// sequence on every lane and then redoes the flagged ones, it gained 1.25-1.30x at eight
-/// lanes on family 6 model 0xa7 at 256-4K: `docs/bench/0x6-0xa7-divisor-window.txt`.)
+/// sequence on every lane and then redoes the flagged ones, it gained 1.29-1.36x at eight
+/// lanes on family 6 model 0xa7 at 256-4K, 1.19x at 16K:
+/// `docs/bench/0x6-0xa7-divisor-window.txt`.)
 ///
 /// # Safety
 /// `a` readable and `out` writable for `len` floats; `out` either does not overlap `a` or
@@ -331,7 +332,9 @@ pub(super) unsafe fn two_products_windowed<W: Vector>(
     let offset = w.splat_bits((i32::MIN as u32).wrapping_sub(lo));
     let limit = w.splat_bits((i32::MIN as u32).wrapping_add(hi.wrapping_sub(lo)));
     let abs = w.splat_bits(ABS_MASK);
-    let outside = |x: W::F| w.greater(w.add(w.and(w.bits(x), abs), offset), limit);
+    // `move`: the constants are copied, not borrowed, so the cold path's closure below
+    // does not pin them to the stack (a borrowed capture was reloaded every block).
+    let outside = move |x: W::F| w.greater(w.add(w.and(w.bits(x), abs), offset), limit);
     // SAFETY: the caller's guarantees.
     let head = unsafe { line_head(w, a, out, len, FLAGLESS_PAD, |x| w.div(x, by)) };
     let block = UNROLL * W::LANES;
@@ -350,7 +353,7 @@ pub(super) unsafe fn two_products_windowed<W: Vector>(
                 // stack): a lone special sends only its own vector to the divider.
                 w.cold(
                     #[inline(always)]
-                    || {
+                    move || {
                         for k in 0..UNROLL {
                             let j = i + k * W::LANES;
                             let x = w.load(a.add(j));
