@@ -1359,8 +1359,10 @@ fn a_divisor_shared_by_threads_in_different_modes_gives_each_its_own_bits() {
 /// of every magnitude (64 random significands of each sign; a slice of each is two
 /// sixteen-lane blocks): `/`'s bits, and no flag `/` does not raise but inexact. The
 /// window's lower end is where `a·zl` would turn subnormal under a normal quotient, its
-/// upper end where `a·zh` would overflow under a finite one: a window four times wider at
-/// either end raises underflow or overflow that `/` does not (mutations 189 and 190).
+/// upper end where `a·zh` would overflow under a finite one. A lower end sixteen times lower
+/// raises underflow that `/` does not (mutation 189; eight times lower is still exact: the
+/// end keeps a margin); a window with no upper end raises overflow (mutation 190; the upper
+/// end is conservative, so widening it sixteen times is not caught).
 #[test]
 fn the_divisors_window_raises_no_flag_beyond_the_dividers_at_its_edges() {
     use fmadiv::verify::divisor::{Check, divide_checked_on};
