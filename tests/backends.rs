@@ -1496,13 +1496,64 @@ fn the_divisors_lane_checked_loop_gives_the_sequence_its_lanes() {
     assert_eq!(next, lanes_of(taken, &[], &[]), "the next call");
 }
 
+/// A `Divisor`'s window-checked loop gives zero dividends among in-window ones the sign of
+/// `/`'s zero, on every backend, out of place and in place, for divisors of each zero-sign
+/// repair: `RN(a·zl)` may have the other sign than `a·zh`, and the sequence's `±0 + ∓0` is
+/// `+0`. (Random in-window dividends, a zero of either sign in every third vector, so that
+/// its vector runs the sequence with its repair.)
+#[test]
+fn the_divisors_window_gives_zero_dividends_their_sign_on_every_backend() {
+    use fmadiv::verify::divisor::{Check, divide_checked_on, two_products_repair_class};
+    let repaired = f32::from_bits(0x3fd1_2de7);
+    let divisors = [3.0f32, -3.0, repaired, -repaired];
+    let mut classes: Vec<usize> = divisors
+        .iter()
+        .filter_map(|&b| two_products_repair_class(&fmadiv::Divisor::new(b)))
+        .collect();
+    classes.sort_unstable();
+    classes.dedup();
+    assert_eq!(classes, [0, 1, 2], "a divisor of each zero-sign repair");
+    let mut rng = SplitMix64(common::seed());
+    for backend in backends() {
+        let lanes = backend.lanes();
+        for b in divisors {
+            let d = fmadiv::Divisor::new(b);
+            for len in [12 * lanes + 7, 1000] {
+                let mut a: Vec<f32> = (0..len)
+                    .map(|_| {
+                        // Exponent fields 100..156: well inside every divisor's window.
+                        let r = rng.next_u64();
+                        f32::from_bits(
+                            (r as u32 & 0x807f_ffff) | (100 + (r >> 32) as u32 % 56) << 23,
+                        )
+                    })
+                    .collect();
+                for v in (0..len / lanes).step_by(3) {
+                    a[v * lanes + v % lanes] = if v % 2 == 0 { 0.0 } else { -0.0 };
+                }
+                let bs = vec![b; len];
+                let what = |how: &str| format!("{} by {b:e} over {len}{how}", backend.name());
+                let (mut input, mut out) = (a.clone(), vec![0.0f32; len]);
+                divide_checked_on(backend, &d, Check::Window, &mut input, Some(&mut out))
+                    .expect("runs here");
+                common::assert_quotients(&what(""), &a, &bs, &out);
+                // In place, by the slices' own path (the window in place).
+                let mut x = a.clone();
+                divide_checked_on(backend, &d, Check::Flags, &mut x, None).expect("runs");
+                common::assert_quotients(&what(" in place"), &a, &bs, &x);
+            }
+        }
+    }
+}
+
 /// The vectors a `Divisor`'s window-checked loop gives two products (slices shorter than
 /// the flag-checked chunks take, and slices divided in place), on every backend, read from
 /// [`common::two_products_where_wrong`] (dividends inside the window where the unproven
 /// sequence is wrong): out of place and in place, every whole vector past the head (the
 /// output's line at sixteen lanes from `LINE_HEAD_FROM`) of a block of
 /// `LANE_BLOCK_VECTORS` vectors is the sequence's unless it holds a NaN (outside the
-/// window), which sends only its own vector to the divider; the head and the lanes past
+/// window), which sends only its own vector to the divider; a zero dividend (outside too,
+/// but the sequence's with the zero-sign repair) sends none; the head and the lanes past
 /// the last whole block are the divider's. Bits alone cannot show this: a loop that sent
 /// every vector to the divider would pass every other test.
 #[test]
@@ -1521,7 +1572,16 @@ fn the_divisors_window_checked_loop_gives_the_sequence_its_vectors_on_every_back
             // NaNs in the second vector of the first block, and in the last whole block's
             // first vector and its last lane.
             let nans = [head + lanes + 1, blocks_end - block, blocks_end - 1];
-            let x = with_nans(&a, &nans);
+            let mut x = with_nans(&a, &nans);
+            // Zeros: one in the first block's first vector (a block with a NaN too), and
+            // two in the second block's first two vectors (a block with nothing else out).
+            for (i, zero) in [
+                (head + 2, 0.0),
+                (head + block + 5, -0.0),
+                (head + block + lanes, 0.0),
+            ] {
+                x[i] = zero;
+            }
             let want: Vec<bool> = (0..len)
                 .map(|i| {
                     let vector = |j: usize| (j - head) / lanes;
@@ -1538,8 +1598,10 @@ fn the_divisors_window_checked_loop_gives_the_sequence_its_vectors_on_every_back
                         g != right
                     })
                     .collect();
-                // Every lane of `wrong` but the NaNs is wrong by the sequence.
-                let want: Vec<bool> = (0..len).map(|i| want[i] && !x[i].is_nan()).collect();
+                // Every lane of `wrong` but the NaNs and zeros is wrong by the sequence.
+                let want: Vec<bool> = (0..len)
+                    .map(|i| want[i] && !x[i].is_nan() && x[i] != 0.0)
+                    .collect();
                 assert_eq!(sequence, want, "{what}: the head ends at {head}");
             };
             let mut input = x.clone();

@@ -14,7 +14,7 @@ use super::{Proven, Strategy};
 use crate::arch::simd::divider::{floats_to_boundary, line_head_len};
 use crate::arch::simd::{Vector, array_of};
 use crate::backoff::Backoff;
-use crate::bits::{ABS_MASK, QUOTIENT_MAX_BITS};
+use crate::bits::{ABS_MASK, QUOTIENT_MAX_BITS, SIGN_MASK};
 
 /// Strategies as const parameters, so each gets its own tight loop.
 const RECIPROCAL: u8 = 0;
@@ -306,9 +306,10 @@ pub(super) unsafe fn divide_loop<W: Vector, const S: u8>(
 /// sequence runs ([`super::Proven::dividend_window`]): the head to the output's cache line
 /// and the last few lanes on the divider ([`divide_by_divider_in`]), blocks of [`UNROLL`]
 /// vectors with one combined check of their dividends; a block with a dividend outside the
-/// window has each of its vectors checked again, and a vector with one goes to the divider
-/// whole. The sequence runs only on accepted dividends, so it raises no flag but inexact,
-/// and it reads no flag: the loop for slices shorter than the flag-checked chunks' [`super::
+/// window has each of its vectors checked again: a vector whose dividends outside are all
+/// zeros runs the sequence with the zero-sign repair, one with any other goes to the divider
+/// whole. The sequence runs only on accepted dividends and zeros, so it raises no flag but
+/// inexact, and it reads no flag: the loop for slices shorter than the flag-checked chunks' [`super::
 /// flagged::FROM`], for slices divided in place, and for a caller who holds the flags the
 /// chunks judge by. (Against the quotients' range check of [`divide`], which runs the
 /// sequence on every lane and then redoes the flagged ones, it gained 1.29-1.36x at eight
@@ -335,6 +336,9 @@ pub(super) unsafe fn two_products_windowed<W: Vector>(
     // `move`: the constants are copied, not borrowed, so the cold path's closure below
     // does not pin them to the stack (a borrowed capture was reloaded every block).
     let outside = move |x: W::F| w.greater(w.add(w.and(w.bits(x), abs), offset), limit);
+    // A zero dividend's bits, not its value: a subnormal one (a zero under DAZ) is not one.
+    let zero = move |x: W::F| w.equal(w.and(w.bits(x), abs), w.splat_bits(0));
+    let sign = w.splat_bits(SIGN_MASK);
     // SAFETY: the caller's guarantees.
     let head = unsafe { line_head(w, a, out, len, FLAGLESS_PAD, |x| w.div(x, by)) };
     let block = UNROLL * W::LANES;
@@ -350,17 +354,22 @@ pub(super) unsafe fn two_products_windowed<W: Vector>(
                 .fold(w.no_lanes(), |m, &x| w.mask_or(m, outside(x)));
             if w.any(rejected) {
                 // Vector by vector, from memory again (passing `x` would keep it on the
-                // stack): a lone special sends only its own vector to the divider.
+                // stack): a lone special sends only its own vector to the divider, and
+                // zeros send none.
                 w.cold(
                     #[inline(always)]
                     move || {
                         for k in 0..UNROLL {
                             let j = i + k * W::LANES;
                             let x = w.load(a.add(j));
-                            let q = if w.any(outside(x)) {
+                            let q = if w.any(w.mask_and_not(zero(x), outside(x))) {
                                 w.div(x, by)
                             } else {
-                                w.mul_add(x, zh, w.mul(x, zl))
+                                // RN(a·zl) may carry the other sign than a·zh, and ±0 + ∓0
+                                // is +0: a zero quotient takes RN(a·zh)'s sign by one OR
+                                // (`a·zh`'s sign is the quotient's, so a no-op elsewhere).
+                                let q = w.mul_add(x, zh, w.mul(x, zl));
+                                w.float(w.or(w.bits(q), w.and(w.bits(w.mul(x, zh)), sign)))
                             };
                             w.store(out.add(j), q);
                         }
