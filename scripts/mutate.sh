@@ -212,7 +212,7 @@ MUTATIONS=(
   "Divisor window: its lower end sixteen times lower (a·zl subnormal)|src/divisor.rs|s/^    let lo = 2.0 \* min_normal.max(min_quotient \* b);$/    let lo = 0.125 * min_normal.max(min_quotient * b);/"
   "Divisor window: no upper end|src/divisor.rs|s/^    ((lo as f32).to_bits(), (hi.min(max) as f32).to_bits())$/    ((lo as f32).to_bits(), f32::MAX.to_bits())/"
   "Divisor window: the dividend's sign bit read as magnitude|src/divisor/lanes.rs|s/w.greater(w.add(w.and(w.bits(x), abs), offset), limit)/w.greater(w.add(w.bits(x), offset), limit)/"
-  "Divisor window: a rejected block's vectors all to the divider|src/divisor/lanes.rs|s/let q = if w.any(outside(x)) {/let q = if true {/"
+  "Divisor window: a rejected block's vectors all to the divider|src/divisor/lanes.rs|s/let q = if w.any(w.mask_and_not(zero(x), outside(x))) {/let q = if true {/"
   "Divisor window: no block check|src/divisor/lanes.rs|s/^            if w.any(rejected) {$/            if false \&\& w.any(rejected) {/"
   "Divisor window: zero quotients without the sign repair|src/divisor/lanes.rs|s/^                                w.float(w.or(w.bits(q), w.and(w.bits(w.mul(x, zh)), sign)))$/                                q/"
   "Divisor window: a vector with a zero dividend to the divider|src/divisor/lanes.rs|s/let q = if w.any(w.mask_and_not(zero(x), outside(x))) {/let q = if w.any(outside(x)) {/"
