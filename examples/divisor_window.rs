@@ -3,9 +3,10 @@
 //! chunks (with the caller's flags clear and with its underflow flag held) and the
 //! divider's loop, at both widths, out of place and in place.
 //!
-//! `cargo run --release --example divisor_window [LENGTH ...]` (64 to 64K by default)
+//! `cargo run --release --example divisor_window [--zeros-percent=P] [LENGTH ...]` (64 to
+//! 64K by default)
 //!
-//! `Divisor(3.7)` on normal dividends; each width's forms alternate in one process over
+//! `Divisor(3.7)` on normal dividends (each a zero with probability P%, 0 by default); each width's forms alternate in one process over
 //! rotating buffer layouts (dividends and output 2 KiB apart modulo 4 KiB), 41 rounds of
 //! about 200 us each; prints the median ratio of the width's divider loop (out of place,
 //! or in place for the in-place forms) to each form: above 1 is faster. Every form's bits
@@ -35,10 +36,17 @@ fn main() {
     // were, within a few units in the last place, call after call.
     let e = Divisor::new(1.0 / DIVISOR);
     println!("{}", common::cpu());
-    let lengths = common::lengths_or(
+    let (lengths, options) = common::lengths_and_options(
         "divisor_window",
+        &["zeros-percent"],
         &[64, 128, 256, 512, 1024, 2048, 4096, 16384, 65536],
     );
+    let zeros_percent = options[0].unwrap_or(0) as u64;
+    if zeros_percent > 100 {
+        eprintln!("divisor_window: --zeros-percent={zeros_percent} is not a percentage");
+        std::process::exit(2);
+    }
+    println!("dividends: normal, {zeros_percent}% zeros");
     let mut rng = SplitMix64(0x7769_6e64);
     for backend in [Backend::Avx2Fma, Backend::Avx512] {
         if !backend.runs_here() {
@@ -87,7 +95,16 @@ fn main() {
         }
         println!();
         for &n in &lengths {
-            let a: Vec<f32> = (0..n).map(|_| rng.next_normal()).collect();
+            let a: Vec<f32> = (0..n)
+                .map(|_| {
+                    let x = rng.next_normal();
+                    if rng.next_u64() % 100 < zeros_percent {
+                        0.0
+                    } else {
+                        x
+                    }
+                })
+                .collect();
             for form in &forms {
                 let mut x = a.clone();
                 let mut out = vec![0.0f32; n];

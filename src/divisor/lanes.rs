@@ -302,13 +302,17 @@ pub(super) unsafe fn divide_loop<W: Vector, const S: u8>(
     }
 }
 
+/// The vector width from which [`two_products_windowed`] divides a vector whose dividends
+/// outside the window are zeros by the sequence, not the divider.
+const ZEROS_BY_SEQUENCE_FROM_LANES: usize = 16;
+
 /// `out[i] = a[i] / d` by two products whose dividends are window-checked before the
 /// sequence runs ([`super::Proven::dividend_window`]): the head to the output's cache line
 /// and the last few lanes on the divider ([`divide_by_divider_in`]), blocks of [`UNROLL`]
 /// vectors with one combined check of their dividends; a block with a dividend outside the
-/// window has each of its vectors checked again: a vector whose dividends outside are all
-/// zeros runs the sequence with the zero-sign repair, one with any other goes to the divider
-/// whole. The sequence runs only on accepted dividends and zeros, so it raises no flag but
+/// window has each of its vectors checked again: at sixteen lanes a vector whose dividends
+/// outside are all zeros runs the sequence with the zero-sign repair; a vector with any
+/// other (or, at eight lanes, with a zero) goes to the divider whole. The sequence runs only on accepted dividends and zeros, so it raises no flag but
 /// inexact, and it reads no flag: the loop for slices shorter than the flag-checked chunks' [`super::
 /// flagged::FROM`], for slices divided in place, and for a caller who holds the flags the
 /// chunks judge by. (Against the quotients' range check of [`divide`], which runs the
@@ -337,7 +341,18 @@ pub(super) unsafe fn two_products_windowed<W: Vector>(
     // does not pin them to the stack (a borrowed capture was reloaded every block).
     let outside = move |x: W::F| w.greater(w.add(w.and(w.bits(x), abs), offset), limit);
     // A zero dividend's bits, not its value: a subnormal one (a zero under DAZ) is not one.
-    let zero = move |x: W::F| w.equal(w.and(w.bits(x), abs), w.splat_bits(0));
+    // Only where a vector's division costs more than the sequence, its repair and the
+    // vector's second check (about 14 operations): sixteen lanes. At eight, a vector with
+    // a zero goes to the divider as any other outside the window (family 6 model 0xa7, 50%
+    // zeros: zeros by the sequence 0.77-0.84x the divider loop at eight lanes, 1.09-1.32x at
+    // sixteen; `docs/bench/0x6-0xa7-divisor-window-zeros.txt`).
+    let zero = move |x: W::F| {
+        if W::LANES >= ZEROS_BY_SEQUENCE_FROM_LANES {
+            w.equal(w.and(w.bits(x), abs), w.splat_bits(0))
+        } else {
+            w.no_lanes()
+        }
+    };
     let sign = w.splat_bits(SIGN_MASK);
     // SAFETY: the caller's guarantees.
     let head = unsafe { line_head(w, a, out, len, FLAGLESS_PAD, |x| w.div(x, by)) };
