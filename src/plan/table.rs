@@ -143,6 +143,19 @@ const ZEN4_DIVISOR: DivisorChoices = DivisorChoices {
     in_place_from: usize::MAX,
 };
 
+/// `Divisor` at sixteen lanes on family 6 model 0xa7: the default lengths, and in place from
+/// 4096 elements, where the window-checked two products beat the 512-bit divider in place
+/// on every kind of input (`fmadiv bench --floors --only Divisor::divide_in_place`, three
+/// alternating processes each way, docs/bench/0x6-0xa7-divisor-in-place-from.txt: at
+/// 4K-64K 1.64-2.27x on normal data, 1.45-1.59x with 1% specials, 1.16-1.22x with 50%
+/// zeros, 0.99-1.01x on random bits, where the divider ran 0.99-1.01x; at 1K the window
+/// ran 1.6-2.1x on normal data but 0.92-1.12x with zeros, so shorter slices keep the
+/// divider).
+const A7_SIXTEEN_DIVISOR: DivisorChoices = DivisorChoices {
+    in_place_from: 4096,
+    ..DIVISOR_DEFAULT
+};
+
 /// `recip` on Zen 4 runs its sixteen-lane choices from 256 elements and the eight-lane row
 /// below (`examples/recip_by_length.rs`, eight alternating processes per width,
 /// `docs/bench/0x19-0x11-recip-by-length.txt`): with the arrays 16 bytes past a cache line,
@@ -361,7 +374,7 @@ pub(super) const ROWS: &[Row] = &[
             choices: Choices {
                 div: [mixed(4), mixed(4)],
                 recip: [mixed(2), mixed(2)],
-                divisor: DIVISOR_DEFAULT,
+                divisor: A7_SIXTEEN_DIVISOR,
             },
             recip_from: 0,
             evidence: "measured on family 6 model 0xa7 with AVX-512F (the native run \
@@ -376,7 +389,9 @@ pub(super) const ROWS: &[Row] = &[
                 0.80-0.91x with its underflow flag set (docs/bench/0x6-0xa7-dirty-flags.txt: \
                 the flag-checked chunks clear and restore the flags, 60-75 ns a call), \
                 3.56-4.48x and 1.40-1.59x at 1K: the default lengths (sequence from 1024, a \
-                first slice from 16384)",
+                first slice from 16384); in place from 4096, the window-checked two \
+                products 1.64-2.27x the 512-bit divider in place at 4K-64K on normal data, \
+                1.16-1.22x with 50% zeros (docs/bench/0x6-0xa7-divisor-in-place-from.txt)",
         }),
     },
     Row {
