@@ -216,6 +216,7 @@ MUTATIONS=(
   "Divisor window: no block check|src/divisor/lanes.rs|s/^            if w.any(rejected) {$/            if false \&\& w.any(rejected) {/"
   "Divisor window: zero quotients without the sign repair|src/divisor/lanes.rs|s/^                                w.float(w.or(w.bits(q), w.and(w.bits(w.mul(x, zh)), sign)))$/                                q/"
   "Divisor window: a vector with a zero dividend to the divider|src/divisor/lanes.rs|s/let q = if w.any(w.mask_and_not(zero(x), outside(x))) {/let q = if w.any(outside(x)) {/"
+  "Divisor window: zeros by the sequence at eight lanes too|src/divisor/lanes.rs|s/^const ZEROS_BY_SEQUENCE_FROM_LANES: usize = 16;/const ZEROS_BY_SEQUENCE_FROM_LANES: usize = 8;/"
 )
 
 if [ "${1:-}" = "--list" ]; then
