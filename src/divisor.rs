@@ -831,6 +831,11 @@ mod lanes;
 #[cfg(all(fmadiv_x86, feature = "verify"))]
 pub(crate) const LANE_LOOP: (usize, (u32, u32)) = (lanes::UNROLL, lanes::LanesBackoff::RULE);
 
+/// The length from which two products (not in place) run in flag-checked chunks, for the
+/// verification door's tests of which loop a slice takes.
+#[cfg(all(fmadiv_x86, feature = "verify"))]
+pub(crate) const FLAG_CHECKED_FROM: usize = flagged::FROM;
+
 #[cfg(fmadiv_x86)]
 mod x86;
 

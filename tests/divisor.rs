@@ -516,14 +516,22 @@ fn the_divisors_slices_run_the_plans_choice_by_length() {
         }
         let got = sequence_lanes(from, in_place);
         // The head to the output's line (or, at eight lanes, vector) boundary goes to the
-        // divider, as do the lanes after the whole vectors past it; in place the lane-checked
-        // loop takes its head where stores are aligned only.
+        // divider, as do the lanes after the whole vectors past it; in place and below the
+        // flag-checked chunks the window-checked loop takes its head where stores are
+        // aligned only, and runs whole blocks of vectors.
         let out = common::LineOutput::new(from);
-        let head = match in_place {
-            true => fmadiv::verify::line_head(backend, &out),
-            false => fmadiv::verify::divisor::two_products_head(backend, &out),
+        let windowed = in_place || from < fmadiv::verify::divisor::FLAG_CHECKED_FROM;
+        let (head, unit) = match windowed {
+            true => (
+                fmadiv::verify::line_head(backend, &out),
+                fmadiv::verify::divisor::LANE_BLOCK_VECTORS * backend.lanes(),
+            ),
+            false => (
+                fmadiv::verify::divisor::two_products_head(backend, &out),
+                backend.lanes(),
+            ),
         };
-        let whole = from - (from - head) % backend.lanes();
+        let whole = from - (from - head) % unit;
         let want: Vec<bool> = (head..from).map(|i| i < whole).collect();
         let want = [vec![false; head], want].concat();
         if let Some(i) = (0..from).find(|&i| got[i] != want[i]) {

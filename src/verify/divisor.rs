@@ -87,6 +87,13 @@ pub fn with_strategy(b: f32, strategy: Strategy) -> Divisor {
 #[cfg(fmadiv_x86)]
 pub const LANE_BLOCK_VECTORS: usize = crate::divisor::LANE_LOOP.0;
 
+/// The length from which a `Divisor`'s two products (not in place) run in flag-checked
+/// chunks; shorter slices, and slices divided in place, take the window-checked loop
+/// (blocks of [`LANE_BLOCK_VECTORS`] vectors, the head to the output's line where the
+/// backend aligns its stores).
+#[cfg(fmadiv_x86)]
+pub const FLAG_CHECKED_FROM: usize = crate::divisor::FLAG_CHECKED_FROM;
+
 /// The blocks the lane-checked loop gives the divider alone after a block with flagged
 /// lanes in two or more vectors, doubling after each further one with no passing
 /// block between, up to the second.
