@@ -344,8 +344,8 @@ pub(super) unsafe fn two_products_windowed<W: Vector>(
     // Only where a vector's division costs more than the sequence, its repair and the
     // vector's second check (about 14 operations): sixteen lanes. At eight, a vector with
     // a zero goes to the divider as any other outside the window (family 6 model 0xa7, 50%
-    // zeros: zeros by the sequence 0.77-0.84x the divider loop at eight lanes, 1.09-1.32x at
-    // sixteen; `docs/bench/0x6-0xa7-divisor-window-zeros.txt`).
+    // zeros, 256-4K: zeros by the sequence 0.75-0.83x the divider loop at eight lanes,
+    // 1.14-1.30x at sixteen; `docs/bench/0x6-0xa7-divisor-window-zeros.txt`).
     let zero = move |x: W::F| {
         if W::LANES >= ZEROS_BY_SEQUENCE_FROM_LANES {
             w.equal(w.and(w.bits(x), abs), w.splat_bits(0))
