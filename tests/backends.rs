@@ -1519,15 +1519,7 @@ fn the_divisors_window_gives_zero_dividends_their_sign_on_every_backend() {
         for b in divisors {
             let d = fmadiv::Divisor::new(b);
             for len in [12 * lanes + 7, 1000] {
-                let mut a: Vec<f32> = (0..len)
-                    .map(|_| {
-                        // Exponent fields 100..156: well inside every divisor's window.
-                        let r = rng.next_u64();
-                        f32::from_bits(
-                            (r as u32 & 0x807f_ffff) | (100 + (r >> 32) as u32 % 56) << 23,
-                        )
-                    })
-                    .collect();
+                let mut a = common::in_window_dividends(&mut rng, len);
                 for v in (0..len / lanes).step_by(3) {
                     a[v * lanes + v % lanes] = if v % 2 == 0 { 0.0 } else { -0.0 };
                 }

@@ -176,14 +176,7 @@ fn flag_checked_chunks_around_specials() {
         for len in [31, 32, 4095, 4096, 4097, 3 * 4096 + 45] {
             for special_at in [None, Some(0), Some(4095), Some(4096), Some(len - 1)] {
                 for special in chunk_specials() {
-                    let mut a: Vec<f32> = (0..len)
-                        .map(|_| {
-                            let r = rng.next_u64();
-                            f32::from_bits(
-                                (r as u32 & 0x807f_ffff) | (100 + (r >> 32) as u32 % 56) << 23,
-                            )
-                        })
-                        .collect();
+                    let mut a = common::in_window_dividends(&mut rng, len);
                     if let Some(i) = special_at.filter(|&i| i < len) {
                         a[i] = special;
                     }

@@ -222,6 +222,19 @@ pub fn seed_in_use(entry: fmadiv::EntryPoint, x: f32) -> f32 {
     }
 }
 
+/// `len` random dividends of either sign with exponent fields 100 to 155 (about 2^-27 to
+/// 2^28): inside the dividend window of divisors of moderate magnitude (3 and 0x3fd12de7,
+/// either sign), so that
+/// a window-checked loop runs the sequence on them.
+pub fn in_window_dividends(rng: &mut SplitMix64, len: usize) -> Vec<f32> {
+    (0..len)
+        .map(|_| {
+            let r = rng.next_u64();
+            f32::from_bits((r as u32 & 0x807f_ffff) | (100 + (r >> 32) as u32 % 56) << 23)
+        })
+        .collect()
+}
+
 /// A divisor forced to two products where they are wrong (significand 0x216c5f:
 /// `Divisor::new` never chooses them there), and the dividends they get wrong (the
 /// significands in [1, 2) whose quotient is wrong, at exponents -20..20, both signs: the
