@@ -224,8 +224,7 @@ pub fn seed_in_use(entry: fmadiv::EntryPoint, x: f32) -> f32 {
 
 /// `len` random dividends of either sign with exponent fields 100 to 155 (about 2^-27 to
 /// 2^28): inside the dividend window of divisors of moderate magnitude (3 and 0x3fd12de7,
-/// either sign), so that
-/// a window-checked loop runs the sequence on them.
+/// either sign), so that a window-checked loop runs the sequence on them.
 pub fn in_window_dividends(rng: &mut SplitMix64, len: usize) -> Vec<f32> {
     (0..len)
         .map(|_| {
