@@ -128,7 +128,7 @@ MUTATIONS=(
   "in-register token: the choices of the width recip's loops run, not the row's eight-lane column|src/plan/make.rs|s/^    plan.in_register = in_register_of(\&r.choices);$/    plan.in_register = in_register_of(\&plan.choices);/"
   "the directed loops' blocks and chunks from the slice's start, no head|src/arch/simd/directed.rs|s/^        true => vector_head_len::<W>(out\[0\], len),$/        true => 0,/"
   "the directed loops' head at every length, short slices and eight lanes included|src/arch/simd/directed.rs|s/head_from != usize::MAX \&\& len >= head_from \&\& len >= W::LANES/len >= W::LANES/"
-  "sixteen lanes: the Divisor's two products chunked from the slice's start, no head|src/divisor/lanes.rs|s/return unsafe { line_head(w, a, out, len, /return unsafe { line_head(w, a, out, 0, /"
+  "sixteen lanes: the Divisor's two products chunked from the slice's start, no head|src/divisor/lanes.rs|/^        return unsafe {$/,/^                len,$/ s/^                len,$/                0,/"
   "sixteen lanes: the Divisor's head padded with 1.0 (the flags of 1/b)|src/divisor/lanes.rs|s/FLAGLESS_PAD: f32 = f32::NAN;/FLAGLESS_PAD: f32 = 1.0;/"
   "recip by length: a slice of exactly the bound's length still at eight lanes|src/plan/mod.rs|s/if LOOP >= RECIP \&\& len < self.short_recip.below {/if LOOP >= RECIP \&\& len <= self.short_recip.below {/"
   "recip by length: a forced sixteen-lane recip also gives way on short slices|src/plan/make.rs|s/if recip_sixteen \&\& widths.recip_by_default \&\& recip.recip_from > 0 {/if recip_sixteen \&\& recip.recip_from > 0 {/"
@@ -211,11 +211,11 @@ MUTATIONS=(
   "div_bounds: a record's length for held flags not taken|src/dispatch/families.rs|s/window_if_flags_held_below: family.bounds_window_if_flags_held_below.unwrap_or(0),/window_if_flags_held_below: 0,/"
   "Divisor window: its lower end sixteen times lower (a·zl subnormal)|src/divisor.rs|s/^    let lo = 2.0 \* min_normal.max(min_quotient \* b);$/    let lo = 0.125 * min_normal.max(min_quotient * b);/"
   "Divisor window: no upper end|src/divisor.rs|s/^    ((lo as f32).to_bits(), (hi.min(max) as f32).to_bits())$/    ((lo as f32).to_bits(), f32::MAX.to_bits())/"
-  "Divisor window: the dividend's sign bit read as magnitude|src/divisor/lanes.rs|s/w.greater(w.add(w.and(w.bits(x), abs), offset), limit)/w.greater(w.add(w.bits(x), offset), limit)/"
-  "Divisor window: a rejected block's vectors all to the divider|src/divisor/lanes.rs|s/let q = if w.any(w.mask_and_not(zero(x), outside(x))) {/let q = if true {/"
+  "Divisor window: the dividend's sign bit read as magnitude|src/divisor/lanes.rs|s/w.greater(w.add(w.and(w.bits(x), self.abs), self.offset), self.limit)/w.greater(w.add(w.bits(x), self.offset), self.limit)/"
+  "Divisor window: a rejected block's vectors all to the divider|src/divisor/lanes.rs|s/let q = if w.any(window.outside_but_zeros(w, x)) {/let q = if true {/"
   "Divisor window: no block check|src/divisor/lanes.rs|s/^            if w.any(rejected) {$/            if false \&\& w.any(rejected) {/"
   "Divisor window: zero quotients without the sign repair|src/divisor/lanes.rs|s/^                                w.float(w.or(w.bits(q), w.and(w.bits(w.mul(x, zh)), sign)))$/                                q/"
-  "Divisor window: a vector with a zero dividend to the divider|src/divisor/lanes.rs|s/let q = if w.any(w.mask_and_not(zero(x), outside(x))) {/let q = if w.any(outside(x)) {/"
+  "Divisor window: a vector with a zero dividend to the divider|src/divisor/lanes.rs|s/let q = if w.any(window.outside_but_zeros(w, x)) {/let q = if w.any(window.outside(w, x)) {/"
   "Divisor window: zeros by the sequence at eight lanes too|src/divisor/lanes.rs|s/^const ZEROS_BY_SEQUENCE_FROM_LANES: usize = 16;/const ZEROS_BY_SEQUENCE_FROM_LANES: usize = 8;/"
 )
 

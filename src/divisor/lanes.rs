@@ -210,7 +210,17 @@ pub(super) unsafe fn head_disjoint<W: Vector>(
 ) -> usize {
     if W::ALIGNS_STORES {
         // SAFETY: the caller's guarantees.
-        return unsafe { line_head(w, a, out, len, FLAGLESS_PAD, |x| w.div(x, by)) };
+        return unsafe {
+            line_head(
+                w,
+                a,
+                out,
+                len,
+                FLAGLESS_PAD,
+                #[inline(always)]
+                |x| w.div(x, by),
+            )
+        };
     }
     if len < W::LANES {
         return 0;
@@ -244,10 +254,22 @@ pub(super) unsafe fn divide_loop<W: Vector, const S: u8>(
     len: usize,
 ) {
     let consts = Consts::of(w, d);
-    // The head padded as the tail is, with 1.0.
-    let divide = |x| divide_one::<W, S>(w, consts, x);
+    // The head padded as the tail is, with 1.0. (Every closure here is `#[inline(always)]`:
+    // one the inliner leaves out of line is compiled without the backend's features and
+    // calls each intrinsic as a function; `scripts/outlined.sh` found this one so in the
+    // `fmadiv` tool.)
     // SAFETY: the caller's guarantees.
-    let head = unsafe { line_head(w, a, out, len, 1.0, divide) };
+    let head = unsafe {
+        line_head(
+            w,
+            a,
+            out,
+            len,
+            1.0,
+            #[inline(always)]
+            |x| divide_one::<W, S>(w, consts, x),
+        )
+    };
     let block = UNROLL * W::LANES;
     let blocks_end = len - (len - head) % block;
     let mut i = head;
@@ -306,6 +328,55 @@ pub(super) unsafe fn divide_loop<W: Vector, const S: u8>(
 /// outside the window are zeros by the sequence, not the divider.
 const ZEROS_BY_SEQUENCE_FROM_LANES: usize = 16;
 
+/// A divisor's dividend window, broadcast: `|a|` in `lo..=hi` as one signed compare,
+/// shifted by `i32::MIN` (as [`Consts`]). Copied, not borrowed, into the cold path's
+/// closure, so that it does not pin the constants to the stack (a borrowed capture was
+/// reloaded every block).
+#[derive(Clone, Copy)]
+struct DividendWindow<W: Vector> {
+    /// `i32::MIN - lo`.
+    offset: W::I,
+    /// `i32::MIN + (hi - lo)`.
+    limit: W::I,
+    abs: W::I,
+}
+
+impl<W: Vector> DividendWindow<W> {
+    #[inline(always)]
+    fn of(w: W, (lo, hi): (u32, u32)) -> DividendWindow<W> {
+        DividendWindow {
+            // Wrapping: the compare is signed, shifted by i32::MIN.
+            offset: w.splat_bits((i32::MIN as u32).wrapping_sub(lo)),
+            limit: w.splat_bits((i32::MIN as u32).wrapping_add(hi.wrapping_sub(lo))),
+            abs: w.splat_bits(ABS_MASK),
+        }
+    }
+
+    /// The lanes of `x` outside the window.
+    #[inline(always)]
+    fn outside(self, w: W, x: W::F) -> W::M {
+        w.greater(w.add(w.and(w.bits(x), self.abs), self.offset), self.limit)
+    }
+
+    /// The lanes of `x` outside the window that are not zeros, at sixteen lanes: a zero is
+    /// told by its bits, not its value (a subnormal, a zero under DAZ, is not one). At eight
+    /// lanes every lane outside: there a vector with a zero goes to the divider as any
+    /// other, as the sequence, its repair and the vector's second check (about 14
+    /// operations) cost more than a 256-bit division (family 6 model 0xa7, 50% zeros,
+    /// 256-4K: zeros by the sequence 0.75-0.83x the divider loop at eight lanes, 1.14-1.30x
+    /// at sixteen; `docs/bench/0x6-0xa7-divisor-window-zeros.txt`).
+    #[inline(always)]
+    fn outside_but_zeros(self, w: W, x: W::F) -> W::M {
+        let outside = self.outside(w, x);
+        if W::LANES >= ZEROS_BY_SEQUENCE_FROM_LANES {
+            let zero = w.equal(w.and(w.bits(x), self.abs), w.splat_bits(0));
+            w.mask_and_not(zero, outside)
+        } else {
+            outside
+        }
+    }
+}
+
 /// `out[i] = a[i] / d` by two products whose dividends are window-checked before the
 /// sequence runs ([`super::Proven::dividend_window`]): the head to the output's cache line
 /// and the last few lanes on the divider ([`divide_by_divider_in`]), blocks of [`UNROLL`]
@@ -332,30 +403,20 @@ pub(super) unsafe fn two_products_windowed<W: Vector>(
     len: usize,
 ) {
     let (zh, zl, by) = (w.splat(d.zh), w.splat(d.zl), w.splat(d.b));
-    let (lo, hi) = d.dividend_window;
-    // |a| in lo..=hi as one signed compare, shifted by i32::MIN (as `Consts`).
-    let offset = w.splat_bits((i32::MIN as u32).wrapping_sub(lo));
-    let limit = w.splat_bits((i32::MIN as u32).wrapping_add(hi.wrapping_sub(lo)));
-    let abs = w.splat_bits(ABS_MASK);
-    // `move`: the constants are copied, not borrowed, so the cold path's closure below
-    // does not pin them to the stack (a borrowed capture was reloaded every block).
-    let outside = move |x: W::F| w.greater(w.add(w.and(w.bits(x), abs), offset), limit);
-    // A zero dividend's bits, not its value: a subnormal one (a zero under DAZ) is not one.
-    // Only where a vector's division costs more than the sequence, its repair and the
-    // vector's second check (about 14 operations): sixteen lanes. At eight, a vector with
-    // a zero goes to the divider as any other outside the window (family 6 model 0xa7, 50%
-    // zeros, 256-4K: zeros by the sequence 0.75-0.83x the divider loop at eight lanes,
-    // 1.14-1.30x at sixteen; `docs/bench/0x6-0xa7-divisor-window-zeros.txt`).
-    let zero = move |x: W::F| {
-        if W::LANES >= ZEROS_BY_SEQUENCE_FROM_LANES {
-            w.equal(w.and(w.bits(x), abs), w.splat_bits(0))
-        } else {
-            w.no_lanes()
-        }
-    };
+    let window = DividendWindow::of(w, d.dividend_window);
     let sign = w.splat_bits(SIGN_MASK);
     // SAFETY: the caller's guarantees.
-    let head = unsafe { line_head(w, a, out, len, FLAGLESS_PAD, |x| w.div(x, by)) };
+    let head = unsafe {
+        line_head(
+            w,
+            a,
+            out,
+            len,
+            FLAGLESS_PAD,
+            #[inline(always)]
+            |x| w.div(x, by),
+        )
+    };
     let block = UNROLL * W::LANES;
     let blocks_end = len - (len - head) % block;
     let mut i = head;
@@ -364,9 +425,11 @@ pub(super) unsafe fn two_products_windowed<W: Vector>(
         // block stores anything.
         unsafe {
             let x: [W::F; UNROLL] = array_of(w.splat(0.0), |k| w.load(a.add(i + k * W::LANES)));
-            let rejected = x
-                .iter()
-                .fold(w.no_lanes(), |m, &x| w.mask_or(m, outside(x)));
+            let rejected = x.iter().fold(
+                w.no_lanes(),
+                #[inline(always)]
+                |m, &x| w.mask_or(m, window.outside(w, x)),
+            );
             if w.any(rejected) {
                 // Vector by vector, from memory again (passing `x` would keep it on the
                 // stack): a lone special sends only its own vector to the divider, and
@@ -377,7 +440,7 @@ pub(super) unsafe fn two_products_windowed<W: Vector>(
                         for k in 0..UNROLL {
                             let j = i + k * W::LANES;
                             let x = w.load(a.add(j));
-                            let q = if w.any(w.mask_and_not(zero(x), outside(x))) {
+                            let q = if w.any(window.outside_but_zeros(w, x)) {
                                 w.div(x, by)
                             } else {
                                 // RN(a·zl) may carry the other sign than a·zh, and ±0 + ∓0
@@ -447,7 +510,17 @@ pub(super) unsafe fn divide_by_divider_in<W: Vector>(
 ) {
     let by = w.splat(b);
     // SAFETY: the caller's guarantees.
-    let head = unsafe { line_head(w, a, out, len, FLAGLESS_PAD, |x| w.div(x, by)) };
+    let head = unsafe {
+        line_head(
+            w,
+            a,
+            out,
+            len,
+            FLAGLESS_PAD,
+            #[inline(always)]
+            |x| w.div(x, by),
+        )
+    };
     let full = len - (len - head) % W::LANES;
     let whole_last = !W::ALIGNS_STORES && full < len && len >= W::LANES;
     // SAFETY: with `whole_last`, len >= LANES: the vector ending at len is inside `a`; it is
