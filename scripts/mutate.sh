@@ -128,7 +128,7 @@ MUTATIONS=(
   "in-register token: the choices of the width recip's loops run, not the row's eight-lane column|src/plan/make.rs|s/^    plan.in_register = in_register_of(\&r.choices);$/    plan.in_register = in_register_of(\&plan.choices);/"
   "the directed loops' blocks and chunks from the slice's start, no head|src/arch/simd/directed.rs|s/^        true => vector_head_len::<W>(out\[0\], len),$/        true => 0,/"
   "the directed loops' head at every length, short slices and eight lanes included|src/arch/simd/directed.rs|s/head_from != usize::MAX \&\& len >= head_from \&\& len >= W::LANES/len >= W::LANES/"
-  "sixteen lanes: the Divisor's two products chunked from the slice's start, no head|src/divisor/lanes.rs|/^        return unsafe {$/,/^                len,$/ s/^                len,$/                0,/"
+  "sixteen lanes: the Divisor's two products chunked from the slice's start, no head|src/divisor/lanes.rs|s/return unsafe { divider_head(w, by, a, out, len) };/return unsafe { divider_head(w, by, a, out, 0) };/"
   "sixteen lanes: the Divisor's head padded with 1.0 (the flags of 1/b)|src/divisor/lanes.rs|s/FLAGLESS_PAD: f32 = f32::NAN;/FLAGLESS_PAD: f32 = 1.0;/"
   "recip by length: a slice of exactly the bound's length still at eight lanes|src/plan/mod.rs|s/if LOOP >= RECIP \&\& len < self.short_recip.below {/if LOOP >= RECIP \&\& len <= self.short_recip.below {/"
   "recip by length: a forced sixteen-lane recip also gives way on short slices|src/plan/make.rs|s/if recip_sixteen \&\& widths.recip_by_default \&\& recip.recip_from > 0 {/if recip_sixteen \&\& recip.recip_from > 0 {/"

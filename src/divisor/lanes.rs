@@ -210,17 +210,7 @@ pub(super) unsafe fn head_disjoint<W: Vector>(
 ) -> usize {
     if W::ALIGNS_STORES {
         // SAFETY: the caller's guarantees.
-        return unsafe {
-            line_head(
-                w,
-                a,
-                out,
-                len,
-                FLAGLESS_PAD,
-                #[inline(always)]
-                |x| w.div(x, by),
-            )
-        };
+        return unsafe { divider_head(w, by, a, out, len) };
     }
     if len < W::LANES {
         return 0;
@@ -231,6 +221,33 @@ pub(super) unsafe fn head_disjoint<W: Vector>(
         unsafe { w.store(out, w.div(w.load(a), by)) };
     }
     head
+}
+
+/// [`line_head`] on the divider, padded with [`FLAGLESS_PAD`]: the head of the divider's
+/// loop, of the window-checked loop and, where stores align, of the flag-checked chunks.
+///
+/// # Safety
+/// As [`line_head`].
+#[inline(always)]
+unsafe fn divider_head<W: Vector>(
+    w: W,
+    by: W::F,
+    a: *const f32,
+    out: *mut f32,
+    len: usize,
+) -> usize {
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        line_head(
+            w,
+            a,
+            out,
+            len,
+            FLAGLESS_PAD,
+            #[inline(always)]
+            |x| w.div(x, by),
+        )
+    }
 }
 
 /// The dividend that pads a partial vector for the divider: a quiet NaN over any divisor
@@ -406,17 +423,7 @@ pub(super) unsafe fn two_products_windowed<W: Vector>(
     let window = DividendWindow::of(w, d.dividend_window);
     let sign = w.splat_bits(SIGN_MASK);
     // SAFETY: the caller's guarantees.
-    let head = unsafe {
-        line_head(
-            w,
-            a,
-            out,
-            len,
-            FLAGLESS_PAD,
-            #[inline(always)]
-            |x| w.div(x, by),
-        )
-    };
+    let head = unsafe { divider_head(w, by, a, out, len) };
     let block = UNROLL * W::LANES;
     let blocks_end = len - (len - head) % block;
     let mut i = head;
@@ -510,17 +517,7 @@ pub(super) unsafe fn divide_by_divider_in<W: Vector>(
 ) {
     let by = w.splat(b);
     // SAFETY: the caller's guarantees.
-    let head = unsafe {
-        line_head(
-            w,
-            a,
-            out,
-            len,
-            FLAGLESS_PAD,
-            #[inline(always)]
-            |x| w.div(x, by),
-        )
-    };
+    let head = unsafe { divider_head(w, by, a, out, len) };
     let full = len - (len - head) % W::LANES;
     let whole_last = !W::ALIGNS_STORES && full < len && len >= W::LANES;
     // SAFETY: with `whole_last`, len >= LANES: the vector ending at len is inside `a`; it is
