@@ -10,15 +10,18 @@
 //! | [`Strategy::Hardware`] | `a / b` | everything else (zero, inf, NaN, subnormal, huge, rare rest) |
 //!
 //! The FMA sequences are exact only while their intermediate values stay normal and
-//! finite. [`Divisor::divide_slice`] knows that in one of two ways:
+//! finite. [`Divisor::divide_slice`] knows that in one of three ways:
 //! - two products, slices of 512 or more: chunks of 4096 dividends run the bare sequence
 //!   and MXCSR's underflow, overflow and invalid flags, read once per chunk, void a chunk,
 //!   which the divider then redoes (module `flagged` has the proof, including the sign of
 //!   zero quotients);
-//! - two products otherwise (shorter slices, in place): each block's dividends are checked
-//!   against the divisor's precomputed window before the sequence runs, so that every
-//!   operation of it is normal and finite (`dividend_window`); a vector with a dividend
-//!   outside goes to the divider. It raises no flag but inexact;
+//! - two products otherwise (shorter slices, in place, and, below the plan's length, a
+//!   slice whose caller holds one of those flags, which the chunks would clear and put back
+//!   at every call: [`crate::plan::DivisorChoices::window_if_flags_held_below`]): each
+//!   block's dividends are checked against the divisor's precomputed window before the
+//!   sequence runs, so that every operation of it is normal and finite
+//!   (`dividend_window`); a vector with a dividend outside goes to the divider. It raises
+//!   no flag but inexact;
 //! - the reciprocal of a power of two, and the scalar and in-register forms: each vector's
 //!   quotients are checked: lanes whose quotient is zero, subnormal, below the divisor's
 //!   precomputed bound, infinite or NaN are recomputed by the hardware divider.
@@ -95,6 +98,17 @@ pub enum Check {
     /// Chunks run the bare sequence; MXCSR's exception flags void a chunk, which the
     /// divider redoes, as it does the chunks of the back-off that follows.
     Flags,
+    /// As [`Check::Flags`], but a slice shorter than `below` runs the window check
+    /// ([`Check::Window`]) where the caller's MXCSR holds a flag that voids a chunk
+    /// (underflow, overflow, invalid: sticky, so a program that once underflowed holds it),
+    /// read where the chunks would start: the chunks would clear the flags before their
+    /// first read and put them back after, two MXCSR writes a call, which a long slice
+    /// repays. What the slice paths run, `below` from the plan
+    /// ([`crate::plan::DivisorChoices::window_if_flags_held_below`]).
+    FlagsUnlessHeld {
+        /// The length from which held flags no longer send the slice to the window check.
+        below: usize,
+    },
     /// Every vector's quotients are range-checked.
     // Only the verification door (`fmadiv::verify`, feature "verify") asks for it.
     #[cfg_attr(not(feature = "verify"), allow(dead_code))]
@@ -104,6 +118,21 @@ pub enum Check {
     // The slice paths choose the window by strategy; only the door names it.
     #[cfg_attr(not(feature = "verify"), allow(dead_code))]
     Window,
+}
+
+#[cfg(any(fmadiv_x86, feature = "verify"))]
+impl Check {
+    /// Where the check runs the flag-checked chunks (on slices long enough for them, not in
+    /// place): `Some(below)`, the length below which a held voiding flag sends the slice to
+    /// the window check instead (0: never); `None` for the other checks.
+    #[cfg_attr(not(fmadiv_x86), allow(dead_code))]
+    pub(crate) const fn flag_checked(self) -> Option<usize> {
+        match self {
+            Check::Flags => Some(0),
+            Check::FlagsUnlessHeld { below } => Some(below),
+            Check::Lanes | Check::Window => None,
+        }
+    }
 }
 
 /// A divisor prepared for fast exact division: construct once, divide many times.
@@ -567,7 +596,7 @@ impl Divisor {
             // elements and cannot overlap (out is a unique borrow).
             unsafe {
                 match self.for_slice(n, false) {
-                    Some(p) => x86::divide_raw(k, p, Check::Flags, x, o, n),
+                    Some(p) => x86::divide_raw(k, p, slice_check(), x, o, n),
                     None => x86::divide_by_divider(k, self.b, x, o, n),
                 }
             }
@@ -583,7 +612,7 @@ impl Divisor {
                     crate::backend(),
                     self.b,
                     self.for_slice(n, false),
-                    Check::Flags,
+                    slice_check(),
                     x,
                     o,
                     n,
@@ -767,6 +796,17 @@ impl DividerLoop {
                 DividerLoop::Sixteen(k) => x16::divide_by_divider(k, b, a, out, len),
             }
         }
+    }
+}
+
+/// The check of two products in a public slice: the flag-checked chunks, but the window
+/// check below the plan's length where the caller holds a voiding flag
+/// ([`crate::plan::DivisorChoices::window_if_flags_held_below`]).
+#[cfg(fmadiv_x86)]
+#[inline(always)]
+fn slice_check() -> Check {
+    Check::FlagsUnlessHeld {
+        below: crate::plan().choices().divisor.window_if_flags_held_below,
     }
 }
 

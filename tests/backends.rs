@@ -1618,6 +1618,75 @@ fn the_divisors_window_checked_loop_gives_the_sequence_its_vectors_on_every_back
     }
 }
 
+/// `Check::FlagsUnlessHeld { below }`, what a `Divisor`'s slices run: on a slice long
+/// enough for the flag-checked chunks, the chunks unless the caller's MXCSR holds a voiding
+/// flag (underflow here) and the slice is shorter than `below`; then the window-checked
+/// loop, on every backend. Read from [`two_products_where_wrong`] with a quiet NaN mid-slice
+/// (it raises nothing, so the chunks keep its vector: the sequence's, wrong; the window loop
+/// sends the vector to the divider): the NaN's neighbours within a vector either way tell
+/// which loop ran. The caller's flag is kept either way. Bits alone cannot show this.
+#[test]
+fn the_divisors_slices_take_the_window_below_their_length_where_a_flag_is_held_on_every_backend() {
+    use fmadiv::verify::divisor::{Check, FLAG_CHECKED_FROM, divide_checked_on};
+    const UNDERFLOW: u32 = 1 << 4;
+    let (b, weakened, wrong) = two_products_where_wrong();
+    let len = 2 * FLAG_CHECKED_FROM + 5;
+    let nan = len / 2 + 3;
+    let a = with_nans(
+        &wrong.iter().copied().cycle().take(len).collect::<Vec<_>>(),
+        &[nan],
+    );
+    for backend in backends() {
+        let lanes = backend.lanes();
+        // (caller holds underflow, the check, whether the window loop runs)
+        let cases = [
+            (false, Check::FlagsUnlessHeld { below: len + 1 }, false),
+            (true, Check::FlagsUnlessHeld { below: len + 1 }, true),
+            (true, Check::FlagsUnlessHeld { below: len }, false),
+            (true, Check::Flags, false),
+        ];
+        for (held, check, window) in cases {
+            let what = format!(
+                "{} over {len}, {check:?}, underflow held {held}",
+                backend.name()
+            );
+            let (mut x, mut out) = (a.clone(), vec![0.0f32; len]);
+            let (out, after) = on_a_fresh_thread(|| {
+                let saved = read_mxcsr();
+                write_mxcsr((saved & !common::ALL_FLAGS) | if held { UNDERFLOW } else { 0 });
+                divide_checked_on(backend, &weakened, check, &mut x, Some(&mut out))
+                    .expect("runs here");
+                let after = read_mxcsr();
+                write_mxcsr(saved);
+                (out, after)
+            });
+            // The NaN's neighbours within a vector's reach: how many are the divider's.
+            let divided = (nan + 1 - lanes..nan + lanes)
+                .filter(|&i| i != nan)
+                .filter(|&i| {
+                    let (got, right) = (out[i].to_bits(), (a[i] / b).to_bits());
+                    assert!(
+                        got == right || got == weakened.divide(a[i]).to_bits(),
+                        "{what}: lane {i} is neither the sequence's nor the divider's"
+                    );
+                    got == right
+                })
+                .count();
+            let want = if window { lanes - 1 } else { 0 };
+            assert_eq!(
+                divided,
+                want,
+                "{what}: the NaN's vector-mates on the divider (the window loop: {})",
+                lanes - 1
+            );
+            assert!(
+                !held || after & UNDERFLOW != 0,
+                "{what}: the caller's underflow flag was lost"
+            );
+        }
+    }
+}
+
 /// The `Divisor`'s flag-checked chunks (two products, slices of 512 and more) give the
 /// sequence what the back-off says, on every backend, read from
 /// [`common::two_products_where_wrong`]: each chunk the sequence's or the divider's as a whole, a

@@ -541,6 +541,68 @@ fn the_divisors_slices_run_the_plans_choice_by_length() {
     }
 }
 
+/// Where the caller's MXCSR holds a voiding flag (underflow here), a `Divisor`'s public
+/// slices take the window-checked loop below the plan's `window_if_flags_held_below` and the
+/// flag-checked chunks from it, on the backend in use: read from a divisor forced to two
+/// products where they are wrong, with a quiet NaN mid-slice (the chunks keep its vector,
+/// the sequence's; the window loop sends it to the divider). Lengths where the plan runs
+/// neither (below its `sequence_from` or the chunks' 512) are said and not read.
+#[cfg(fmadiv_x86)]
+#[test]
+fn the_divisors_slices_take_the_window_where_the_caller_holds_a_flag_below_the_plans_length() {
+    use fmadiv::verify::divisor::FLAG_CHECKED_FROM;
+    const UNDERFLOW: u32 = 1 << 4;
+    let backend = fmadiv::backend();
+    if backend == fmadiv::Backend::Portable {
+        common::skipped_once("a Divisor's sequence (no SIMD backend: the divider always)");
+        return;
+    }
+    let lens = fmadiv::plan().choices().divisor;
+    let (b, weakened, wrong) = common::two_products_where_wrong();
+    let lanes = backend.lanes();
+    let shortest = lens.sequence_from.max(FLAG_CHECKED_FROM);
+    let below = lens.window_if_flags_held_below;
+    // The shortest slice of each kind the plan has, a NaN mid-slice: (length, window).
+    let mut cases = vec![];
+    if shortest < below {
+        cases.push((shortest + 3, true));
+    } else {
+        eprintln!(
+            "no slice takes the window for a held flag: the chunks from {shortest}, the window \
+             below {below}"
+        );
+    }
+    if below.max(shortest) <= 1 << 16 {
+        cases.push((below.max(shortest) + 3, false));
+    }
+    for (len, window) in cases {
+        let nan = len / 2 + 1;
+        let mut a: Vec<f32> = wrong.iter().copied().cycle().take(len).collect();
+        a[nan] = f32::NAN;
+        let (out, after) = common::on_a_fresh_thread(|| {
+            let mut out = vec![0.0f32; len];
+            let saved = common::read_mxcsr();
+            common::write_mxcsr((saved & !common::ALL_FLAGS) | UNDERFLOW);
+            weakened.divide_slice(&a, &mut out);
+            let after = common::read_mxcsr();
+            common::write_mxcsr(saved);
+            (out, after)
+        });
+        let divided = (nan + 1 - lanes..nan + lanes)
+            .filter(|&i| i != nan && out[i].to_bits() == (a[i] / b).to_bits())
+            .count();
+        let what = format!(
+            "divide_slice over {len} with underflow held (the plan: the window below {below})"
+        );
+        assert_eq!(
+            divided,
+            if window { lanes - 1 } else { 0 },
+            "{what}: the NaN's vector-mates on the divider"
+        );
+        assert!(after & UNDERFLOW != 0, "{what}: the caller's flag was lost");
+    }
+}
+
 /// A `Divisor`'s first slice makes the proof only from the plan's `first_proof_from` (where
 /// the proof is small beside the job itself: a `Divisor` made per row must not pay it); a
 /// divisor used again makes it wherever its sequence runs (`sequence_from`). Every path

@@ -12,6 +12,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use fmadiv::plan::{Choices, GAIN};
+use fmadiv::verify::divisor::{Check, divide_slice_checked_by, flag_checked_from};
 use fmadiv::{Backend, Divisor, Schedule};
 use fmadiv_verify::samples::{Layouts, SplitMix64};
 
@@ -50,6 +51,9 @@ fn set_exception_flags(flags: u32) {
     let _ = flags;
 }
 
+/// Lengths the `Divisor` in place is timed at, shortest first: in L1, both arrays of the
+/// longest still there.
+const IN_PLACE_LENS: [usize; 2] = [1024, 4096];
 /// A first slice makes the proof where it costs at most this share of the divider's time.
 const FIRST_PROOF_SHARE: f64 = 0.02;
 /// Divisors of the three zero-sign classes of the flag-checked loop (none, the dividend's
@@ -221,6 +225,69 @@ fn measure_divisor(choices: &mut Choices, lines: &mut Vec<String>, rng: &mut Spl
     set_exception_flags(exception_flags() | callers);
 }
 
+/// Below which length a slice whose caller holds a voiding flag runs the window-checked
+/// loop: from the flag-checked chunks' shortest length up, as long as the window beats the
+/// chunks with the underflow flag held, on normal dividends and on half zeros, for a
+/// divisor of each zero-sign class (0: the chunks whatever the caller holds).
+fn measure_window_if_flags_held(
+    lines: &mut Vec<String>,
+    normal: &mut Layouts,
+    rng: &mut SplitMix64,
+) -> usize {
+    let Some(chunks_from) = flag_checked_from() else {
+        return 0;
+    };
+    let longest = DIVISOR_LENS[DIVISOR_LENS.len() - 1];
+    let half_zeros: Vec<f32> = normals(longest, rng)
+        .into_iter()
+        .map(|x| {
+            if rng.next_u64().is_multiple_of(2) {
+                0.0
+            } else {
+                x
+            }
+        })
+        .collect();
+    let mut zeros = Layouts::new(half_zeros.clone(), half_zeros);
+    let mut below = usize::MAX;
+    for b in CLASS_DIVISORS {
+        let d = Divisor::new(b);
+        let mut row = Vec::new();
+        let mut wins_below = chunks_from;
+        for &len in DIVISOR_LENS.iter().filter(|&&n| n >= chunks_from) {
+            set_exception_flags(UNDERFLOW_FLAG);
+            let [n, z] = [&mut *normal, &mut zeros].map(|layouts| {
+                ratios(
+                    layouts,
+                    |a, _, out| {
+                        divide_slice_checked_by(&d, Check::Flags, &a[..len], &mut out[..len])
+                    },
+                    |a, _, out| {
+                        divide_slice_checked_by(&d, Check::Window, &a[..len], &mut out[..len])
+                    },
+                )
+            });
+            set_exception_flags(0);
+            row.push(format!("{len} {n} (half zeros {z})"));
+            if n.median <= 1.0 || z.median <= 1.0 {
+                break;
+            }
+            // The lengths double: the window up to the next one.
+            wins_below = len * 2;
+        }
+        lines.push(format!(
+            "Divisor({b}) with underflow held, window vs flag-checked chunks: {}",
+            row.join(", ")
+        ));
+        below = below.min(wins_below);
+    }
+    let below = if below <= chunks_from { 0 } else { below };
+    lines.push(format!(
+        "Divisor with a flag held: the window below {below} elements (0: the chunks always)"
+    ));
+    below
+}
+
 /// [`measure_divisor`] once MXCSR's exception flags are clear.
 fn measure_divisor_from_clear_flags(
     choices: &mut Choices,
@@ -235,6 +302,10 @@ fn measure_divisor_from_clear_flags(
     ));
     let longest = DIVISOR_LENS[DIVISOR_LENS.len() - 1];
     let mut layouts = Layouts::new(normals(longest, rng), normals(longest, rng));
+    let held_below = measure_window_if_flags_held(lines, &mut layouts, rng);
+    choices.divisor.window_if_flags_held_below = held_below;
+    // The sequence as the slices run it with a flag held: the window below `held_below`.
+    let held_check = Check::FlagsUnlessHeld { below: held_below };
     let mut sequence_from = 0;
     let mut divider_ns_per_element = f64::MAX;
     for b in CLASS_DIVISORS {
@@ -251,9 +322,14 @@ fn measure_divisor_from_clear_flags(
             };
             let r = compare();
             // Again with the caller's underflow flag set, as a program that ever underflowed
-            // holds it: the flag-checked chunks then clear and restore it in every call.
+            // holds it: the flag-checked chunks then clear and restore it in every call, from
+            // `held_below` on.
             set_exception_flags(UNDERFLOW_FLAG);
-            let dirty = compare();
+            let dirty = ratios(
+                &mut layouts,
+                |a, _, out| divisor_slice(backend, &d, false, &a[..len], &mut out[..len]),
+                |a, _, out| divide_slice_checked_by(&d, held_check, &a[..len], &mut out[..len]),
+            );
             set_exception_flags(0);
             row.push(format!("{len} {r} (underflow set {dirty})"));
             // From the longest down: the sequence runs from the shortest length where it
@@ -313,28 +389,34 @@ fn measure_divisor_from_clear_flags(
         length(choices.divisor.first_proof_from),
         FIRST_PROOF_SHARE * 100.0
     ));
-    // In place, on a copy of the dividends made in the same call (both sides), at 4K.
+    // In place, on a copy of the dividends made in the same call (both sides): from the
+    // shortest of these lengths where it clears the bar with every longer one.
     let d = Divisor::new(CLASS_DIVISORS[0]);
-    let len = 4096;
-    let in_place = ratios(
-        &mut layouts,
-        |a, _, out| {
-            fmadiv_verify::samples::restore(&mut out[..len], &a[..len]);
-            divisor_in_place(backend, &d, false, &mut out[..len]);
-        },
-        |a, _, out| {
-            fmadiv_verify::samples::restore(&mut out[..len], &a[..len]);
-            divisor_in_place(backend, &d, true, &mut out[..len]);
-        },
-    );
-    choices.divisor.in_place_from = if in_place.clears() && sequence_from != usize::MAX {
-        sequence_from.max(len)
-    } else {
-        usize::MAX
+    let mut in_place_from = usize::MAX;
+    for len in IN_PLACE_LENS.into_iter().rev() {
+        let in_place = ratios(
+            &mut layouts,
+            |a, _, out| {
+                fmadiv_verify::samples::restore(&mut out[..len], &a[..len]);
+                divisor_in_place(backend, &d, false, &mut out[..len]);
+            },
+            |a, _, out| {
+                fmadiv_verify::samples::restore(&mut out[..len], &a[..len]);
+                divisor_in_place(backend, &d, true, &mut out[..len]);
+            },
+        );
+        lines.push(format!(
+            "Divisor in place at {len} vs the divider in place (copy included): {in_place}"
+        ));
+        if !in_place.clears() {
+            break;
+        }
+        in_place_from = len;
+    }
+    choices.divisor.in_place_from = match sequence_from {
+        usize::MAX => usize::MAX,
+        from => from.max(in_place_from),
     };
-    lines.push(format!(
-        "Divisor in place at 4096 vs the divider in place (copy included): {in_place}"
-    ));
 }
 
 /// A length as `fmadiv plan` prints it: `never` for `usize::MAX`.

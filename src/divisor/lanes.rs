@@ -375,6 +375,19 @@ impl<W: Vector> DividendWindow<W> {
         w.greater(w.add(w.and(w.bits(x), self.abs), self.offset), self.limit)
     }
 
+    /// [`DividendWindow::outside_but_zeros`] over a block's vectors, as one mask. (A loop,
+    /// not an iterator's `fold`: an `#[inline(always)]` closure takes no target features,
+    /// and where the `fold` was not inlined the window's intrinsics ran out of line, 16
+    /// times slower.)
+    #[inline(always)]
+    fn outside_but_zeros_in(self, w: W, x: &[W::F]) -> W::M {
+        let mut outside = w.no_lanes();
+        for &x in x {
+            outside = w.mask_or(outside, self.outside_but_zeros(w, x));
+        }
+        outside
+    }
+
     /// The lanes of `x` outside the window that are not zeros, at sixteen lanes: a zero is
     /// told by its bits, not its value (a subnormal, a zero under DAZ, is not one). At eight
     /// lanes every lane outside: there a vector with a zero goes to the divider as any
@@ -394,16 +407,27 @@ impl<W: Vector> DividendWindow<W> {
     }
 }
 
+/// Two products `RN(a·zh + RN(a·zl))` whose zero quotients take their sign from `RN(a·zh)`
+/// by one OR: `RN(a·zl)` may carry the other sign than `a·zh`, and `±0 + ∓0` is `+0`
+/// (`a·zh`'s sign is the quotient's, so the OR is a no-op on every other lane).
+#[inline(always)]
+fn with_zero_signs<W: Vector>(w: W, x: W::F, (zh, zl): (W::F, W::F), sign: W::I) -> W::F {
+    let q = w.mul_add(x, zh, w.mul(x, zl));
+    w.float(w.or(w.bits(q), w.and(w.bits(w.mul(x, zh)), sign)))
+}
+
 /// `out[i] = a[i] / d` by two products whose dividends are window-checked before the
 /// sequence runs ([`super::Proven::dividend_window`]): the head to the output's cache line
 /// and the last few lanes on the divider ([`divide_by_divider_in`]), blocks of [`UNROLL`]
 /// vectors with one combined check of their dividends; a block with a dividend outside the
 /// window has each of its vectors checked again: at sixteen lanes a vector whose dividends
 /// outside are all zeros runs the sequence with the zero-sign repair; a vector with any
-/// other (or, at eight lanes, with a zero) goes to the divider whole. The sequence runs only on accepted dividends and zeros, so it raises no flag but
-/// inexact, and it reads no flag: the loop for slices shorter than the flag-checked chunks' [`super::
-/// flagged::FROM`], for slices divided in place, and for a caller who holds the flags the
-/// chunks judge by. (Against the quotients' range check of [`divide`], which runs the
+/// other (or, at eight lanes, with a zero) goes to the divider whole. The sequence runs
+/// only on accepted dividends and zeros, so it raises no flag but inexact, and it reads no
+/// flag: the loop for slices shorter than the flag-checked chunks'
+/// [`super::flagged::FROM`], for slices divided in place, and, below the plan's length, for
+/// a caller who holds the flags the chunks judge by
+/// ([`crate::plan::DivisorChoices::window_if_flags_held_below`]). (Against the quotients' range check of [`divide`], which runs the
 /// sequence on every lane and then redoes the flagged ones, it gained 1.29-1.36x at eight
 /// lanes on family 6 model 0xa7 at 256-4K, 1.19x at 16K:
 /// `docs/bench/0x6-0xa7-divisor-window.txt`.)
@@ -437,7 +461,25 @@ pub(super) unsafe fn two_products_windowed<W: Vector>(
                 #[inline(always)]
                 |m, &x| w.mask_or(m, window.outside(w, x)),
             );
-            if w.any(rejected) {
+            // At sixteen lanes, a block whose dividends outside are all zeros runs the
+            // sequence with the zero-sign repair here, its dividends still in registers
+            // (50% zeros: the vector-by-vector path ran 1.14-1.34x the divider loop, family
+            // 6 model 0xa7).
+            if !w.any(rejected) {
+                for (k, &x) in x.iter().enumerate() {
+                    // q = RN(a·zh + RN(a·zl)); no zero dividend is inside the window.
+                    w.store(out.add(i + k * W::LANES), w.mul_add(x, zh, w.mul(x, zl)));
+                }
+            } else if W::LANES >= ZEROS_BY_SEQUENCE_FROM_LANES
+                && !w.any(window.outside_but_zeros_in(w, &x))
+            {
+                for (k, &x) in x.iter().enumerate() {
+                    w.store(
+                        out.add(i + k * W::LANES),
+                        with_zero_signs(w, x, (zh, zl), sign),
+                    );
+                }
+            } else {
                 // Vector by vector, from memory again (passing `x` would keep it on the
                 // stack): a lone special sends only its own vector to the divider, and
                 // zeros send none.
@@ -450,21 +492,12 @@ pub(super) unsafe fn two_products_windowed<W: Vector>(
                             let q = if w.any(window.outside_but_zeros(w, x)) {
                                 w.div(x, by)
                             } else {
-                                // RN(a·zl) may carry the other sign than a·zh, and ±0 + ∓0
-                                // is +0: a zero quotient takes RN(a·zh)'s sign by one OR
-                                // (`a·zh`'s sign is the quotient's, so a no-op elsewhere).
-                                let q = w.mul_add(x, zh, w.mul(x, zl));
-                                w.float(w.or(w.bits(q), w.and(w.bits(w.mul(x, zh)), sign)))
+                                with_zero_signs(w, x, (zh, zl), sign)
                             };
                             w.store(out.add(j), q);
                         }
                     },
                 );
-            } else {
-                for (k, &x) in x.iter().enumerate() {
-                    // q = RN(a·zh + RN(a·zl)); no zero dividend is inside the window.
-                    w.store(out.add(i + k * W::LANES), w.mul_add(x, zh, w.mul(x, zl)));
-                }
             }
         }
         i += block;

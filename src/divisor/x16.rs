@@ -7,8 +7,9 @@
 //! elements, as at eight lanes ([`flagged::two_products`], generic over the width: the
 //! engine the directed functions use): the bare sequence `fma(a, zh, RN(a·zl))` with the
 //! zero-sign repair, judged by MXCSR's underflow, overflow and invalid flags, a voided
-//! chunk redone by the divider. Shorter slices and slices divided in place (a voided chunk
-//! is redone from its dividends) run the window-checked loop
+//! chunk redone by the divider. Shorter slices, slices divided in place (a voided chunk
+//! is redone from its dividends) and, with [`Check::FlagsUnlessHeld`], slices shorter than
+//! its length whose caller holds a voiding flag run the window-checked loop
 //! ([`lanes::two_products_windowed`]): the sequence only on dividends inside the divisor's
 //! window, so no flag the divider would not raise but inexact. (The quotients' range check
 //! gives the right bits but raises such flags: an underflow of `a·zl` under an exact
@@ -75,13 +76,17 @@ pub unsafe fn divide(
                         Some(p) if p.strategy == Strategy::Reciprocal => {
                             lanes::divide(w, p, a, out, len)
                         }
-                        Some(p) if p.strategy == Strategy::TwoProducts => match check {
-                            Check::Flags if len >= flagged::FROM && !core::ptr::eq(a, out) => {
-                                flagged::two_products(w, p, a, out, len)
+                        Some(p) if p.strategy == Strategy::TwoProducts => {
+                            match check.flag_checked() {
+                                Some(held_below)
+                                    if len >= flagged::FROM && !core::ptr::eq(a, out) =>
+                                {
+                                    flagged::two_products(w, p, held_below, a, out, len)
+                                }
+                                _ if check == Check::Lanes => lanes::divide(w, p, a, out, len),
+                                _ => lanes::two_products_windowed(w, p, a, out, len),
                             }
-                            Check::Lanes => lanes::divide(w, p, a, out, len),
-                            _ => lanes::two_products_windowed(w, p, a, out, len),
-                        },
+                        }
                         _ => lanes::divide_by_divider_in(w, b, a, out, len),
                     }
                 }

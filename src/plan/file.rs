@@ -18,7 +18,7 @@ use crate::schedule::Schedule;
 pub const PLAN_FILE_ENV: &str = "FMADIV_PLAN_FILE";
 
 /// The first line of every plan file, with the format's version.
-const MAGIC: &str = "# fmadiv plan, format 3";
+const MAGIC: &str = "# fmadiv plan, format 4";
 /// The last line: a file cut short lacks it, even where its last line still parses.
 const END: &str = "# end of plan";
 
@@ -78,19 +78,24 @@ pub(super) fn render(choices: &Choices, cpu: &Cpu, note: &str) -> String {
         format!("divisor.sequence_from: {}", length(d.sequence_from)),
         format!("divisor.first_proof_from: {}", length(d.first_proof_from)),
         format!("divisor.in_place_from: {}", length(d.in_place_from)),
+        format!(
+            "divisor.window_if_flags_held_below: {}",
+            length(d.window_if_flags_held_below)
+        ),
         END.to_string(),
     ]);
     lines.join("\n") + "\n"
 }
 
 /// Every key of a plan file.
-const KEYS: [&str; 6] = [
+const KEYS: [&str; 7] = [
     "for",
     "div",
     "recip",
     "divisor.sequence_from",
     "divisor.first_proof_from",
     "divisor.in_place_from",
+    "divisor.window_if_flags_held_below",
 ];
 
 /// The choices in `text`, if it is a plan file made for `cpu`.
@@ -152,6 +157,7 @@ pub(super) fn parse(text: &str, cpu: &Cpu) -> Result<Choices, NotLoaded> {
             sequence_from: number("divisor.sequence_from")?,
             first_proof_from: number("divisor.first_proof_from")?,
             in_place_from: number("divisor.in_place_from")?,
+            window_if_flags_held_below: number("divisor.window_if_flags_held_below")?,
         },
     })
 }
@@ -178,6 +184,7 @@ mod tests {
                 sequence_from: 512,
                 first_proof_from: 16384,
                 in_place_from: usize::MAX,
+                window_if_flags_held_below: 2048,
             },
         }
     }
@@ -251,6 +258,11 @@ mod tests {
                 "divisor.in_place_from: max\n",
                 "",
                 "no \"divisor.in_place_from\" line",
+            ),
+            (
+                "divisor.window_if_flags_held_below: 2048\n",
+                "",
+                "no \"divisor.window_if_flags_held_below\" line",
             ),
         ];
         let text = render(

@@ -87,6 +87,12 @@ pub struct DivisorChoices {
     /// In place (`divide_in_place`), the sequence runs from this length (`usize::MAX`:
     /// never).
     pub in_place_from: usize,
+    /// Below this length, a slice long enough for the flag-checked chunks runs the
+    /// window-checked loop instead where the caller's MXCSR holds a flag that voids a chunk
+    /// (underflow, overflow or invalid: sticky, so a program that once underflowed holds
+    /// it): the chunks would clear the flags and put them back, two MXCSR writes a call,
+    /// which only a long slice repays. 0: the chunks whatever the caller holds.
+    pub window_if_flags_held_below: usize,
 }
 
 impl Choices {
@@ -466,6 +472,11 @@ impl fmt::Display for Plan {
             }
             _ => String::new(),
         };
+        // Only where held flags change the loop.
+        let held = match d.window_if_flags_held_below {
+            0 => String::new(),
+            below => format!(", window-checked below {below} if flags are held"),
+        };
         let short = &self.short_recip;
         let short_recip = match short.below {
             0 => String::new(),
@@ -481,7 +492,7 @@ impl fmt::Display for Plan {
         };
         write!(
             f,
-            "div: {}; recip: {short_recip}{}{recip_width}; Divisor: sequence {} (first slice {}, in place {}) -- {}",
+            "div: {}; recip: {short_recip}{}{recip_width}; Divisor: sequence {} (first slice {}, in place {}{held}) -- {}",
             per_class(&self.choices.div),
             per_class(&self.choices.recip),
             length(d.sequence_from),

@@ -105,11 +105,13 @@ const DIVIDER: [Schedule; 2] = [Schedule::Divider; 2];
 /// x86 CPU with FMA (the divider's throughput is 2.4 to 14 cycles per vector, two FMAs take
 /// one), once a slice is long enough to pay the flag-checked loop's fixed costs; a divisor's
 /// first slice makes the proof (about 60 ns) only where it is at most a few per cent
-/// of the slice's division.
+/// of the slice's division. The chunks whatever flags the caller holds: what held flags
+/// cost them was measured on family 6 model 0xa7 only (its rows).
 pub(super) const DIVISOR_DEFAULT: DivisorChoices = DivisorChoices {
     sequence_from: 1024,
     first_proof_from: 16384,
     in_place_from: usize::MAX,
+    window_if_flags_held_below: 0,
 };
 
 /// `Divisor` where no FMA sequence runs (the portable path): the divider at every length.
@@ -117,6 +119,7 @@ pub(super) const DIVISOR_NEVER: DivisorChoices = DivisorChoices {
     sequence_from: usize::MAX,
     first_proof_from: usize::MAX,
     in_place_from: usize::MAX,
+    window_if_flags_held_below: 0,
 };
 
 /// The plan of a CPU in no row.
@@ -132,6 +135,7 @@ const ZEN5_DIVISOR: DivisorChoices = DivisorChoices {
     sequence_from: 512,
     first_proof_from: 24576,
     in_place_from: usize::MAX,
+    window_if_flags_held_below: 0,
 };
 
 /// `Divisor` on Zen 4 (family 0x19 model 0x11's `plan --measure` and `bench --divisors`):
@@ -141,18 +145,36 @@ const ZEN4_DIVISOR: DivisorChoices = DivisorChoices {
     sequence_from: 2048,
     first_proof_from: 32768,
     in_place_from: usize::MAX,
+    window_if_flags_held_below: 0,
 };
 
-/// `Divisor` at sixteen lanes on family 6 model 0xa7: the default lengths, and in place from
-/// 4096 elements, where the window-checked two products beat the 512-bit divider in place
-/// on every kind of input (`fmadiv bench --floors --only Divisor::divide_in_place`, three
-/// alternating processes each way, docs/bench/0x6-0xa7-divisor-in-place-from.txt: at
-/// 4K-64K 1.64-2.27x on normal data, 1.45-1.59x with 1% specials, 1.16-1.22x with 50%
-/// zeros, 0.99-1.01x on random bits, where the divider ran 0.99-1.01x; at 1K the window
-/// ran 1.6-2.1x on normal data but 0.92-1.12x with zeros, so shorter slices keep the
-/// divider).
+/// `Divisor` at eight lanes on family 6 model 0xa7: the default lengths, and below 1024
+/// elements the window-checked loop where the caller holds a voiding flag
+/// (`examples/divisor_window.rs`, the underflow flag held,
+/// docs/bench/0x6-0xa7-divisor-flags-held.txt): at 512 it ran 2.10x the divider loop on
+/// normal data and 0.83-0.90x with 50% zeros, where the flag-checked chunks ran 0.80-0.85x
+/// and 0.82-0.85x; at 1K the chunks won with zeros (1.69-1.87x against 0.85x). Below the
+/// sequence's 1024 elements that changes nothing unless a plan file lowers it.
+const A7_DIVISOR: DivisorChoices = DivisorChoices {
+    window_if_flags_held_below: 1024,
+    ..DIVISOR_DEFAULT
+};
+
+/// `Divisor` at sixteen lanes on family 6 model 0xa7: the default lengths out of place; in
+/// place from 1024 elements, where the window-checked two products beat the 512-bit divider
+/// in place on every kind of input (`fmadiv bench --floors --only Divisor::divide_in_place`,
+/// three alternating processes each way, docs/bench/0x6-0xa7-divisor-in-place-1k.txt: at 1K
+/// 2.21x on normal data, 1.58-1.59x with 50% zeros, 1.80x with 1% specials, 1.06x on random
+/// bits, where the divider ran 0.98-0.99x; at 256 in place it ran 1.08-1.17x but 0.97x on
+/// random bits, so shorter slices keep the divider). Below 2048
+/// elements the window-checked loop where the caller holds a voiding flag
+/// (`examples/divisor_window.rs`, the underflow flag held,
+/// docs/bench/0x6-0xa7-divisor-flags-held.txt): at 512 and 1K it ran 2.7-3.1x the divider
+/// loop on normal data and 1.8-2.0x with 50% zeros, where the flag-checked chunks ran
+/// 0.8x and 1.4x either way; at 2K the chunks won with zeros (2.4x against 1.9x).
 const A7_SIXTEEN_DIVISOR: DivisorChoices = DivisorChoices {
-    in_place_from: 4096,
+    in_place_from: 1024,
+    window_if_flags_held_below: 2048,
     ..DIVISOR_DEFAULT
 };
 
@@ -356,7 +378,7 @@ pub(super) const ROWS: &[Row] = &[
         choices: Choices {
             div: [mixed(8), mixed(8)],
             recip: [mixed(4), mixed(4)],
-            divisor: DIVISOR_DEFAULT,
+            divisor: A7_DIVISOR,
         },
         evidence: "measured on family 6 model 0xa7, stepping 1 (Rocket Lake's signature, on a \
             KVM guest whose features Rocket Lake lacks: AMX, AVX512-FP16, 480 MiB of L3; 2 \
@@ -369,7 +391,8 @@ pub(super) const ROWS: &[Row] = &[
             with its underflow flag set, 2.31-3.57x and 1.23-2.50x at 1K, a 36-40 ns \
             proof: the default lengths (sequence from 1024, a first slice from 16384; in \
             place 1.65-1.69x at 4K on normal data, not taken at this width, which `div` \
-            does not run here by default)",
+            does not run here by default); below 1024 the window where the caller holds a \
+            voiding flag (docs/bench/0x6-0xa7-divisor-flags-held.txt)",
         sixteen: Some(Column {
             choices: Choices {
                 div: [mixed(4), mixed(4)],
@@ -389,9 +412,11 @@ pub(super) const ROWS: &[Row] = &[
                 0.80-0.91x with its underflow flag set (docs/bench/0x6-0xa7-dirty-flags.txt: \
                 the flag-checked chunks clear and restore the flags, 60-75 ns a call), \
                 3.56-4.48x and 1.40-1.59x at 1K: the default lengths (sequence from 1024, a \
-                first slice from 16384); in place from 4096, the window-checked two \
-                products 1.64-2.27x the 512-bit divider in place at 4K-64K on normal data, \
-                1.16-1.22x with 50% zeros (docs/bench/0x6-0xa7-divisor-in-place-from.txt)",
+                first slice from 16384); in place from 1024, the window-checked two \
+                products 1.65-2.25x the 512-bit divider in place at 1K-64K on normal data, \
+                1.43-1.59x with 50% zeros, 1.45-1.80x with 1% specials \
+                (docs/bench/0x6-0xa7-divisor-in-place-1k.txt); below 2048 the window where \
+                the caller holds a voiding flag (docs/bench/0x6-0xa7-divisor-flags-held.txt)",
         }),
     },
     Row {

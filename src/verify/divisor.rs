@@ -94,6 +94,16 @@ pub const LANE_BLOCK_VECTORS: usize = crate::divisor::LANE_LOOP.0;
 #[cfg(fmadiv_x86)]
 pub const FLAG_CHECKED_FROM: usize = crate::divisor::FLAG_CHECKED_FROM;
 
+/// [`FLAG_CHECKED_FROM`] where the chunks are compiled (x86-64), `None` elsewhere: for code
+/// built on every target.
+#[must_use]
+pub const fn flag_checked_from() -> Option<usize> {
+    #[cfg(fmadiv_x86)]
+    return Some(FLAG_CHECKED_FROM);
+    #[cfg(not(fmadiv_x86))]
+    None
+}
+
 /// The blocks the lane-checked loop gives the divider alone after a block with flagged
 /// lanes in two or more vectors, doubling after each further one with no passing
 /// block between, up to the second.
