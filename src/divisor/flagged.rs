@@ -60,12 +60,21 @@ std::thread_local! {
     static BACKOFF: Cell<ChunkBackoff> = const { Cell::new(ChunkBackoff::CLEAR) };
 }
 
+/// Whether a slice of `len` dividends whose check sends it to the window below `held_below`
+/// elements ([`super::Check::FlagsUnlessHeld`]) goes there: the caller's MXCSR holds a
+/// [`VOIDING`] flag, which the chunks would clear before their first read and put back
+/// after. Read before the head's divisions, which a read after would wait for (at 512
+/// elements that cost 7-10% on family 6 model 0xa7); a flag the head raises voids the first
+/// chunk, as it did before this check. Only below `held_below` is MXCSR read.
+#[inline(always)]
+pub fn window_for_held_flags(len: usize, held_below: usize) -> bool {
+    len < held_below && read_mxcsr() & VOIDING != 0
+}
+
 /// `out[i] = a[i] / d` for a two-products divisor: the head to the output's cache line or,
 /// at eight lanes, to its vector boundary ([`lanes::head_disjoint`]) by the divider,
 /// flag-checked chunks of the bare sequence (the engine's), the leftover lanes and voided
-/// chunks by the divider. A slice shorter than `held_below` whose caller holds a
-/// [`VOIDING`] flag runs the window-checked loop instead ([`super::Check::FlagsUnlessHeld`]).
-/// The chunks' loop is
+/// chunks by the divider. The chunks' loop is
 /// bound by its loads and stores, not the divider: at eight lanes with the arrays 16 bytes
 /// past a line (a `Vec<f32>` from the system allocator) every other store split a line
 /// until the head; on family 0x19 model 0x11 it gained 1.28-1.30x at 2K-4K and 1.10x at 16K
@@ -76,24 +85,7 @@ std::thread_local! {
 /// `w`'s features are present; `a` readable and `out` writable for `len` floats, not
 /// overlapping.
 #[inline(always)]
-pub unsafe fn two_products<W: Vector>(
-    w: W,
-    d: &Proven,
-    held_below: usize,
-    a: *const f32,
-    out: *mut f32,
-    len: usize,
-) {
-    // Below `held_below`, a voiding flag the caller holds sends the slice to the window
-    // check. Read before the head's divisions, which a read after would wait for (at 512
-    // elements that cost 7-10% on family 6 model 0xa7); a flag the head raises voids the
-    // first chunk, as it did before this check.
-    if len < held_below && read_mxcsr() & VOIDING != 0 {
-        // SAFETY: the caller's guarantees; the window-checked loop allows any output that
-        // does not overlap its input.
-        unsafe { lanes::two_products_windowed(w, d, a, out, len) };
-        return;
-    }
+pub unsafe fn two_products<W: Vector>(w: W, d: &Proven, a: *const f32, out: *mut f32, len: usize) {
     // The head to the output's cache line on the divider where `W` aligns its stores, to
     // its vector boundary at eight lanes: then no whole store of the chunks splits a line.
     let by = w.splat(d.b);

@@ -79,9 +79,11 @@ pub unsafe fn divide(
                         Some(p) if p.strategy == Strategy::TwoProducts => {
                             match check.flag_checked() {
                                 Some(held_below)
-                                    if len >= flagged::FROM && !core::ptr::eq(a, out) =>
+                                    if len >= flagged::FROM
+                                        && !core::ptr::eq(a, out)
+                                        && !flagged::window_for_held_flags(len, held_below) =>
                                 {
-                                    flagged::two_products(w, p, held_below, a, out, len)
+                                    flagged::two_products(w, p, a, out, len)
                                 }
                                 _ if check == Check::Lanes => lanes::divide(w, p, a, out, len),
                                 _ => lanes::two_products_windowed(w, p, a, out, len),

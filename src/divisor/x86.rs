@@ -41,8 +41,10 @@ pub unsafe fn divide_raw(
     // SAFETY: the caller's guarantees are both loops'.
     unsafe {
         match (d.strategy, check.flag_checked()) {
-            (Strategy::TwoProducts, Some(held_below)) if len >= flagged::FROM => {
-                two_products(k, d, held_below, a, out, len)
+            (Strategy::TwoProducts, Some(held_below))
+                if len >= flagged::FROM && !flagged::window_for_held_flags(len, held_below) =>
+            {
+                two_products(k, d, a, out, len)
             }
             (Strategy::TwoProducts, _) if check != Check::Lanes => windowed(k, d, a, out, len),
             _ => divide_lanes(k, d, a, out, len),
@@ -55,16 +57,9 @@ pub unsafe fn divide_raw(
 /// # Safety
 /// `a` readable and `out` writable for `len` floats; they must not overlap.
 #[target_feature(enable = "avx2,fma")]
-unsafe fn two_products(
-    k: Avx2Fma,
-    d: &Proven,
-    held_below: usize,
-    a: *const f32,
-    out: *mut f32,
-    len: usize,
-) {
+unsafe fn two_products(k: Avx2Fma, d: &Proven, a: *const f32, out: *mut f32, len: usize) {
     // SAFETY: the caller's guarantees are the chunks'; `k` proves the features.
-    unsafe { flagged::two_products(k, d, held_below, a, out, len) }
+    unsafe { flagged::two_products(k, d, a, out, len) }
 }
 
 /// [`lanes::two_products_windowed`] compiled for AVX2+FMA, its operands in registers.
