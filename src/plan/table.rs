@@ -150,11 +150,12 @@ const ZEN4_DIVISOR: DivisorChoices = DivisorChoices {
 
 /// `Divisor` at eight lanes on family 6 model 0xa7: the default lengths, and below 1024
 /// elements the window-checked loop where the caller holds a voiding flag
-/// (`examples/divisor_window.rs`, the underflow flag held,
-/// docs/bench/0x6-0xa7-divisor-flags-held.txt): at 512 it ran 2.10x the divider loop on
-/// normal data and 0.83-0.90x with 50% zeros, where the flag-checked chunks ran 0.80-0.85x
-/// and 0.82-0.85x; at 1K the chunks won with zeros (1.69-1.87x against 0.85x). Below the
-/// sequence's 1024 elements that changes nothing unless a plan file lowers it.
+/// (`examples/divisor_window.rs`, three processes, the underflow flag held,
+/// docs/bench/0x6-0xa7-divisor-flags-held.txt): at 512 it ran 2.48-2.52x the divider loop on
+/// normal data and 0.94-0.96x with 50% zeros, where the flag-checked chunks ran 0.85-0.86x
+/// and 0.81-0.82x; at 1K the two tied on normal data and the chunks won with zeros
+/// (1.71-1.79x against 0.94x). Below the sequence's 1024 elements that changes nothing
+/// unless a plan file lowers it.
 const A7_DIVISOR: DivisorChoices = DivisorChoices {
     window_if_flags_held_below: 1024,
     ..DIVISOR_DEFAULT
@@ -162,16 +163,16 @@ const A7_DIVISOR: DivisorChoices = DivisorChoices {
 
 /// `Divisor` at sixteen lanes on family 6 model 0xa7: the default lengths out of place; in
 /// place from 1024 elements, where the window-checked two products beat the 512-bit divider
-/// in place on every kind of input (`fmadiv bench --floors --only Divisor::divide_in_place`,
-/// three alternating processes each way, docs/bench/0x6-0xa7-divisor-in-place-1k.txt: at 1K
-/// 2.21x on normal data, 1.58-1.59x with 50% zeros, 1.80x with 1% specials, 1.06x on random
-/// bits, where the divider ran 0.98-0.99x; at 256 in place it ran 1.08-1.17x but 0.97x on
-/// random bits, so shorter slices keep the divider). Below 2048
-/// elements the window-checked loop where the caller holds a voiding flag
-/// (`examples/divisor_window.rs`, the underflow flag held,
-/// docs/bench/0x6-0xa7-divisor-flags-held.txt): at 512 and 1K it ran 2.7-3.1x the divider
-/// loop on normal data and 1.8-2.0x with 50% zeros, where the flag-checked chunks ran
-/// 0.8x and 1.4x either way; at 2K the chunks won with zeros (2.4x against 1.9x).
+/// in place on every kind of input (`fmadiv bench --floors --only Divisor::divide`, three
+/// alternating processes per plan file, docs/bench/0x6-0xa7-divisor-in-place-1k.txt: at 1K
+/// 2.22-2.23x on normal data, 1.59-1.60x with 50% zeros, 1.81x with 1% specials, 1.06-1.07x
+/// on random bits, where the divider ran 0.99-1.01x; at 256 in place they ran 1.09-1.21x
+/// but 0.97x on random bits, so shorter slices keep the divider). Below 2048 elements the
+/// window-checked loop where the caller holds a voiding flag (`examples/divisor_window.rs`,
+/// the underflow flag held, docs/bench/0x6-0xa7-divisor-flags-held.txt): at 512 and 1K it ran
+/// 2.83-3.19x the 512-bit divider loop on normal data and 1.85-1.96x with 50% zeros, where the
+/// flag-checked chunks ran 0.80x and 1.42-1.45x; at 2K the chunks won with zeros (2.36-2.37x
+/// against 1.92x). `fmadiv plan --measure` chose the same two lengths.
 const A7_SIXTEEN_DIVISOR: DivisorChoices = DivisorChoices {
     in_place_from: 1024,
     window_if_flags_held_below: 2048,
@@ -413,8 +414,8 @@ pub(super) const ROWS: &[Row] = &[
                 the flag-checked chunks clear and restore the flags, 60-75 ns a call), \
                 3.56-4.48x and 1.40-1.59x at 1K: the default lengths (sequence from 1024, a \
                 first slice from 16384); in place from 1024, the window-checked two \
-                products 1.65-2.25x the 512-bit divider in place at 1K-64K on normal data, \
-                1.43-1.59x with 50% zeros, 1.45-1.80x with 1% specials \
+                products 1.64-2.26x the 512-bit divider in place at 1K-64K on normal data, \
+                1.43-1.60x with 50% zeros, 1.44-1.81x with 1% specials \
                 (docs/bench/0x6-0xa7-divisor-in-place-1k.txt); below 2048 the window where \
                 the caller holds a voiding flag (docs/bench/0x6-0xa7-divisor-flags-held.txt)",
         }),
