@@ -143,8 +143,9 @@ pub const A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW: usize = 8192;
 ///   record and `LINE_HEAD_FROM`; `docs/bench/native-0x6-0xa7-feded8a`, with `div_in_place`
 ///   timed with no copy; `docs/bench/native-0x6-0xa7-778dbce`, with `div_bounds`' window
 ///   check for held flags; `docs/bench/native-0x6-0xa7-787ac48`, with the `Divisor`'s two
-///   products window-checked; `docs/bench/native-0x6-0xa7-139760d`, the latest in
-///   `native_run`, with the `Divisor` in place from 4096 elements). `div`, its kin, the `Divisor` and the
+///   products window-checked; `docs/bench/native-0x6-0xa7-139760d`, with the `Divisor` in
+///   place from 4096 elements; `docs/bench/native-0x6-0xa7-2972452`, the latest in
+///   `native_run`, in place from 1024 and the window for held flags). `div`, its kin, the `Divisor` and the
 ///   directed functions take sixteen lanes; `recip` keeps eight (the record's `evidence`). Its 512-bit divider is no faster per
 ///   lane than the 256-bit one on normal data (the eight-lane divider schedule 1.00-1.04x the
 ///   512-bit loop at 256-64K, `docs/bench/0x6-0xa7-schedules.txt`) and, as on Emerald Rapids,
@@ -208,7 +209,7 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
         vendor: "GenuineIntel",
         family: 6,
         model: 0xa7,
-        native_run: Some("docs/bench/native-0x6-0xa7-139760d"),
+        native_run: Some("docs/bench/native-0x6-0xa7-2972452"),
         sixteen_lanes_for: &[
             EntryPoint::Div,
             EntryPoint::DivRounded,
