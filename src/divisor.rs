@@ -774,6 +774,9 @@ fn div_scalar_vectors(a: &[f32], b: f32, out: &mut [f32]) {
 /// caller, one call as for the divider's own loop: the loop of the backend in use, at its
 /// width (a sixteen-lane backend taking the long way lost up to a third at 64 elements on
 /// family 0x19 model 0x11: BENCHMARKS, "Sixteen lanes on Zen 4").
+/// (The eight-lane loop on a sixteen-lane CPU, family 6 model 0xa7: up to 7% faster at 256
+/// elements on normal data, 0.77-0.89x on random bits against the 512-bit loop:
+/// `docs/bench/0x6-0xa7-not-shipped.txt`.)
 #[cfg(fmadiv_x86)]
 #[derive(Clone, Copy)]
 enum DividerLoop {

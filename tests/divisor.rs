@@ -442,6 +442,25 @@ fn in_place_and_operators_match_the_divider() {
     assert_eq!(strategies.len(), 4, "{strategies:?}");
 }
 
+/// What the tests of a `Divisor`'s public slices read them with: the backend in use, the
+/// plan's lengths for the `Divisor` and a divisor forced to two products where they are
+/// wrong (`common::two_products_where_wrong`); `None`, said once, on the portable backend,
+/// whose `Divisor` takes the divider at every length.
+#[cfg(fmadiv_x86)]
+fn the_plans_lengths_and_a_weakened_divisor() -> Option<(
+    fmadiv::Backend,
+    fmadiv::plan::DivisorChoices,
+    (f32, Divisor, Vec<f32>),
+)> {
+    let backend = fmadiv::backend();
+    if backend == fmadiv::Backend::Portable {
+        common::skipped_once("a Divisor's sequence (no SIMD backend: the divider always)");
+        return None;
+    }
+    let lens = fmadiv::plan().choices().divisor;
+    Some((backend, lens, common::two_products_where_wrong()))
+}
+
 /// A `Divisor`'s public slices run what the plan chooses at each length, on the backend in
 /// use, read from a divisor forced to two products where they are wrong
 /// (`common::two_products_where_wrong`, its proof already made): below the plan's length
@@ -453,13 +472,10 @@ fn in_place_and_operators_match_the_divider() {
 #[test]
 fn the_divisors_slices_run_the_plans_choice_by_length() {
     const LONGEST: usize = 1 << 16;
-    let backend = fmadiv::backend();
-    if backend == fmadiv::Backend::Portable {
-        common::skipped_once("a Divisor's sequence (no SIMD backend: the divider always)");
+    let Some((backend, lens, (b, weakened, wrong))) = the_plans_lengths_and_a_weakened_divisor()
+    else {
         return;
-    }
-    let lens = fmadiv::plan().choices().divisor;
-    let (b, weakened, wrong) = common::two_products_where_wrong();
+    };
     let a: Vec<f32> = wrong.iter().copied().cycle().take(LONGEST).collect();
     // The lanes a call on the first `n` dividends gave the sequence (on a thread of its
     // own: the flag-checked chunks' back-off is the thread's), the output (or the slice
@@ -552,13 +568,10 @@ fn the_divisors_slices_run_the_plans_choice_by_length() {
 fn the_divisors_slices_take_the_window_where_the_caller_holds_a_flag_below_the_plans_length() {
     use fmadiv::verify::divisor::FLAG_CHECKED_FROM;
     const UNDERFLOW: u32 = 1 << 4;
-    let backend = fmadiv::backend();
-    if backend == fmadiv::Backend::Portable {
-        common::skipped_once("a Divisor's sequence (no SIMD backend: the divider always)");
+    let Some((backend, lens, (b, weakened, wrong))) = the_plans_lengths_and_a_weakened_divisor()
+    else {
         return;
-    }
-    let lens = fmadiv::plan().choices().divisor;
-    let (b, weakened, wrong) = common::two_products_where_wrong();
+    };
     let lanes = backend.lanes();
     let shortest = lens.sequence_from.max(FLAG_CHECKED_FROM);
     let below = lens.window_if_flags_held_below;

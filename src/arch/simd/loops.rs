@@ -140,6 +140,11 @@ pub unsafe fn div_raw_guarded<W: Vector, const V: u8, const D: usize, const RECI
 /// window, the failures the loop backs off from: a block that failed for a near-all-ones
 /// divisor alone (inside the window: one random divisor in 256, so one block of 32 lanes in
 /// 8.5 and of 64 in 4.5) costs itself, not the next steps' kernel work.
+/// (Keeping the kernel's quotients in the vectors the check accepted, and backing off only
+/// where several vectors failed, lost with 1% specials on family 6 model 0xa7: `div` at
+/// sixteen lanes 0.81-0.87x where this ran 1.01-1.02x, `recip` at 64 elements 0.77-0.92x;
+/// the skipped blocks' kernel work is what the back-off saves, microcode assists on
+/// subnormal operands likely among it. `docs/bench/0x6-0xa7-not-shipped.txt`.)
 ///
 /// # Safety
 /// As [`div_raw`], with `i + BLOCK_VECTORS * LANES <= len`.
