@@ -442,23 +442,37 @@ fn in_place_and_operators_match_the_divider() {
     assert_eq!(strategies.len(), 4, "{strategies:?}");
 }
 
-/// What the tests of a `Divisor`'s public slices read them with: the backend in use, the
-/// plan's lengths for the `Divisor` and a divisor forced to two products where they are
-/// wrong (`common::two_products_where_wrong`); `None`, said once, on the portable backend,
-/// whose `Divisor` takes the divider at every length.
+/// What the tests of a `Divisor`'s public slices read them with.
 #[cfg(fmadiv_x86)]
-fn the_plans_lengths_and_a_weakened_divisor() -> Option<(
-    fmadiv::Backend,
-    fmadiv::plan::DivisorChoices,
-    (f32, Divisor, Vec<f32>),
-)> {
+struct PublicSlices {
+    /// The backend in use.
+    backend: fmadiv::Backend,
+    /// The plan's lengths for the `Divisor`.
+    lens: fmadiv::plan::DivisorChoices,
+    /// A divisor forced to two products where they are wrong, and the dividends they get
+    /// wrong (`common::two_products_where_wrong`).
+    b: f32,
+    weakened: Divisor,
+    wrong: Vec<f32>,
+}
+
+/// [`PublicSlices`] on the backend in use; `None`, said once, on the portable backend, whose
+/// `Divisor` takes the divider at every length.
+#[cfg(fmadiv_x86)]
+fn public_slices() -> Option<PublicSlices> {
     let backend = fmadiv::backend();
     if backend == fmadiv::Backend::Portable {
         common::skipped_once("a Divisor's sequence (no SIMD backend: the divider always)");
         return None;
     }
-    let lens = fmadiv::plan().choices().divisor;
-    Some((backend, lens, common::two_products_where_wrong()))
+    let (b, weakened, wrong) = common::two_products_where_wrong();
+    Some(PublicSlices {
+        backend,
+        lens: fmadiv::plan().choices().divisor,
+        b,
+        weakened,
+        wrong,
+    })
 }
 
 /// A `Divisor`'s public slices run what the plan chooses at each length, on the backend in
@@ -472,7 +486,13 @@ fn the_plans_lengths_and_a_weakened_divisor() -> Option<(
 #[test]
 fn the_divisors_slices_run_the_plans_choice_by_length() {
     const LONGEST: usize = 1 << 16;
-    let Some((backend, lens, (b, weakened, wrong))) = the_plans_lengths_and_a_weakened_divisor()
+    let Some(PublicSlices {
+        backend,
+        lens,
+        b,
+        weakened,
+        wrong,
+    }) = public_slices()
     else {
         return;
     };
@@ -568,7 +588,13 @@ fn the_divisors_slices_run_the_plans_choice_by_length() {
 fn the_divisors_slices_take_the_window_where_the_caller_holds_a_flag_below_the_plans_length() {
     use fmadiv::verify::divisor::FLAG_CHECKED_FROM;
     const UNDERFLOW: u32 = 1 << 4;
-    let Some((backend, lens, (b, weakened, wrong))) = the_plans_lengths_and_a_weakened_divisor()
+    let Some(PublicSlices {
+        backend,
+        lens,
+        b,
+        weakened,
+        wrong,
+    }) = public_slices()
     else {
         return;
     };
