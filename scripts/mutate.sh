@@ -224,6 +224,10 @@ MUTATIONS=(
   "plan file: the length for held flags not read back|src/plan/file.rs|s/window_if_flags_held_below: number(\"divisor.window_if_flags_held_below\")?,/window_if_flags_held_below: 0,/"
   "Divisor window: a block with zeros runs the sequence whatever else is outside|src/divisor/lanes.rs|s/\&\& !w.any(window.outside_but_zeros_in(w, \&x))/\&\& true/"
   "Divisor window: a block of zeros without the sign repair|src/divisor/lanes.rs|s/^                        with_zero_signs(w, x, (zh, zl), sign),$/                        w.mul_add(x, zh, w.mul(x, zl)),/"
+  "recip: failed blocks back to the divider at eight lanes too|src/arch/simd/loops.rs|s/^const RECIPROCALS_BY_VECTOR_BELOW_LANES: usize = 16;/const RECIPROCALS_BY_VECTOR_BELOW_LANES: usize = 8;/"
+  "recip: failed blocks fixed vector by vector at sixteen lanes too|src/arch/simd/loops.rs|s/^const RECIPROCALS_BY_VECTOR_BELOW_LANES: usize = 16;/const RECIPROCALS_BY_VECTOR_BELOW_LANES: usize = 32;/"
+  "recip by vector: a refused lane's vector on the divider whole|src/arch/simd/loops.rs|s/w.blend(r, w.div(one, y), refused)/w.div(one, y)/"
+  "back-off: a lone special never backs off|src/backoff.rs|s/^        if self.after_failure() {$/        if false {/"
 )
 
 if [ "${1:-}" = "--list" ]; then

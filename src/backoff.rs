@@ -72,6 +72,18 @@ impl<const FIRST: u32, const MAX: u32> Backoff<FIRST, MAX> {
         self.next = self.next.saturating_mul(2).min(MAX);
     }
 
+    /// A failure the loop can afford once (a lone special cost its own vector, not its
+    /// unit): it skips nothing, but a second failure before a pass skips, twice as many
+    /// units as it would have.
+    #[inline]
+    pub(crate) fn failed_sparsely(&mut self) {
+        if self.after_failure() {
+            self.failed();
+        } else {
+            self.next = self.next.saturating_mul(2).min(MAX);
+        }
+    }
+
     /// The check passed: the next failure skips `FIRST` units again.
     #[inline]
     pub(crate) fn passed(&mut self) {
@@ -110,6 +122,27 @@ mod tests {
         assert_eq!(b.skip(), 2);
         b.skipped(5);
         assert_eq!(b.skip(), 0, "skipping more than is left saturates");
+    }
+
+    #[test]
+    fn a_sparse_failure_skips_nothing_until_a_second_failure_before_a_pass() {
+        let mut b = B::CLEAR;
+        b.failed_sparsely();
+        assert_eq!((b.skip(), b.after_failure()), (0, true));
+        b.failed_sparsely();
+        assert_eq!(
+            b.skip(),
+            4,
+            "the second skips twice the first failure's units"
+        );
+        b.skipped(4);
+        b.passed();
+        b.failed_sparsely();
+        b.passed();
+        b.failed_sparsely();
+        assert_eq!(b.skip(), 0, "a pass between two sparse failures");
+        b.failed();
+        assert_eq!(b.skip(), 4, "a dense failure after a sparse one");
     }
 
     std::thread_local! {

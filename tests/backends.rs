@@ -358,12 +358,35 @@ impl MixedShape {
         }
     }
 
+    /// Kernel lanes by what each whole step did: a `Kernel` step's block, a `Fixed` one's but
+    /// the lanes in `refused`.
+    fn lanes_of_steps(&self, steps: &[StepTaken], refused: &[usize]) -> Vec<bool> {
+        let mut lanes = self.lanes_of(
+            &steps
+                .iter()
+                .map(|&t| t != StepTaken::Divider)
+                .collect::<Vec<_>>(),
+        );
+        for &i in refused {
+            lanes[i] = false;
+        }
+        lanes
+    }
+
     /// What every mixed loop promises, read through `read` (its kernel lanes over the
     /// divisors given, `true` for a kernel lane, the dividends the caller's): whole steps'
-    /// kernel blocks of a clean slice `b`; after a block failed by a zero divisor, that step
-    /// and the back-off's steps on the divider, the kernel from the step after, and a second
-    /// failure after a pass skipping as many again; the back-off kept between calls.
-    fn holds_through(&self, b: &[f32], read: &(dyn Fn(&[f32]) -> Vec<bool> + Sync)) {
+    /// kernel blocks of a clean slice `b`; zero divisors in some blocks (in two of a block's
+    /// vectors, or in one: a lone special), each pattern on a fresh thread, and what the
+    /// back-off's rule makes of them ([`mixed_steps`]); a one-step call that fails, and the
+    /// back-off kept into the next call. `lanes`: the backend's; `by_vectors`: the loop fixes
+    /// a failed block vector by vector (the eight-lane reciprocal loops).
+    fn holds_through(
+        &self,
+        b: &[f32],
+        read: &(dyn Fn(&[f32]) -> Vec<bool> + Sync),
+        lanes: usize,
+        by_vectors: bool,
+    ) {
         use fmadiv::verify::MIXED_STEPS_AFTER_FAILURE as BACKOFF;
         let after_failure = BACKOFF.0 as usize;
         let clean = on_a_fresh_thread(|| read(b));
@@ -373,24 +396,108 @@ impl MixedShape {
             "a clean slice",
         );
 
-        let failed = [0, after_failure + 2];
-        let mut zeros = b.to_vec();
-        for k in failed {
-            zeros[self.step_at(k) + 1] = 0.0;
+        // Zero divisors in the second lane of the first two vectors of the `dense` steps'
+        // blocks and of the first vector of the `sparse` ones.
+        let zeros_in = |dense: &[usize], sparse: &[usize]| {
+            let at = |k: usize, v: usize| self.step_at(k) + v * lanes + 1;
+            let mut hit: Vec<usize> = dense.iter().flat_map(|&k| [at(k, 0), at(k, 1)]).collect();
+            hit.extend(sparse.iter().map(|&k| at(k, 0)));
+            let mut zeros = b.to_vec();
+            for &i in &hit {
+                zeros[i] = 0.0;
+            }
+            (zeros, hit)
+        };
+        let patterns: [(&str, &[usize], &[usize]); 4] = [
+            ("failed blocks, twice", &[0, after_failure + 2], &[]),
+            ("a lone special", &[], &[1]),
+            ("two lone specials in a row", &[], &[1, 2]),
+            ("a lone special after a failure", &[0], &[after_failure + 1]),
+        ];
+        for (case, dense, sparse) in patterns {
+            let (zeros, hit) = zeros_in(dense, sparse);
+            let got = on_a_fresh_thread(|| read(&zeros));
+            let steps = mixed_steps(
+                self.whole,
+                dense,
+                sparse,
+                by_vectors,
+                BACKOFF,
+                &mut (0, BACKOFF.0),
+            );
+            self.check(&got, &self.lanes_of_steps(&steps, &hit), case);
         }
-        let got = on_a_fresh_thread(|| read(&zeros));
-        let taken = units_the_fast_path_takes(self.whole, &failed, BACKOFF, &mut (0, BACKOFF.0));
-        self.check(&got, &self.lanes_of(&taken), "failed blocks, twice");
 
         // A one-step call that fails, then the clean slice, whose first steps then go to
         // the divider.
+        let (zeros, hit) = zeros_in(&[0], &[]);
         let (first, second) = on_a_fresh_thread(|| (read(&zeros[..self.step_at(1)]), read(b)));
-        assert!(first.iter().all(|&k| !k), "{}: the failed step", self.what);
         let mut state = (0, BACKOFF.0);
-        units_the_fast_path_takes(1, &[0], BACKOFF, &mut state);
-        let taken = units_the_fast_path_takes(self.whole, &[], BACKOFF, &mut state);
-        self.check(&second, &self.lanes_of(&taken), "the next call");
+        let one = mixed_steps(1, &[0], &[], by_vectors, BACKOFF, &mut state);
+        let one_step = MixedShape {
+            what: self.what.clone(),
+            whole: 1,
+            len: self.step_at(1),
+            ..*self
+        };
+        one_step.check(
+            &first,
+            &one_step.lanes_of_steps(&one, &hit),
+            "a one-step call",
+        );
+        let steps = mixed_steps(self.whole, &[], &[], by_vectors, BACKOFF, &mut state);
+        self.check(&second, &self.lanes_of_steps(&steps, &[]), "the next call");
     }
+}
+
+/// What a mixed loop did with one whole step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum StepTaken {
+    /// Its kernel block, stored.
+    Kernel,
+    /// Its kernel block, fixed vector by vector: the divider's quotients in the lanes the
+    /// check refused.
+    Fixed,
+    /// Its block on the divider.
+    Divider,
+}
+
+/// What a mixed loop does with `steps` whole steps, by its back-off's rule, where the
+/// `dense` steps' blocks fail with a lane outside the window in two or more vectors and the
+/// `sparse` ones in one. Without `by_vectors` a failed block goes to the divider and the
+/// next `first` steps too, twice as many after each further failure with no pass between
+/// (up to `max`); a passing block resets that. With `by_vectors` a failed block is fixed
+/// vector by vector, a dense failure backs off as above, and a sparse one only where a
+/// failure came before it with no pass between (what it would skip doubling either way).
+/// `skip` and `next` carry the state into the call and out of it.
+fn mixed_steps(
+    steps: usize,
+    dense: &[usize],
+    sparse: &[usize],
+    by_vectors: bool,
+    (first, max): (u32, u32),
+    (skip, next): &mut (u32, u32),
+) -> Vec<StepTaken> {
+    (0..steps)
+        .map(|k| {
+            if *skip > 0 {
+                *skip -= 1;
+                StepTaken::Divider
+            } else if dense.contains(&k) || sparse.contains(&k) {
+                if !by_vectors || dense.contains(&k) || *next > first {
+                    *skip = *next;
+                }
+                *next = (*next * 2).min(max);
+                match by_vectors {
+                    true => StepTaken::Fixed,
+                    false => StepTaken::Divider,
+                }
+            } else {
+                *next = first;
+                StepTaken::Kernel
+            }
+        })
+        .collect()
 }
 
 /// The plan's loops give the kernel what their structure says, on every backend: whole
@@ -422,7 +529,12 @@ fn the_mixed_loops_give_the_kernel_its_blocks_on_every_backend() {
                     }
                 })
                 .collect();
-            shape.holds_through(&b, &|y| kernel_lanes(backend, s, &a[..y.len()], y));
+            shape.holds_through(
+                &b,
+                &|y| kernel_lanes(backend, s, &a[..y.len()], y),
+                backend.lanes(),
+                false,
+            );
 
             // A near-all-ones divisor in a block of finite dividends (every lane inside the
             // window): the block is redone by the divider, and no back-off follows.
@@ -489,13 +601,46 @@ fn recip_kernel_lanes_of(what: &str, b: &[f32], out: &[f32]) -> Vec<bool> {
 #[test]
 fn the_mixed_loops_of_recip_give_the_kernel_its_blocks_on_every_backend() {
     for backend in backends() {
-        if !recip_lanes_readable(backend) {
-            continue;
-        }
+        let readable = recip_lanes_readable(backend);
         for s in Schedule::ALL.into_iter().filter(|s| s.uses_kernel()) {
             let shape = MixedShape::of(backend, s);
-            let b = near_all_ones_divisors(shape.len, 12);
-            shape.holds_through(&b, &|y| recip_kernel_lanes(backend, s, y));
+            // The eight-lane loops (`rcpps`) fix a failed block vector by vector.
+            let by_vectors = backend.lanes() == 8;
+            if readable {
+                let b = near_all_ones_divisors(shape.len, 12);
+                let read = |y: &[f32]| recip_kernel_lanes(backend, s, y);
+                shape.holds_through(&b, &read, backend.lanes(), by_vectors);
+            }
+
+            // A near-all-ones divisor in the first block's second vector, zero divisors
+            // around it, read through the window-free kernel (readable on every table: a
+            // zero's lane NaN where the kernel computed it, `±∞` where the divider did): fixed
+            // vector by vector, the block's zeros stay the kernel's and the near-all-ones lane
+            // alone is the divider's; redone by the divider, none is the kernel's.
+            let mut b = divisors_with_zeros(shape.len, 12);
+            let block = shape.step_at(0)..shape.step_at(0) + shape.block;
+            let near_all_ones = block.start + backend.lanes() + 2;
+            b[near_all_ones] = f32::from_bits(0x3fff_ffff);
+            let got = on_a_fresh_thread(|| {
+                let mut out = vec![0.0f32; b.len()];
+                fmadiv::verify::run_recip_schedule_window_free_on(backend, s, &b, &mut out)
+                    .unwrap();
+                out
+            });
+            assert_eq!(
+                got[near_all_ones].to_bits(),
+                (black_box(1.0f32) / b[near_all_ones]).to_bits(),
+                "{} recip: the near-all-ones divisor",
+                shape.what
+            );
+            for i in block.filter(|&i| b[i] == 0.0) {
+                assert_eq!(
+                    got[i].is_nan(),
+                    by_vectors,
+                    "{} recip: a zero divisor at {i} in the block with a near-all-ones one",
+                    shape.what
+                );
+            }
 
             // Under a directed MXCSR mode the guard sends everything to the divider, read
             // through the window-free kernel (inside the window the reciprocal kernels give

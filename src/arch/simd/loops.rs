@@ -45,7 +45,9 @@ std::thread_local! {
 /// alone). The kernel block's quotients are stored only when its input check passes;
 /// otherwise the block is recomputed by the divider, and where a lane lies outside the input
 /// window the following steps use the divider alone (a back-off kept between calls on this
-/// thread: `MIX_BACKOFF`). What does not fill a step goes to the divider.
+/// thread: `MIX_BACKOFF`). The eight-lane reciprocal loops fix a failed block vector by
+/// vector instead, and back off from a lone special only at its second failure before a
+/// pass ([`reciprocal_block_by_vectors`]). What does not fill a step goes to the divider.
 ///
 /// # Safety
 /// - `a` (unless `RECIP`) and `b` must be valid for reads and `out` for writes of `len`
@@ -95,6 +97,13 @@ pub unsafe fn div_raw<W: Vector, const V: u8, const D: usize, const RECIP: bool>
                 if check.all_accepted(w) {
                     store_block(w, out, i, &quotients);
                     backoff.passed();
+                } else if RECIP && W::LANES < RECIPROCALS_BY_VECTOR_BELOW_LANES {
+                    match reciprocal_block_by_vectors::<W, V>(w, b, out, i, &quotients) {
+                        // A near-all-ones divisor alone: as below.
+                        0 => {}
+                        1 => backoff.failed_sparsely(),
+                        _ => backoff.failed(),
+                    }
                 } else if divider_block::<W, RECIP>(w, a, b, out, i) {
                     backoff.failed();
                 }
@@ -133,6 +142,52 @@ pub unsafe fn div_raw_guarded<W: Vector, const V: u8, const D: usize, const RECI
             divider_vectors::<W, RECIP>(w, a, b, out, 0, len)
         }
     }
+}
+
+/// The vector width below which the reciprocal loops fix a failed block vector by vector
+/// ([`reciprocal_block_by_vectors`]), where the seed is `rcpps`. With 1% special divisors
+/// on family 6 model 0xa7 that ran 1.32-1.46x the 256-bit divider loop at 1K-64K against
+/// 1.13-1.32x with the block on the divider; at sixteen lanes (`vrcp14ps`, which gives a
+/// subnormal divisor a finite reciprocal where `rcpps` gives an infinity) it ran 0.89-0.90x
+/// against 1.04x at 1K (`docs/bench/0x6-0xa7-reciprocals-by-vector.txt`).
+const RECIPROCALS_BY_VECTOR_BELOW_LANES: usize = 16;
+
+/// The slow path of a reciprocal block that failed its check, vector by vector: a vector
+/// the check accepts keeps the kernel's reciprocals, another takes the divider's in the
+/// lanes refused. Returns how many vectors had a divisor outside the window: one is a
+/// sparse failure (a lone special costs its own vector; only a second failure before a
+/// pass backs off, [`crate::backoff::Backoff::failed_sparsely`]), more a failure. Inline:
+/// with 1% specials a block in six or seven comes here, and an out-of-line call cost a
+/// loop of one step per call 0.77-0.79x the divider against 0.88-0.92x inline.
+///
+/// # Safety
+/// As [`div_raw`] with `RECIP`, with `i + BLOCK_VECTORS * LANES <= len`.
+#[inline(always)]
+unsafe fn reciprocal_block_by_vectors<W: Vector, const V: u8>(
+    w: W,
+    b: *const f32,
+    out: *mut f32,
+    i: usize,
+    reciprocals: &[W::F; BLOCK_VECTORS],
+) -> usize {
+    let one = w.splat(1.0);
+    let mut outside = 0;
+    for (k, &r) in reciprocals.iter().enumerate() {
+        let j = i + k * W::LANES;
+        // SAFETY: j + LANES <= i + BLOCK_VECTORS * LANES: inside `b` (the caller's
+        // guarantee), read before this vector's store (`out` may be `b`).
+        let y = unsafe { w.load(b.add(j)) };
+        let refused = w.mask_not(InputCheck::of::<V, true>(w, one, y).accepted(w));
+        let r = if w.any(refused) {
+            outside += usize::from(!InputCheck::window_of(w, one, y).all_accepted(w));
+            w.blend(r, w.div(one, y), refused)
+        } else {
+            r
+        };
+        // SAFETY: inside the output (the caller's guarantee).
+        unsafe { w.store(out.add(j), r) };
+    }
+    outside
 }
 
 /// The slow path of a kernel block that failed its check: its vectors on the divider (out
