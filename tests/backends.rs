@@ -613,14 +613,16 @@ fn the_mixed_loops_of_recip_give_the_kernel_its_blocks_on_every_backend() {
             }
 
             // A near-all-ones divisor in the first block's second vector, zero divisors
-            // around it, read through the window-free kernel (readable on every table: a
+            // around it (one in that vector too), read through the window-free kernel (readable on every table: a
             // zero's lane NaN where the kernel computed it, `±∞` where the divider did): fixed
             // vector by vector, the block's zeros stay the kernel's and the near-all-ones lane
             // alone is the divider's; redone by the divider, none is the kernel's.
             let mut b = divisors_with_zeros(shape.len, 12);
             let block = shape.step_at(0)..shape.step_at(0) + shape.block;
-            let near_all_ones = block.start + backend.lanes() + 2;
+            let second = block.start + backend.lanes()..block.start + 2 * backend.lanes();
+            let near_all_ones = second.clone().find(|&i| b[i] != 0.0).unwrap();
             b[near_all_ones] = f32::from_bits(0x3fff_ffff);
+            assert!(second.clone().any(|i| b[i] == 0.0), "a zero beside it");
             let got = on_a_fresh_thread(|| {
                 let mut out = vec![0.0f32; b.len()];
                 fmadiv::verify::run_recip_schedule_window_free_on(backend, s, &b, &mut out)

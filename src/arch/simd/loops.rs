@@ -195,11 +195,12 @@ unsafe fn reciprocal_block_by_vectors<W: Vector, const V: u8>(
 /// window, the failures the loop backs off from: a block that failed for a near-all-ones
 /// divisor alone (inside the window: one random divisor in 256, so one block of 32 lanes in
 /// 8.5 and of 64 in 4.5) costs itself, not the next steps' kernel work.
-/// (Keeping the kernel's quotients in the vectors the check accepted, and backing off only
-/// where several vectors failed, lost with 1% specials on family 6 model 0xa7: `div` at
-/// sixteen lanes 0.81-0.87x where this ran 1.01-1.02x, `recip` at 64 elements 0.77-0.92x;
-/// the skipped blocks' kernel work is what the back-off saves, microcode assists on
-/// subnormal operands likely among it. `docs/bench/0x6-0xa7-not-shipped.txt`.)
+/// (Division keeps this: fixed vector by vector, backing off only where several vectors
+/// failed, its blocks lost with 1% specials on family 6 model 0xa7, `div` at sixteen lanes
+/// 0.81-0.87x where this ran 1.01-1.02x; the skipped blocks' kernel work is what the
+/// back-off saves, microcode assists on subnormal dividends likely among it:
+/// `docs/bench/0x6-0xa7-not-shipped.txt`. The eight-lane reciprocal loops fix theirs by
+/// vector, [`reciprocal_block_by_vectors`].)
 ///
 /// # Safety
 /// As [`div_raw`], with `i + BLOCK_VECTORS * LANES <= len`.
