@@ -371,14 +371,17 @@ impl PlansLoops {
 
     /// Dividends 1.5 over divisors in the window for one step after any head to the
     /// output's cache line (`fmadiv::verify::line_head`: fewer than a vector, where the
-    /// caller's output lies is not known here), its kernel block failed by a zero divisor
-    /// in the first lane of the block's second half whatever the head: the loop of half
-    /// the width (no head) finds it among its divider vectors (every mix has some) and
-    /// leaves no back-off, so the probe tells the width too.
+    /// caller's output lies is not known here), its kernel block failed by zero divisors
+    /// in two of its vectors (the eight-lane reciprocal loops back off from a lone special
+    /// only at its second failure), at the first lane of the block's second half and one
+    /// vector on, whatever the head: the loop of half the width (no head) finds them among
+    /// its divider vectors (every mix has some) or past its step and leaves no back-off, so
+    /// the probe tells the width too.
     pub fn failing_step(&self) -> (Vec<f32>, Vec<f32>) {
         let len = self.step + self.lanes - 1;
         let mut b = Self::divisors(len);
         b[self.block / 2] = 0.0;
+        b[self.block / 2 + self.lanes] = 0.0;
         (vec![1.5; len], b)
     }
 
