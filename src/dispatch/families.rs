@@ -144,8 +144,9 @@ pub const A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW: usize = 8192;
 ///   timed with no copy; `docs/bench/native-0x6-0xa7-778dbce`, with `div_bounds`' window
 ///   check for held flags; `docs/bench/native-0x6-0xa7-787ac48`, with the `Divisor`'s two
 ///   products window-checked; `docs/bench/native-0x6-0xa7-139760d`, with the `Divisor` in
-///   place from 4096 elements; `docs/bench/native-0x6-0xa7-2972452`, the latest in
-///   `native_run`, in place from 1024 and the window for held flags). `div`, its kin, the `Divisor` and the
+///   place from 4096 elements; `docs/bench/native-0x6-0xa7-2972452`, in place from 1024
+///   and the window for held flags; `docs/bench/native-0x6-0xa7-6ef5e44`, the latest in
+///   `native_run`, `recip`'s eight-lane blocks fixed vector by vector). `div`, its kin, the `Divisor` and the
 ///   directed functions take sixteen lanes; `recip` keeps eight (the record's `evidence`). Its 512-bit divider is no faster per
 ///   lane than the 256-bit one on normal data (the eight-lane divider schedule 1.00-1.04x the
 ///   512-bit loop at 256-64K, `docs/bench/0x6-0xa7-schedules.txt`) and, as on Emerald Rapids,
@@ -209,7 +210,7 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
         vendor: "GenuineIntel",
         family: 6,
         model: 0xa7,
-        native_run: Some("docs/bench/native-0x6-0xa7-2972452"),
+        native_run: Some("docs/bench/native-0x6-0xa7-6ef5e44"),
         sixteen_lanes_for: &[
             EntryPoint::Div,
             EntryPoint::DivRounded,
