@@ -882,24 +882,12 @@ fn lanes_differ(got: &[bool], want: &[bool]) -> String {
 fn units_the_fast_path_takes(
     units: usize,
     failed: &[usize],
-    (first, max): (u32, u32),
-    (skip, next): &mut (u32, u32),
+    rule: (u32, u32),
+    state: &mut (u32, u32),
 ) -> Vec<bool> {
-    (0..units)
-        .map(|u| {
-            if *skip > 0 {
-                *skip -= 1;
-                false
-            } else if failed.contains(&u) {
-                *skip = *next;
-                *next = (*next * 2).min(max);
-                false
-            } else {
-                *next = first;
-                true
-            }
-        })
-        .collect()
+    // The mixed loops' rule where every failure is a block's.
+    let steps = mixed_steps(units, failed, &[], false, rule, state);
+    steps.into_iter().map(|t| t == StepTaken::Kernel).collect()
 }
 
 /// Pairs inside the window with negative divisors and inexact quotients: the directed step

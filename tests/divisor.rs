@@ -486,16 +486,8 @@ fn public_slices() -> Option<PublicSlices> {
 #[test]
 fn the_divisors_slices_run_the_plans_choice_by_length() {
     const LONGEST: usize = 1 << 16;
-    let Some(PublicSlices {
-        backend,
-        lens,
-        b,
-        weakened,
-        wrong,
-    }) = public_slices()
-    else {
-        return;
-    };
+    let Some(p) = public_slices() else { return };
+    let (backend, lens, b, weakened, wrong) = (p.backend, p.lens, p.b, p.weakened, p.wrong);
     let a: Vec<f32> = wrong.iter().copied().cycle().take(LONGEST).collect();
     // The lanes a call on the first `n` dividends gave the sequence (on a thread of its
     // own: the flag-checked chunks' back-off is the thread's), the output (or the slice
@@ -588,16 +580,8 @@ fn the_divisors_slices_run_the_plans_choice_by_length() {
 fn the_divisors_slices_take_the_window_where_the_caller_holds_a_flag_below_the_plans_length() {
     use fmadiv::verify::divisor::FLAG_CHECKED_FROM;
     const UNDERFLOW: u32 = 1 << 4;
-    let Some(PublicSlices {
-        backend,
-        lens,
-        b,
-        weakened,
-        wrong,
-    }) = public_slices()
-    else {
-        return;
-    };
+    let Some(p) = public_slices() else { return };
+    let (backend, lens, b, weakened, wrong) = (p.backend, p.lens, p.b, p.weakened, p.wrong);
     let lanes = backend.lanes();
     let shortest = lens.sequence_from.max(FLAG_CHECKED_FROM);
     let below = lens.window_if_flags_held_below;
