@@ -146,8 +146,8 @@ pub unsafe fn div_raw_guarded<W: Vector, const V: u8, const D: usize, const RECI
 
 /// The vector width below which the reciprocal loops fix a failed block vector by vector
 /// ([`reciprocal_block_by_vectors`]), where the seed is `rcpps`. With 1% special divisors
-/// on family 6 model 0xa7 that ran 1.32-1.46x the 256-bit divider loop at 1K-64K against
-/// 1.13-1.32x with the block on the divider; at sixteen lanes (`vrcp14ps`, which gives a
+/// on family 6 model 0xa7 that ran 1.14-1.46x the 512-bit divider loop at 256-64K against
+/// 1.05-1.33x with the block on the divider; at sixteen lanes (`vrcp14ps`, which gives a
 /// subnormal divisor a finite reciprocal where `rcpps` gives an infinity) it ran 0.89-0.90x
 /// against 1.04x at 1K (`docs/bench/0x6-0xa7-reciprocals-by-vector.txt`).
 const RECIPROCALS_BY_VECTOR_BELOW_LANES: usize = 16;
