@@ -216,18 +216,19 @@ MUTATIONS=(
   "Divisor window: no block check|src/divisor/lanes.rs|s/^            if !w.any(rejected) {$/            if true || !w.any(rejected) {/"
   "Divisor window: zero quotients without the sign repair|src/divisor/lanes.rs|s/^    w.float(w.or(w.bits(q), w.and(w.bits(w.mul(x, zh)), sign)))$/    q/"
   "Divisor window: a vector with a zero dividend to the divider|src/divisor/lanes.rs|s/let q = if w.any(window.outside_but_zeros(w, x)) {/let q = if w.any(window.outside(w, x)) {/"
-  "Divisor window: zeros by the sequence at eight lanes too|src/divisor/lanes.rs|s/^const ZEROS_BY_SEQUENCE_FROM_LANES: usize = 16;/const ZEROS_BY_SEQUENCE_FROM_LANES: usize = 8;/"
+  "Divisor window: a rejected block fixed vector by vector at eight lanes too (zeros by the sequence)|src/divisor/lanes.rs|s/^const BY_VECTOR_FROM_LANES: usize = 16;/const BY_VECTOR_FROM_LANES: usize = 8;/"
   "Divisor: the chunks whatever flags the caller holds (the check's length ignored)|src/divisor/flagged.rs|s/^    len < held_below \&\& read_mxcsr() \& VOIDING != 0$/    false/"
   "Divisor: the window for a held flag at every length|src/divisor/flagged.rs|s/^    len < held_below \&\& read_mxcsr() \& VOIDING != 0$/    held_below > 0 \&\& read_mxcsr() \& VOIDING != 0/"
   "Divisor: the window below the check's length whatever the caller's flags|src/divisor/flagged.rs|s/^    len < held_below \&\& read_mxcsr() \& VOIDING != 0$/    len < held_below/"
   "Divisor: public slices ignore the plan's length for held flags|src/divisor.rs|s/below: crate::plan().choices().divisor.window_if_flags_held_below,/below: 0,/"
   "plan file: the length for held flags not read back|src/plan/file.rs|s/window_if_flags_held_below: number(\"divisor.window_if_flags_held_below\")?,/window_if_flags_held_below: 0,/"
-  "Divisor window: a block with zeros runs the sequence whatever else is outside|src/divisor/lanes.rs|s/\&\& !w.any(window.outside_but_zeros_in(w, \&x))/\&\& true/"
+  "Divisor window: a block with zeros runs the sequence whatever else is outside|src/divisor/lanes.rs|s/} else if !w.any(window.outside_but_zeros_in(w, \&x)) {/} else if true {/"
   "Divisor window: a block of zeros without the sign repair|src/divisor/lanes.rs|s/^                        with_zero_signs(w, x, (zh, zl), sign),$/                        w.mul_add(x, zh, w.mul(x, zl)),/"
   "recip: failed blocks back to the divider at eight lanes too|src/arch/simd/loops.rs|s/^const RECIPROCALS_BY_VECTOR_BELOW_LANES: usize = 16;/const RECIPROCALS_BY_VECTOR_BELOW_LANES: usize = 8;/"
   "recip: failed blocks fixed vector by vector at sixteen lanes too|src/arch/simd/loops.rs|s/^const RECIPROCALS_BY_VECTOR_BELOW_LANES: usize = 16;/const RECIPROCALS_BY_VECTOR_BELOW_LANES: usize = 32;/"
   "recip by vector: a refused lane's vector on the divider whole|src/arch/simd/loops.rs|s/w.blend(r, w.div(one, y), refused)/w.div(one, y)/"
   "back-off: a lone special never backs off|src/backoff.rs|s/^        if self.after_failure() {$/        if false {/"
+  "Divisor window: a rejected block to the divider whole at sixteen lanes too|src/divisor/lanes.rs|s/^const BY_VECTOR_FROM_LANES: usize = 16;/const BY_VECTOR_FROM_LANES: usize = 32;/"
 )
 
 if [ "${1:-}" = "--list" ]; then

@@ -1678,11 +1678,11 @@ fn the_divisors_window_gives_zero_dividends_their_sign_on_every_backend() {
 /// [`common::two_products_where_wrong`] (dividends inside the window where the unproven
 /// sequence is wrong): out of place and in place, every whole vector past the head (the
 /// output's line at sixteen lanes from `LINE_HEAD_FROM`) of a block of
-/// `LANE_BLOCK_VECTORS` vectors is the sequence's unless it holds a NaN (outside the
-/// window), which sends only its own vector to the divider; a zero dividend (outside too)
-/// sends its vector at eight lanes and none at sixteen (the sequence's with the zero-sign
-/// repair); the head and the lanes past the last whole block are the divider's. Bits alone cannot show this: a loop that sent
-/// every vector to the divider would pass every other test.
+/// `LANE_BLOCK_VECTORS` vectors is the sequence's unless its block holds a dividend outside
+/// the window: at eight lanes such a block goes to the divider whole; at sixteen a NaN sends
+/// only its own vector and a zero none (the sequence's with the zero-sign repair). The head
+/// and the lanes past the last whole block are the divider's. Bits alone cannot show this:
+/// a loop that sent every vector to the divider would pass every other test.
 #[test]
 fn the_divisors_window_checked_loop_gives_the_sequence_its_vectors_on_every_backend() {
     use common::LineOutput;
@@ -1706,17 +1706,18 @@ fn the_divisors_window_checked_loop_gives_the_sequence_its_vectors_on_every_back
             for (k, &i) in zeros.iter().enumerate() {
                 x[i] = if k % 2 == 0 { 0.0 } else { -0.0 };
             }
-            // The lanes that send their vector to the divider.
-            let divided: Vec<usize> = if lanes >= 16 {
-                nans.to_vec()
+            // The lanes that send their vector (sixteen lanes) or their block (eight) to
+            // the divider.
+            let (divided, unit): (Vec<usize>, usize) = if lanes >= 16 {
+                (nans.to_vec(), lanes)
             } else {
-                nans.iter().chain(&zeros).copied().collect()
+                (nans.iter().chain(&zeros).copied().collect(), block)
             };
             let want: Vec<bool> = (0..len)
                 .map(|i| {
-                    let vector = |j: usize| (j - head) / lanes;
+                    let unit_of = |j: usize| (j - head) / unit;
                     (head..blocks_end).contains(&i)
-                        && !divided.iter().any(|&n| vector(n) == vector(i))
+                        && !divided.iter().any(|&n| unit_of(n) == unit_of(i))
                 })
                 .collect();
             let read = |got: &[f32], how: &str| {

@@ -341,9 +341,16 @@ pub(super) unsafe fn divide_loop<W: Vector, const S: u8>(
     }
 }
 
-/// The vector width from which [`two_products_windowed`] divides a vector whose dividends
-/// outside the window are zeros by the sequence, not the divider.
-const ZEROS_BY_SEQUENCE_FROM_LANES: usize = 16;
+/// The vector width from which [`two_products_windowed`] fixes a rejected block vector by
+/// vector, a vector whose dividends outside the window are zeros by the sequence (with the
+/// zero-sign repair), not the divider. Narrower, the block goes to the divider whole from
+/// the registers it was loaded into: at eight lanes on family 0x19 model 0x1 (Zen 3), in
+/// place at 1K-64K, the vector-by-vector path ran 0.31-0.36x the divider loop with 50% zero
+/// dividends and 0.55-1.03x with 1%, the whole block 0.89-1.06x and 1.12-1.54x
+/// (`examples/divisor_window.rs`, `docs/bench/0x19-divisor-window-zeros.txt`). Zeros by
+/// the sequence cost more than a 256-bit division on family 6 model 0xa7 (0.75-0.83x the
+/// divider loop, `docs/bench/0x6-0xa7-divisor-window-zeros.txt`).
+const BY_VECTOR_FROM_LANES: usize = 16;
 
 /// A divisor's dividend window, broadcast: `|a|` in `lo..=hi` as one signed compare,
 /// shifted by `i32::MIN` (as [`Consts`]). Copied, not borrowed, into the cold path's
@@ -388,22 +395,16 @@ impl<W: Vector> DividendWindow<W> {
         outside
     }
 
-    /// The lanes of `x` outside the window that are not zeros, at sixteen lanes: a zero is
-    /// told by its bits, not its value (a subnormal, a zero under DAZ, is not one). At eight
-    /// lanes every lane outside: there a vector with a zero goes to the divider as any
-    /// other, as the sequence, its repair and the vector's second check (about 14
-    /// operations) cost more than a 256-bit division (family 6 model 0xa7, 50% zeros,
-    /// 256-4K: zeros by the sequence 0.75-0.83x the divider loop at eight lanes, 1.14-1.30x
-    /// at sixteen; `docs/bench/0x6-0xa7-divisor-window-zeros.txt`).
+    /// The lanes of `x` outside the window that are not zeros: a zero is told by its bits,
+    /// not its value (a subnormal, a zero under DAZ, is not one). Read from
+    /// [`BY_VECTOR_FROM_LANES`] lanes only: zeros by the sequence, its repair and the
+    /// vector's second check (about 14 operations) cost more than a 256-bit division (family
+    /// 6 model 0xa7, 50% zeros, 256-4K: 0.75-0.83x the divider loop at eight lanes,
+    /// 1.14-1.30x at sixteen; `docs/bench/0x6-0xa7-divisor-window-zeros.txt`).
     #[inline(always)]
     fn outside_but_zeros(self, w: W, x: W::F) -> W::M {
-        let outside = self.outside(w, x);
-        if W::LANES >= ZEROS_BY_SEQUENCE_FROM_LANES {
-            let zero = w.equal(w.and(w.bits(x), self.abs), w.splat_bits(0));
-            w.mask_and_not(zero, outside)
-        } else {
-            outside
-        }
+        let zero = w.equal(w.and(w.bits(x), self.abs), w.splat_bits(0));
+        w.mask_and_not(zero, self.outside(w, x))
     }
 }
 
@@ -419,18 +420,18 @@ fn with_zero_signs<W: Vector>(w: W, x: W::F, (zh, zl): (W::F, W::F), sign: W::I)
 /// `out[i] = a[i] / d` by two products whose dividends are window-checked before the
 /// sequence runs ([`super::Proven::dividend_window`]): the head to the output's cache line
 /// and the last few lanes on the divider ([`divide_by_divider_in`]), blocks of [`UNROLL`]
-/// vectors with one combined check of their dividends; a block with a dividend outside the
-/// window has each of its vectors checked again: at sixteen lanes a vector whose dividends
-/// outside are all zeros runs the sequence with the zero-sign repair; a vector with any
-/// other (or, at eight lanes, with a zero) goes to the divider whole. The sequence runs
-/// only on accepted dividends and zeros, so it raises no flag but inexact, and it reads no
-/// flag: the loop for slices shorter than the flag-checked chunks'
-/// [`super::flagged::FROM`], for slices divided in place, and, below the plan's length, for
-/// a caller who holds the flags the chunks judge by
-/// ([`crate::plan::DivisorChoices::window_if_flags_held_below`]). (Against the quotients' range check of [`divide`], which runs the
-/// sequence on every lane and then redoes the flagged ones, it gained 1.29-1.36x at eight
-/// lanes on family 6 model 0xa7 at 256-4K, 1.19x at 16K:
-/// `docs/bench/0x6-0xa7-divisor-window.txt`.)
+/// vectors with one combined check of their dividends. A block with a dividend outside the
+/// window goes to the divider whole at eight lanes; at sixteen ([`BY_VECTOR_FROM_LANES`])
+/// each of its vectors is checked again: a vector whose dividends outside are all zeros
+/// runs the sequence with the zero-sign repair, a vector with any other goes to the
+/// divider. The sequence runs only on accepted dividends and zeros, so it raises no flag
+/// but inexact, and it reads no flag: the loop for slices shorter than the flag-checked
+/// chunks' [`super::flagged::FROM`], for slices divided in place, and, below the plan's
+/// length, for a caller who holds the flags the chunks judge by
+/// ([`crate::plan::DivisorChoices::window_if_flags_held_below`]). (Against the quotients'
+/// range check of [`divide`], which runs the sequence on every lane and then redoes the
+/// flagged ones, it gained 1.29-1.36x at eight lanes on family 6 model 0xa7 at 256-4K,
+/// 1.19x at 16K: `docs/bench/0x6-0xa7-divisor-window.txt`.)
 ///
 /// # Safety
 /// `a` readable and `out` writable for `len` floats; `out` either does not overlap `a` or
@@ -461,18 +462,20 @@ pub(super) unsafe fn two_products_windowed<W: Vector>(
                 #[inline(always)]
                 |m, &x| w.mask_or(m, window.outside(w, x)),
             );
-            // At sixteen lanes, a block whose dividends outside are all zeros runs the
-            // sequence with the zero-sign repair here, its dividends still in registers
-            // (50% zeros: the vector-by-vector path ran 1.14-1.34x the divider loop, family
-            // 6 model 0xa7).
             if !w.any(rejected) {
                 for (k, &x) in x.iter().enumerate() {
                     // q = RN(a·zh + RN(a·zl)); no zero dividend is inside the window.
                     w.store(out.add(i + k * W::LANES), w.mul_add(x, zh, w.mul(x, zl)));
                 }
-            } else if W::LANES >= ZEROS_BY_SEQUENCE_FROM_LANES
-                && !w.any(window.outside_but_zeros_in(w, &x))
-            {
+            } else if W::LANES < BY_VECTOR_FROM_LANES {
+                // The block on the divider, from the registers it was loaded into.
+                for (k, &x) in x.iter().enumerate() {
+                    w.store(out.add(i + k * W::LANES), w.div(x, by));
+                }
+            } else if !w.any(window.outside_but_zeros_in(w, &x)) {
+                // Dividends outside that are all zeros: the sequence with the zero-sign
+                // repair here, its dividends still in registers (50% zeros: the
+                // vector-by-vector path ran 1.14-1.34x the divider loop, family 6 model 0xa7).
                 for (k, &x) in x.iter().enumerate() {
                     w.store(
                         out.add(i + k * W::LANES),

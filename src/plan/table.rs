@@ -148,6 +148,19 @@ const ZEN4_DIVISOR: DivisorChoices = DivisorChoices {
     window_if_flags_held_below: 0,
 };
 
+/// `Divisor` on Zen 3: the default lengths out of place; in place from 1024 elements, where
+/// the window-checked two products (a rejected block to the divider whole) beat the
+/// divider in place on every kind of input (`fmadiv bench --floors --only
+/// Divisor::divide_in_place` with a plan file setting only this length, six alternating
+/// processes, `docs/bench/0x19-divisor-in-place-1k.txt`): at 1K-64K 0.99-1.29x on normal
+/// data, 1.03-1.33x with 1% specials, 0.97-1.04x with 50% zeros and 0.97-1.11x on random
+/// bits, where the divider ran 0.93-1.10x. Below 1024 the window loop ran 0.83x at 256 and
+/// 0.94-1.01x at 512 (`examples/divisor_window.rs`).
+const ZEN3_DIVISOR: DivisorChoices = DivisorChoices {
+    in_place_from: 1024,
+    ..DIVISOR_DEFAULT
+};
+
 /// `Divisor` at eight lanes on family 6 model 0xa7: the default lengths, and below 1024
 /// elements the window-checked loop where the caller holds a voiding flag
 /// (`examples/divisor_window.rs`, three processes, the underflow flag held,
@@ -213,7 +226,7 @@ pub(super) const ROWS: &[Row] = &[
         choices: Choices {
             div: DIVIDER,
             recip: [Schedule::Divider, mixed(16)],
-            divisor: DIVISOR_DEFAULT,
+            divisor: ZEN3_DIVISOR,
         },
         evidence: "measured on family 0x19 model 0x1: `fmadiv bench --schedules` in six \
             fresh processes and `fmadiv plan --measure` twice \
@@ -224,9 +237,10 @@ pub(super) const ROWS: &[Row] = &[
             0.8-1.3x at 256-1K; `Divisor`'s sequence 0.73-1.21x at 512, 1.20-1.54x at 1024, \
             1.33-1.98x from 2048; a proof of 34-53 ns pays for itself in a first slice from \
             12,000-19,000 elements (2% of the divider's 0.142 ns per element); in place \
-            never: 0.94-1.05x at 4096 by `--measure`, and `bench --floors` with the sequence \
-            in place from 4096 measured 0.73-1.12x in three runs against 0.96-1.05x with the \
-            divider (docs/bench/0x19-divisor-in-place.json)",
+            from 1024: the window-checked two products 0.97-1.33x the divider in place at \
+            1K-64K on every kind of input in six `bench --floors` processes \
+            (docs/bench/0x19-divisor-in-place-1k.txt; the flag-checked chunks in place had \
+            measured 0.73-1.12x, docs/bench/0x19-divisor-in-place.json)",
         sixteen: None,
     },
     Row {
