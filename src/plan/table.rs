@@ -105,8 +105,10 @@ const DIVIDER: [Schedule; 2] = [Schedule::Divider; 2];
 /// x86 CPU with FMA (the divider's throughput is 2.4 to 14 cycles per vector, two FMAs take
 /// one), once a slice is long enough to pay the flag-checked loop's fixed costs; a divisor's
 /// first slice makes the proof (about 60 ns) only where it is at most a few per cent
-/// of the slice's division. The chunks whatever flags the caller holds: what held flags
-/// cost them was measured on family 6 model 0xa7 only (its rows).
+/// of the slice's division. The chunks whatever flags the caller holds: on Zen 3 the window
+/// won only at 512 elements, below the sequence's 1024, and the chunks from 2048
+/// (`docs/bench/0x19-held-flags.txt`); family 6 model 0xa7's rows take the window below
+/// 1024 and 2048.
 pub(super) const DIVISOR_DEFAULT: DivisorChoices = DivisorChoices {
     sequence_from: 1024,
     first_proof_from: 16384,
@@ -152,10 +154,11 @@ const ZEN4_DIVISOR: DivisorChoices = DivisorChoices {
 /// the window-checked two products (a rejected block to the divider whole) beat the
 /// divider in place on every kind of input (`fmadiv bench --floors --only
 /// Divisor::divide_in_place` with a plan file setting only this length, six alternating
-/// processes, `docs/bench/0x19-divisor-in-place-1k.txt`): at 1K-64K 0.99-1.29x on normal
-/// data, 1.03-1.33x with 1% specials, 0.97-1.04x with 50% zeros and 0.97-1.11x on random
-/// bits, where the divider ran 0.93-1.10x. Below 1024 the window loop ran 0.83x at 256 and
-/// 0.94-1.01x at 512 (`examples/divisor_window.rs`).
+/// processes, `docs/bench/0x19-divisor-in-place-1k.txt`): at 1K-64K 0.98-1.29x on normal
+/// data, 1.02-1.31x with 1% specials, 0.96-1.04x with 50% zeros and 0.97-1.05x on random
+/// bits, where the divider in place ran 0.96-1.07x. Below 1024 the window loop in place ran
+/// 0.77-0.97x at 256 and 0.85-1.25x at 512 (`examples/divisor_window.rs`,
+/// `docs/bench/0x19-divisor-window-zeros.txt`).
 const ZEN3_DIVISOR: DivisorChoices = DivisorChoices {
     in_place_from: 1024,
     ..DIVISOR_DEFAULT
@@ -237,7 +240,7 @@ pub(super) const ROWS: &[Row] = &[
             0.8-1.3x at 256-1K; `Divisor`'s sequence 0.73-1.21x at 512, 1.20-1.54x at 1024, \
             1.33-1.98x from 2048; a proof of 34-53 ns pays for itself in a first slice from \
             12,000-19,000 elements (2% of the divider's 0.142 ns per element); in place \
-            from 1024: the window-checked two products 0.97-1.33x the divider in place at \
+            from 1024: the window-checked two products 0.96-1.31x the divider in place at \
             1K-64K on every kind of input in six `bench --floors` processes \
             (docs/bench/0x19-divisor-in-place-1k.txt; the flag-checked chunks in place had \
             measured 0.73-1.12x, docs/bench/0x19-divisor-in-place.json)",

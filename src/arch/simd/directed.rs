@@ -271,7 +271,9 @@ pub struct BoundsForm {
 
 impl BoundsForm {
     /// The form of a CPU with no record: two passes from [`TWO_PASSES_FROM`] with embedded
-    /// rounding, no head at eight lanes, the chunks whatever flags the caller holds.
+    /// rounding, no head at eight lanes, the chunks whatever flags the caller holds (on Zen
+    /// 3, which has none, the window check ran 0.68-0.85x the chunks from 512 elements with
+    /// the underflow flag held: `docs/bench/0x19-held-flags.txt`).
     pub const DEFAULT: BoundsForm = BoundsForm {
         two_passes_from: TWO_PASSES_FROM,
         eight_lane_head_from: usize::MAX,
