@@ -346,7 +346,7 @@ pub(super) unsafe fn divide_loop<W: Vector, const S: u8>(
 /// zero-sign repair), not the divider. Narrower, the block goes to the divider whole from
 /// the registers it was loaded into: at eight lanes on family 0x19 model 0x1 (Zen 3), in
 /// place at 1K-64K, the vector-by-vector path ran 0.31-0.36x the divider loop with 50% zero
-/// dividends and 0.55-1.03x with 1%, the whole block 0.89-1.06x and 1.12-1.54x
+/// dividends and 0.55-1.03x with 1%, the whole block 0.89-1.06x and 1.12-1.60x
 /// (`examples/divisor_window.rs`, `docs/bench/0x19-divisor-window-zeros.txt`). Zeros by
 /// the sequence cost more than a 256-bit division on family 6 model 0xa7 (0.75-0.83x the
 /// divider loop, `docs/bench/0x6-0xa7-divisor-window-zeros.txt`).
