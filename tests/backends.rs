@@ -1760,7 +1760,8 @@ fn the_divisors_window_checked_loop_gives_the_sequence_its_vectors_on_every_back
 /// loop, on every backend. Read from [`two_products_where_wrong`] with a quiet NaN mid-slice
 /// (it raises nothing, so the chunks keep its vector: the sequence's, wrong; the window loop
 /// sends the vector, at eight lanes its block, to the divider): the NaN's neighbours within
-/// a vector either way tell which loop ran. The caller's flag is kept either way. Bits alone cannot show this.
+/// a vector either way tell which loop ran. The caller's flag is kept either way. Bits
+/// alone cannot show this.
 #[test]
 fn the_divisors_slices_take_the_window_below_their_length_where_a_flag_is_held_on_every_backend() {
     use fmadiv::verify::divisor::{Check, FLAG_CHECKED_FROM, divide_checked_on};
