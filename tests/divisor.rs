@@ -84,15 +84,21 @@ fn named_divisors() -> Vec<f32> {
 }
 
 /// Asserts that `Divisor::new(b)` is exact on every `stride`-th dividend, for each `b`,
-/// with every check of the two-products loop.
+/// with every check of the two-products loop. The portable path has no such loop (every
+/// quotient from the divider, whatever the check): one pass is all there is to test there.
 fn assert_exact(divisors: &[f32], stride: u64) {
-    for &b in divisors {
-        let d = Divisor::new(b);
-        for check in [
+    let checks: &[DivisorCheck] = if fmadiv::backend() == fmadiv::Backend::Portable {
+        &[DivisorCheck::Flags]
+    } else {
+        &[
             DivisorCheck::Flags,
             DivisorCheck::Lanes,
             DivisorCheck::Window,
-        ] {
+        ]
+    };
+    for &b in divisors {
+        let d = Divisor::new(b);
+        for &check in checks {
             let (n, first) = dividend_mismatches_checked_by(&d, check, stride);
             assert_eq!(
                 n,
