@@ -327,11 +327,12 @@ fn mask_where(f: impl Fn(usize) -> bool) -> u16 {
     (0..LANES).filter(|&l| f(l)).fold(0, |m, l| m | 1 << l)
 }
 
-// The lane operations are out of line (`#[inline(never)]`): inlined, every generic loop
-// instantiated for each of the three tables unrolled sixteen scalar lanes per operation, 6.8 of
-// the tool's 7.9 MB of the crate's code, and compiling the library for `cargo test --release`
-// took 267 s of the build's 396 (one codegen unit); out of line it takes 94 s, and the model's
-// suites run about 15% longer (family 0x19). The model's speed is not what it models.
+// The lane operations are out of line (`#[inline(never)]`). Inlined, every generic loop,
+// instantiated for each of the three tables, unrolled sixteen scalar lanes per operation:
+// 6.8 MB of the tool's 8.1 MB of this crate's code (2.9 MB out of line), and a clean
+// `cargo test --release --no-run` took 396 s, 267 s of them compiling this library with its
+// one codegen unit (191 s and 89 s out of line; family 0x19, 2 cores). The model's suites
+// run about 15% longer; its speed is not what it models.
 //
 // SAFETY: the model executes only SSE2, which every x86-64 CPU has; its pointer methods
 // touch exactly the floats their contracts name.
