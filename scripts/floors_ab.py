@@ -5,6 +5,7 @@
 Run:       scripts/floors_ab.py run --rounds N --cpu C --out DIR NAME=BINARY[,ARG...] ...
 Summarise: scripts/floors_ab.py summary --table TABLE.json DIR NAME NAME
 Per size:  scripts/floors_ab.py sizes DIR TEXT NAME [NAME ...]
+Speeds:    scripts/floors_ab.py speeds DIR NAME NAME
 
 `run` writes DIR/NAME-R.json for round R of each binary (each round runs the binaries in the
 order given); ARGs after a binary go to its `bench --floors --json`, e.g.
@@ -15,7 +16,11 @@ where the table's ratio is at least 0.97; and every cell where either median is 
 with each run's ratio. `sizes` prints, for the methods whose name contains TEXT, each input
 kind's median ratio per size, one column per binary. The verdict of one run at a small size
 is a draw (BENCHMARKS.md, "Where the floor is missed"): the medians over alternating runs
-are what compare."""
+are what compare. `speeds` compares the builds' own speeds rather than their ratios: per
+cell, the median elements per second of the second binary over the first, for the entry
+point and for the divider loop it is measured against (a ratio hides a move both make, as
+a change of the build's settings does to both); overall, per size, per method, and every
+cell where either moved by more than 7%."""
 import glob
 import json
 import os
@@ -112,11 +117,51 @@ def sizes(argv):
         print(f"  {method:<30} {inputs:<12} " + "  ".join(row))
 
 
+def speeds(argv):
+    if len(argv) != 3:
+        sys.exit(__doc__)
+    directory, first, second = argv
+
+    def medians(name):
+        """Per cell: the median speed of the entry point and of its divider loop."""
+        own, loop = {}, {}
+        for d in cells(directory, name)[0]:
+            for row in d["rows"]:
+                own.setdefault(key(row), []).append(row["gdiv_per_s"])
+                loop.setdefault(key(row), []).append(row["gdiv_per_s"] / row["vs_baseline"])
+        return ({k: statistics.median(v) for k, v in own.items()},
+                {k: statistics.median(v) for k, v in loop.items()})
+
+    (own_a, loop_a), (own_b, loop_b) = medians(first), medians(second)
+    shared = sorted(set(own_a) & set(own_b))
+    own = {k: own_b[k] / own_a[k] for k in shared}
+    loop = {k: loop_b[k] / loop_a[k] for k in shared}
+
+    def spread(values):
+        return f"median {statistics.median(values):.3f}, {min(values):.3f}-{max(values):.3f}"
+
+    print(f"speed of {second} over {first}, {len(shared)} cells (medians over the runs):")
+    print(f"  entry points: {spread(list(own.values()))}; their divider loops: "
+          f"{spread(list(loop.values()))}")
+    for label, index in (("size", 2), ("method", 0)):
+        groups = {}
+        for k in shared:
+            groups.setdefault(k[index], []).append(own[k])
+        for g in sorted(groups):
+            print(f"  {label} {g!s:<50} {spread(groups[g])} ({len(groups[g])} cells)")
+    print("cells where either moved by more than 7% (entry point, divider loop):")
+    for k in shared:
+        if max(abs(own[k] - 1), abs(loop[k] - 1)) > 0.07:
+            print(f"  {k[0]:<44} {k[1]:<12} {k[2]:>7}: {own[k]:.3f} {loop[k]:.3f}")
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["run"]:
         run(sys.argv[2:])
     elif sys.argv[1:2] == ["sizes"]:
         sizes(sys.argv[2:])
+    elif sys.argv[1:2] == ["speeds"]:
+        speeds(sys.argv[2:])
     elif sys.argv[1:2] == ["summary"]:
         summary(sys.argv[2:])
     else:

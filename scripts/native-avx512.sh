@@ -24,6 +24,10 @@
 #   exception-flags.txt examples/exception_flags.rs by default and with the backend forced
 #   in-place-alone.txt examples/in_place_alone.rs by default and with the backend forced:
 #                      div_in_place against the plain loop in place with no copy timed
+#   codegen-units/     three alternating `bench --floors --json` runs each of this build (one
+#                      codegen unit, the workspace's profile) and of the build a user's
+#                      default release profile makes (sixteen), pinned to CPU 0
+#   codegen-units.txt  scripts/floors_ab.py summary and speeds of those runs
 #   summary.txt        scripts/sixteen_lanes.py on the folder: the schedule table and the
 #                      measured figures against issue 47's goals
 # On a CPU without AVX-512F it says so, runs the suites on the software model, and exits 0.
@@ -89,6 +93,19 @@ cargo test --release --test backends -- --include-ignored --nocapture >"$out/bac
 
 FMADIV_BACKEND=avx512 target/release/fmadiv bench --floors --json >"$out/floors-avx512.json"
 target/release/fmadiv bench --floors --json >"$out/floors-default.json"
+# The figures above come from one codegen unit; a user's release build compiles the crate in
+# sixteen. The same floors of both builds, alternately (BENCHMARKS.md, "How the tool is built").
+if CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 cargo build --release -q -p fmadiv-cli --target-dir target/cgu16 &&
+    python3 scripts/floors_ab.py run --rounds 3 --cpu 0 --out "$out/codegen-units" \
+        one=target/release/fmadiv sixteen=target/cgu16/release/fmadiv; then
+    {
+        python3 scripts/floors_ab.py summary --table "$out/floors-default.json" "$out/codegen-units" one sixteen
+        echo
+        python3 scripts/floors_ab.py speeds "$out/codegen-units" one sixteen
+    } >"$out/codegen-units.txt" 2>&1 || echo "scripts/floors_ab.py failed: read $out/codegen-units"
+else
+    echo "the codegen-units comparison did not run (see above); the other files stand"
+fi
 {
     cargo run --release -q --example in_place_alone
     FMADIV_BACKEND=avx512 cargo run --release -q --example in_place_alone
