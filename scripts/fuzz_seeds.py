@@ -33,8 +33,12 @@ TWO_PRODUCTS_DIVISOR = 0x40400000
 WINDOW = range(127 - 63, 127 - 63 + 126)
 # Significands of the near-all-ones divisors the kernel sends to the divider (src/bits.rs).
 NEAR_ALL_ONES_MIN = 0x7FFFFF + 1 - (1 << 15)
-# MXCSR byte of the layout: rounding field in bits 0-1 (1 = down).
+# MXCSR byte of the layout: rounding field in bits 0-1 (1 = down); bits 4-6 the caller holds
+# the invalid, overflow and underflow flags (any one makes the `Divisor`'s two products and
+# the directed step take their window-checked blocks below the plan's length instead of
+# flag-checked chunks).
 NEAREST, DOWN = 0, 1
+HOLDS_INVALID, HOLDS_VOIDING_FLAGS = 0x10, 0x70
 # A pair the shipped kernel gets right and a single Newton step does not (newton_pair).
 NEWTON_PAIR = (0x3F80002F, 0x3FF32F2C)
 
@@ -63,6 +67,8 @@ def main() -> None:
     long_a = [in_window(rng) for _ in range(LONG_PAIRS)]
     long_b = [in_window(rng) for _ in range(LONG_PAIRS)]
     long_b[7] = TWO_PRODUCTS_DIVISOR
+    # The short seed with the two-products divisor at the pick, for the window-checked path.
+    b_two = b[:7] + [TWO_PRODUCTS_DIVISOR] + b[8:]
     seeds = {
         "in_window_long": seed(NEAREST, long_a, long_b),
         "in_window_long_down": seed(DOWN, long_a, long_b),
@@ -72,6 +78,8 @@ def main() -> None:
         "in_window_newton_pair": seed(
             NEAREST, [NEWTON_PAIR[0]] * PAIRS, [NEWTON_PAIR[1]] * PAIRS
         ),
+        "in_window_held_invalid": seed(NEAREST | HOLDS_INVALID, a, b_two),
+        "in_window_long_held_flags": seed(NEAREST | HOLDS_VOIDING_FLAGS, long_a, long_b),
     }
     if "--check" in sys.argv[1:]:
         stale = [

@@ -5,9 +5,16 @@
 //! `div_bounds`, `Divisor::divide_rounded`, the in-register forms) its bits with the
 //! rounding field set to their mode, FTZ and DAZ as the caller has them.
 //!
+//! The caller's sticky exception flags are part of the input too: every entry point must keep
+//! those the caller holds (README, "Exception flags"), and those README names as raising at
+//! least the flags `/` raises (`div`, `div_in_place`, `recip`, `div_f32x8`, `div_scalar` and
+//! the `Divisor`'s forms) must raise the divider's flags for their lanes under that MXCSR.
+//! Each entry point starts from the caller's flags alone and is judged on the flags it leaves.
+//!
 //! Input layout: bytes 0 and 1 are the offsets of the dividends and divisors (mod 8), byte 2
 //! picks a divisor for `Divisor`, byte 3 is the caller's MXCSR (bits 0-1 the rounding
-//! field, bit 2 FTZ, bit 3 DAZ), the rest are little-endian f32s, split in half.
+//! field, bit 2 FTZ, bit 3 DAZ, bits 4-7 the flags held: invalid, overflow, underflow, and
+//! the other three together), the rest are little-endian f32s, split in half.
 //!
 //! The backend is the one a program gets: `FMADIV_BACKEND` chooses another, the AVX-512
 //! model's tables included (`avx512-model`, `avx512-model-low`, `avx512-model-high`: this
@@ -28,6 +35,29 @@ const RC: u32 = 0b11 << RC_SHIFT;
 const FTZ: u32 = 1 << 15;
 /// Denormals-are-zero: subnormal inputs read as zero.
 const DAZ: u32 = 1 << 6;
+/// MXCSR's sticky exception flags, bits 0-5.
+const INVALID: u32 = 1 << 0;
+const DENORMAL: u32 = 1 << 1;
+const DIVIDE_BY_ZERO: u32 = 1 << 2;
+const OVERFLOW: u32 = 1 << 3;
+const UNDERFLOW: u32 = 1 << 4;
+const INEXACT: u32 = 1 << 5;
+const FLAGS: u32 = INVALID | DENORMAL | DIVIDE_BY_ZERO | OVERFLOW | UNDERFLOW | INEXACT;
+
+/// The flags the caller holds, from bits 4-7 of the layout's MXCSR byte: the three that void
+/// a flag-checked chunk one by one (the paths that read them differ for each), the rest as
+/// one.
+fn held_flags(byte: u8) -> u32 {
+    [
+        (0x10, INVALID),
+        (0x20, OVERFLOW),
+        (0x40, UNDERFLOW),
+        (0x80, DENORMAL | DIVIDE_BY_ZERO | INEXACT),
+    ]
+    .into_iter()
+    .filter(|&(bit, _)| byte & bit != 0)
+    .fold(0, |held, (_, flags)| held | flags)
+}
 
 /// MXCSR now.
 fn read_mxcsr() -> u32 {
@@ -41,7 +71,7 @@ fn read_mxcsr() -> u32 {
 /// restores it before any other floating-point code runs.
 fn write_mxcsr(csr: u32) {
     // SAFETY: ldmxcsr loads a valid control word (the harness's own, with only its rounding
-    // field, FTZ and DAZ changed).
+    // field, FTZ, DAZ and the sticky flags changed).
     unsafe { core::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack)) };
 }
 
@@ -57,14 +87,27 @@ fn hardware(a: &[f32], b: &[f32]) -> Vec<f32> {
         .collect()
 }
 
-/// One entry point's results on dividends `a` and divisors `b`, and the rounding its
-/// reference divides in: the caller's (`None`) or a directed mode's.
+/// One entry point's results on dividends `a` and divisors `b`, the rounding its reference
+/// divides in (the caller's, `None`, or a directed mode's) and the flags MXCSR held after it
+/// (it started from the caller's alone).
 struct Row {
     name: String,
     a: Vec<f32>,
     b: Vec<f32>,
     got: Vec<f32>,
     mode: Option<Rounding>,
+    flags: u32,
+}
+
+/// The entry points README's "Exception flags" holds to raising at least `/`'s flags.
+const RAISE_THE_DIVIDERS_FLAGS: [&str; 5] =
+    ["div", "div_in_place", "recip", "div_f32x8", "div_scalar"];
+
+/// Whether the row's entry point raises at least the flags `/` raises on its lanes: those
+/// named above and the `Divisor`'s forms in the caller's mode.
+fn raises_the_dividers_flags(row: &Row) -> bool {
+    RAISE_THE_DIVIDERS_FLAGS.contains(&row.name.as_str())
+        || (row.name.starts_with("Divisor (") && row.mode.is_none())
 }
 
 /// Groups of `N` lanes of `v` (the whole groups only).
@@ -72,9 +115,10 @@ fn vectors<const N: usize>(v: &[f32]) -> impl Iterator<Item = [f32; N]> + '_ {
     v.chunks_exact(N).map(|c| c.try_into().unwrap())
 }
 
-/// Every entry point on `a`, `b` and by the divisor `y`, under the MXCSR in force (no
-/// arithmetic of this crate's own: only fmadiv's and `wide`'s, which must honour it);
-/// `nearest`: that MXCSR rounds to nearest.
+/// Every entry point on `a`, `b` and by the divisor `y`, under the MXCSR in force, which holds
+/// the caller's flags `held` alone (no arithmetic of this crate's own: only fmadiv's and
+/// `wide`'s, which must honour it); `nearest`: that MXCSR rounds to nearest. After each
+/// entry point the flags are read into its row and put back to `held`.
 #[inline(never)]
 fn compute(
     a: &[f32],
@@ -82,11 +126,14 @@ fn compute(
     y: Option<f32>,
     made_before: Option<&Divisor>,
     nearest: bool,
+    held: u32,
 ) -> Vec<Row> {
     let (a, b) = (black_box(a), black_box(b));
     let n = a.len();
     let mut rows = Vec::new();
     let mut push = |name: &str, a: &[f32], b: &[f32], got: Vec<f32>, mode: Option<Rounding>| {
+        let csr = read_mxcsr();
+        write_mxcsr(csr & !FLAGS | held);
         let m = got.len();
         rows.push(Row {
             name: name.to_string(),
@@ -94,6 +141,7 @@ fn compute(
             b: b[..m].to_vec(),
             got,
             mode,
+            flags: csr & FLAGS,
         })
     };
     let ones = vec![1.0f32; n];
@@ -280,6 +328,7 @@ fuzz_target!(|data: &[u8]| {
     let caller = u32::from(data[3] & 0b11) << RC_SHIFT
         | if data[3] & 0b100 != 0 { FTZ } else { 0 }
         | if data[3] & 0b1000 != 0 { DAZ } else { 0 };
+    let held = held_flags(data[3]);
     let floats: Vec<f32> = data[4..]
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
@@ -306,27 +355,45 @@ fuzz_target!(|data: &[u8]| {
     );
 
     let original = read_mxcsr();
-    let base = original & !(RC | FTZ | DAZ);
-    write_mxcsr(base | caller);
-    let rows = compute(a, b, y, before.as_ref(), caller & RC == 0);
-    let references: Vec<Vec<f32>> = rows
+    let base = original & !(RC | FTZ | DAZ | FLAGS);
+    write_mxcsr(base | caller | held);
+    let rows = compute(a, b, y, before.as_ref(), caller & RC == 0, held);
+    // Each reference from clear flags: the flags `/` raises on the row's lanes.
+    let references: Vec<(Vec<f32>, u32)> = rows
         .iter()
         .map(|r| {
             let rc = r
                 .mode
                 .map_or(caller & RC, |m| u32::from(m.control()) << RC_SHIFT);
             write_mxcsr(base | (caller & !RC) | rc);
-            hardware(&r.a, &r.b)
+            let quotients = hardware(&r.a, &r.b);
+            (quotients, read_mxcsr() & FLAGS)
         })
         .collect();
     write_mxcsr(original);
 
-    for (r, want) in rows.iter().zip(&references) {
+    for (r, (want, dividers_flags)) in rows.iter().zip(&references) {
+        assert!(
+            r.flags & held == held,
+            "{} under MXCSR {:#06x} cleared the caller's flags {:#04x} (left {:#04x})",
+            r.name,
+            base | caller | held,
+            held & !r.flags,
+            r.flags
+        );
+        assert!(
+            !raises_the_dividers_flags(r) || r.flags & dividers_flags == *dividers_flags,
+            "{} under MXCSR {:#06x} left {:#04x}, short of the divider's {:#04x} on its lanes",
+            r.name,
+            base | caller | held,
+            r.flags,
+            dividers_flags
+        );
         if let Some(i) = (0..r.got.len()).find(|&i| r.got[i].to_bits() != want[i].to_bits()) {
             panic!(
                 "{} under MXCSR {:#06x}: {:#010x} / {:#010x} gave {:#010x}, the divider {:#010x}",
                 r.name,
-                base | caller,
+                base | caller | held,
                 r.a[i].to_bits(),
                 r.b[i].to_bits(),
                 r.got[i].to_bits(),
