@@ -229,6 +229,8 @@ MUTATIONS=(
   "recip by vector: a refused lane's vector on the divider whole|src/arch/simd/loops.rs|s/w.blend(r, w.div(one, y), refused)/w.div(one, y)/"
   "back-off: a lone special never backs off|src/backoff.rs|s/^        if self.after_failure() {$/        if false {/"
   "Divisor window: a rejected block to the divider whole at sixteen lanes too|src/divisor/lanes.rs|s/^const BY_VECTOR_FROM_LANES: usize = 16;/const BY_VECTOR_FROM_LANES: usize = 32;/"
+  "flag engine (directed, Divisor): the caller's flags not put back|src/arch/simd/flagged.rs|s/write_flags(read_mxcsr() | callers | raised);/write_flags(read_mxcsr());/"
+  "flag engine (directed, Divisor): the last chunk's flags not put back|src/arch/simd/flagged.rs|s/write_flags(read_mxcsr() | callers | raised);/write_flags(callers | raised);/"
 )
 
 if [ "${1:-}" = "--list" ]; then
