@@ -90,8 +90,6 @@
 // `fmadiv_x86` is the build script's name for "x86-64, not built portable-only": the items it
 // gates say `target_arch = "x86_64"` instead (crate::simd).
 #![cfg_attr(docsrs, doc(auto_cfg(hide(fmadiv_x86))))]
-#![deny(unsafe_op_in_unsafe_fn)]
-#![deny(clippy::undocumented_unsafe_blocks)]
 // The public API: a value-returning function without effects is `#[must_use]` (a discarded
 // quotient is a bug), and every `Result` says when it errs. The internals and the
 // verification door are exempt (below).

@@ -187,6 +187,21 @@ type Extreme<W> =
 /// `div_in_mode_region` in one direction.
 type Region<W> = unsafe fn(W, *const f32, *const f32, *mut f32, usize);
 
+/// [`Vector::div_in_mode_region`] in direction `MODE`, as a [`Region`].
+///
+/// # Safety
+/// That of [`Vector::div_in_mode_region`].
+unsafe fn region_in<W: Vector, const MODE: u8>(
+    w: W,
+    a: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    vectors: usize,
+) {
+    // SAFETY: this function's caller gives the region's guarantees.
+    unsafe { w.div_in_mode_region::<MODE>(a, b, out, vectors) }
+}
+
 impl<W: Vector> Contract<W> {
     fn floats(&self, bits: &[u32]) -> W::F {
         let x: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b)).collect();
@@ -275,8 +290,8 @@ impl<W: Vector> Contract<W> {
             for k in 0..=n {
                 for pad in [0x3f80_0000u32, 0x8000_0000, 0x7f80_0001] {
                     let src: Vec<f32> = x[..k].iter().map(|&b| f32::from_bits(b)).collect();
-                    // SAFETY: src holds k floats.
                     let (got, flags) = under(0, || {
+                        // SAFETY: src holds k floats.
                         self.read(unsafe { w.load_partial(src.as_ptr(), k, f32::from_bits(pad)) })
                     });
                     let want: Vec<u32> = (0..n).map(|l| if l < k { x[l] } else { pad }).collect();
@@ -488,10 +503,10 @@ impl<W: Vector> Contract<W> {
     fn directed(&self, lanes: &mut Lanes) {
         let n = W::LANES;
         let regions: [Region<W>; 4] = [
-            |w, a, b, o, v| unsafe { w.div_in_mode_region::<0>(a, b, o, v) },
-            |w, a, b, o, v| unsafe { w.div_in_mode_region::<1>(a, b, o, v) },
-            |w, a, b, o, v| unsafe { w.div_in_mode_region::<2>(a, b, o, v) },
-            |w, a, b, o, v| unsafe { w.div_in_mode_region::<3>(a, b, o, v) },
+            region_in::<W, 0>,
+            region_in::<W, 1>,
+            region_in::<W, 2>,
+            region_in::<W, 3>,
         ];
         for control in controls() {
             for round in 0..ROUNDS / 4 {

@@ -20,9 +20,6 @@
 //! 1 ground      samples seeds mxcsr
 //! ```
 
-#![deny(unsafe_op_in_unsafe_fn)]
-#![deny(clippy::undocumented_unsafe_blocks)]
-
 pub mod digest;
 pub mod fingerprint;
 pub mod methods;
