@@ -24,6 +24,9 @@
 #   exception-flags.txt examples/exception_flags.rs by default and with the backend forced
 #   in-place-alone.txt examples/in_place_alone.rs by default and with the backend forced:
 #                      div_in_place against the plain loop in place with no copy timed
+#   kernel-check-cost.txt examples/kernel_check_cost.rs pinned to CPU 0: the mixed loops with
+#                      the input check as shipped, in part and left out, against the divider
+#                      loop at eight and sixteen lanes (what the check costs beside the kernel)
 #   codegen-units/     three alternating `bench --floors --json` runs each of this build (one
 #                      codegen unit, the workspace's profile) and of the build a user's
 #                      default release profile makes (sixteen), pinned to CPU 0
@@ -47,6 +50,7 @@ if ! grep -qw avx512f /proc/cpuinfo; then
     FMADIV_BACKEND=avx512-model FMADIV_SCHEDULE=mix-1 cargo test --release "${suites[@]}" 2>&1 |
         grep -E '^test result|SKIPPED'
     cargo test --release --test backends 2>&1 | grep -E '^test result|backend |SKIPPED'
+    cargo run --release -q --example kernel_check_cost -- --model
     exit 0
 fi
 
@@ -110,6 +114,9 @@ fi
     cargo run --release -q --example in_place_alone
     FMADIV_BACKEND=avx512 cargo run --release -q --example in_place_alone
 } >"$out/in-place-alone.txt" 2>&1 || true
+cargo build --release -q --example kernel_check_cost &&
+    taskset -c 0 target/release/examples/kernel_check_cost >"$out/kernel-check-cost.txt" 2>&1 ||
+    echo "examples/kernel_check_cost failed: read $out/kernel-check-cost.txt"
 {
     echo "["
     for i in $(seq 1 20); do
@@ -123,7 +130,8 @@ fi
 python3 scripts/sixteen_lanes.py "$out" | tee "$out/summary.txt" ||
     echo "scripts/sixteen_lanes.py failed: read the JSON files in $out"
 
-if grep -qE 'FAILED|panicked' "$out"/tests-avx512.txt "$out"/backends.txt "$out"/static-avx512.txt 2>/dev/null ||
+if grep -qE 'FAILED|panicked' "$out"/tests-avx512.txt "$out"/backends.txt "$out"/static-avx512.txt \
+    "$out"/kernel-check-cost.txt 2>/dev/null ||
     grep -qE ': [1-9][0-9]* differences' "$out/embedded-rounding.txt"; then
     echo "FAILURES: see $out"
     exit 1
