@@ -16,7 +16,10 @@ Prints, from its JSON files:
    embedded-rounding passes (`rounding-avx512.json`): at least 1.5x at 256-16K;
 4. `div_in_place` against the plain loop in place with no copy in the timed calls
    (`in-place-alone.txt`, examples/in_place_alone.rs): the floors' `(+copy)` row's division
-   alone, against the same 1.35x on normal data.
+   alone, against the same 1.35x on normal data;
+5. the sixteen-lane tables of `kernel-check-cost.txt` (examples/kernel_check_cost.rs): the
+   mixed loops with the input check as shipped, in part and left out, against the divider,
+   and the share of the kernel's time the shipped check takes (no goal: what limits it).
 
 Each figure is a median over a benchmark's rounds, as the file has it; a goal line reads `met`
 or `MISSED` by those medians alone, to the two decimals printed (the ranges beside them). It works on any file of
@@ -150,6 +153,36 @@ def in_place_alone(text):
     print(f"   ratio alone, lowest median {min(medians):.2f}: {verdict}\n")
 
 
+CHECK_ROWS = ("check", "library", "full", "windows", "divisor", "none")
+
+
+def check_cost(text):
+    print("5. The kernel's input check at sixteen lanes: "
+          "`examples/kernel_check_cost.rs` (divider time / loop time)")
+    blocks = []  # (header, rows), each row a line of the table
+    for line in text.splitlines():
+        fields = line.split()
+        if line.startswith("16 lanes, "):
+            blocks.append((line, []))
+        elif blocks and fields and fields[0] in CHECK_ROWS and len(fields) >= 2:
+            blocks[-1][1].append(line.rstrip())
+    if not blocks:
+        print("   no sixteen-lane rows: read kernel-check-cost.txt\n")
+        return
+    for header, rows in blocks:
+        print(f"   {header}")
+        kernel = {}
+        for row in rows:
+            print(f"   {row}")
+            fields = row.split()
+            if fields[0] in ("full", "none"):
+                kernel[fields[0]] = float(fields[1])
+        if len(kernel) == 2:
+            share = 1 - kernel["full"] / kernel["none"]
+            print(f"   the shipped check takes {share:.0%} of the kernel-alone loop's time")
+        print()
+
+
 def main(argv):
     if len(argv) != 1 or not os.path.isdir(argv[0]):
         sys.exit(__doc__)
@@ -174,9 +207,15 @@ def main(argv):
         found = True
         with open(path) as f:
             in_place_alone(f.read())
+    path = os.path.join(folder, "kernel-check-cost.txt")
+    if os.path.exists(path):
+        found = True
+        with open(path) as f:
+            check_cost(f.read())
     if not found:
         print(f"sixteen_lanes.py: {folder} holds none of schedules-avx512.json, floors-avx512.json, "
-              "floors-default.json, rounding-avx512.json, in-place-alone.txt", file=sys.stderr)
+              "floors-default.json, rounding-avx512.json, in-place-alone.txt, kernel-check-cost.txt",
+              file=sys.stderr)
         sys.exit(2)
 
 
