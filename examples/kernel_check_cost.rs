@@ -221,6 +221,8 @@ fn main() {
     const ELEMENTS_PER_TIMING: usize = 1 << 24;
     /// The divider vectors per kernel block timed: the kernel alone, `mix-4`, `mix-8`.
     const DIVIDERS: [usize; 3] = [0, 4, 8];
+    /// Elements of each comparison with `/`: several steps of every loop at either width.
+    const COMPARED: usize = 1024;
     /// The checks' names, in the order of the rows of [`loops_of`].
     const CHECKS: [&str; 4] = ["full", "windows", "divisor", "none"];
 
@@ -254,8 +256,8 @@ fn main() {
             .all(|((x, y), q)| (x / y).to_bits() == q.to_bits())
     }
 
-    /// The checks' two comparisons for one width's loops: on the timed data every loop
-    /// matches `/`; on the data with a zero, an infinity and a near-all-ones divisor the `full`
+    /// The checks' two comparisons for one width's loops: on [`COMPARED`] elements of the timed
+    /// kind of data every loop matches `/`; on the data with a zero, an infinity and a near-all-ones divisor the `full`
     /// loops match and the `none` loops do not. Panics otherwise.
     fn compare(width: &str, loops: &[[Loop; 3]; 4], (a, b): (&[f32], &[f32])) {
         let mut out = vec![0.0f32; a.len()];
@@ -296,24 +298,13 @@ fn main() {
         );
     }
 
-    let model = std::env::args().any(|a| a == "--model");
-    let args: Vec<String> = std::env::args().filter(|a| a != "--model").collect();
-    let lengths: Vec<usize> = if args.len() > 1 {
-        args[1..]
-            .iter()
-            .map(|s| match s.parse::<usize>() {
-                Ok(n) if n >= 128 => n,
-                _ => {
-                    eprintln!(
-                        "kernel_check_cost: lengths are whole numbers of at least 128, not '{s}'"
-                    );
-                    std::process::exit(2);
-                }
-            })
-            .collect()
-    } else {
-        vec![1024, 4096, 16384]
-    };
+    let (lengths, _, flags) = common::lengths_options_and_flags(
+        "kernel_check_cost",
+        &[],
+        &["model"],
+        &[1024, 4096, 16384],
+    );
+    let model = flags[0];
 
     let data = |n: usize| {
         let mut next = common::normal_values();
@@ -332,7 +323,7 @@ fn main() {
         (a, b)
     };
 
-    let (a, b) = data(lengths[0]);
+    let (a, b) = data(COMPARED);
     if model {
         compare("16 lanes (model)", &loops_of!(modelled), (&a, &b));
         return;

@@ -56,22 +56,42 @@ pub fn lengths_and_options(
     known: &[&str],
     default: &[usize],
 ) -> (Vec<usize>, Vec<Option<usize>>) {
+    let (lengths, options, _) = lengths_options_and_flags(example, known, &[], default);
+    (lengths, options)
+}
+
+/// [`lengths_and_options`] with flags `--NAME` (no value) for each name in `flags` too:
+/// whether each was given. A flag given a value is a message and exit code 2.
+#[allow(dead_code)]
+pub fn lengths_options_and_flags(
+    example: &str,
+    known: &[&str],
+    flags: &[&str],
+    default: &[usize],
+) -> (Vec<usize>, Vec<Option<usize>>, Vec<bool>) {
     let fail = |message: String| -> ! {
         eprintln!("{example}: {message}");
         std::process::exit(2);
     };
     let mut options = vec![None; known.len()];
+    let mut given = vec![false; flags.len()];
     let mut lengths = Vec::new();
     for arg in std::env::args().skip(1) {
         if let Some(option) = arg.strip_prefix("--") {
+            if let Some(k) = flags.iter().position(|&f| f == option) {
+                given[k] = true;
+                continue;
+            }
             let (name, value) = option.split_once('=').unwrap_or((option, ""));
             let Some(k) = known.iter().position(|&n| n == name) else {
-                fail(match known {
-                    [] => format!("unknown option --{name} (it takes none)"),
-                    _ => format!(
-                        "unknown option --{name} (it takes --{}=N)",
-                        known.join("=N, --")
-                    ),
+                let takes: Vec<String> = known
+                    .iter()
+                    .map(|n| format!("--{n}=N"))
+                    .chain(flags.iter().map(|f| format!("--{f}")))
+                    .collect();
+                fail(match takes.as_slice() {
+                    [] => format!("unknown option --{option} (it takes none)"),
+                    _ => format!("unknown option --{option} (it takes {})", takes.join(", ")),
                 });
             };
             match value.parse() {
@@ -89,7 +109,7 @@ pub fn lengths_and_options(
     if lengths.is_empty() {
         lengths = default.to_vec();
     }
-    (lengths, options)
+    (lengths, options, given)
 }
 
 /// Floats per 4 KiB page, and per cache line.
