@@ -35,7 +35,8 @@
 //! `/` and the `none` loops must not. `--model` runs both comparisons at sixteen lanes through
 //! the software model (no timing), for CPUs without AVX-512F.
 //!
-//! Arrays: aligned to 64 bytes (the output's stores inside one line each); three arrays of
+//! Arrays: the floors' first layout (`fmadiv_verify::samples::Layouts`), each on a line's
+//! start, so the output's stores fall inside one line each; three arrays of
 //! 1K elements are in L1d, 4K at its edge (48 KiB) or in L2 (32 KiB L1d), 16K in L2.
 
 mod common;
@@ -214,6 +215,7 @@ fn main() {
     use fmadiv::verify::bits::NEAR_ALL_ONES_FIELD;
     use fmadiv::verify::run_schedule_on;
     use fmadiv::{Backend, Mix, Schedule};
+    use fmadiv_verify::samples;
     use harness::{DIVISOR, FULL, Loop, NONE, WINDOWS, eight, modelled, sixteen};
 
     /// Rounds (each times every loop once, in turn) and elements divided per timing.
@@ -237,15 +239,6 @@ fn main() {
                 [$f::<NONE, 0>, $f::<NONE, 4>, $f::<NONE, 8>],
             ] as [[Loop; 3]; 4]
         };
-    }
-
-    /// 64-byte-aligned storage for `n` floats: the vector and the offset of its first
-    /// aligned element.
-    fn aligned(values: &[f32]) -> (Vec<f32>, usize) {
-        let mut v = vec![0.0f32; values.len() + 16];
-        let skip = v.as_ptr().align_offset(64);
-        v[skip..skip + values.len()].copy_from_slice(values);
-        (v, skip)
     }
 
     /// Whether `out` holds the bits of `a / b`.
@@ -350,11 +343,10 @@ fn main() {
         };
         for &n in &lengths {
             let (a, b) = data(n);
-            let (a, sa) = aligned(&a);
-            let (b, sb) = aligned(&b);
-            let (a, b) = (&a[sa..sa + n], &b[sb..sb + n]);
-            let (mut out, so) = aligned(&vec![0.0; n]);
-            let out = &mut out[so..so + n];
+            // The floors' first layout: each array on a line's start, 64 bytes apart past
+            // the length (no 4K aliasing between them).
+            let mut layouts = samples::Layouts::new(a, b);
+            let (a, b, out) = layouts.arrays(0);
             let calls = (ELEMENTS_PER_TIMING / n).max(1);
             let time = |f: &dyn Fn(&mut [f32]), out: &mut [f32]| {
                 let start = Instant::now();
