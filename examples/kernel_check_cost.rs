@@ -5,6 +5,7 @@
 //! ```sh
 //! cargo run --release --example kernel_check_cost [LENGTH ...]   # 1K, 4K and 16K by default
 //! cargo run --release --example kernel_check_cost -- --model     # bits only, 16 lanes modelled
+//! cargo run --release --example kernel_check_cost -- --normal    # divisors near all ones too
 //! ```
 //!
 //! The check (`InputCheck` in `src/arch/simd/kernel.rs`) is integer work beside the kernel's
@@ -20,6 +21,12 @@
 //! - `windows`: both windows, no near-all-ones rule;
 //! - `divisor`: the divisor's window and the near-all-ones rule (no dividend window);
 //! - `none`: no check at all, the lower bound of any check;
+//! - `rule-2^15`: the shipped check with the eight-lane near-all-ones rule (2^15 divisors to
+//!   the divider), whatever the width: at sixteen lanes, the check before that backend had a
+//!   rule of its own;
+//! - `rule-2^5`: the shipped check with the sixteen-lane rule (2^5 divisors), whatever the
+//!   width: at eight lanes a probe only (for `rcpps`' bound the sweep finds wrong rows among
+//!   `k = 33 ..= 64`; on this data the comparison with `/` below still holds it to the bits);
 //!
 //! and the library's own loop of the same schedule (`library`: the harness's `full` should
 //! run as fast). Each is timed as the kernel alone (`D = 0`) and with 4 and 8 divider vectors
@@ -27,9 +34,13 @@
 //! library's divider loop of that width, over rounds; printed: divider time over variant time
 //! (above 1: faster than the divider), median [lowest, highest] of the per-round ratios.
 //!
-//! The operands are normal, inside the input window, and no divisor is near all ones, so
-//! every variant's quotients are the divider's bits; each loop's output is compared with `/`
-//! before it is timed. That comparison can fail: on a second set with a zero dividend, an
+//! The operands are normal, inside the input window, and no divisor is near all ones (none of
+//! the 2^15), so every variant's quotients are the divider's bits; each loop's output is
+//! compared with `/` before it is timed. With `--normal` the fractions are random, so one
+//! divisor in 256 is among the 2^15: what the near-all-ones rule costs on normal data (a block
+//! of 32 lanes holds one in 8.5, of 64 lanes in 4.5; one of the 2^5 in 2^18). Then `windows`
+//! and `none` may differ from `/` in principle (never seen: the wrong pairs are one dividend
+//! per divisor row), and the comparison would say so. That comparison can fail: on a second set with a zero dividend, an
 //! infinite one and a near-all-ones divisor `0x1.fffffep+0` (`rcp(b)` exactly 0.5 on AMD's
 //! and Intel's tables: the kernel's quotient is one ulp low there), the `full` loops must match
 //! `/` and the `none` loops must not. `--model` runs both comparisons at sixteen lanes through
@@ -54,6 +65,8 @@ mod harness {
     pub const WINDOWS: u8 = 1;
     pub const DIVISOR: u8 = 2;
     pub const NONE: u8 = 3;
+    pub const RULE_RCPPS: u8 = 4;
+    pub const RULE_RCP14: u8 = 5;
 
     /// Check `C` of one vector of operands; `None` for no check.
     #[inline(always)]
@@ -64,6 +77,8 @@ mod harness {
             DIVISOR => Some(InputCheck::of::<{ Variant::DIVISOR_WINDOW_ONLY }, false>(
                 w, a, b,
             )),
+            RULE_RCPPS => Some(InputCheck::of::<{ Variant::RCPPS_RULE }, false>(w, a, b)),
+            RULE_RCP14 => Some(InputCheck::of::<{ Variant::RCP14_RULE }, false>(w, a, b)),
             _ => None,
         }
     }
@@ -216,7 +231,9 @@ fn main() {
     use fmadiv::verify::run_schedule_on;
     use fmadiv::{Backend, Mix, Schedule};
     use fmadiv_verify::samples;
-    use harness::{DIVISOR, FULL, Loop, NONE, WINDOWS, eight, modelled, sixteen};
+    use harness::{
+        DIVISOR, FULL, Loop, NONE, RULE_RCP14, RULE_RCPPS, WINDOWS, eight, modelled, sixteen,
+    };
 
     /// Rounds (each times every loop once, in turn) and elements divided per timing.
     const ROUNDS: usize = 15;
@@ -226,7 +243,14 @@ fn main() {
     /// Elements of each comparison with `/`: several steps of every loop at either width.
     const COMPARED: usize = 1024;
     /// The checks' names, in the order of the rows of [`loops_of`].
-    const CHECKS: [&str; 4] = ["full", "windows", "divisor", "none"];
+    const CHECKS: [&str; 6] = [
+        "full",
+        "windows",
+        "divisor",
+        "none",
+        "rule-2^15",
+        "rule-2^5",
+    ];
 
     /// A width's harness loops by check and divider vectors, in the order of [`CHECKS`] and
     /// [`DIVIDERS`].
@@ -237,7 +261,17 @@ fn main() {
                 [$f::<WINDOWS, 0>, $f::<WINDOWS, 4>, $f::<WINDOWS, 8>],
                 [$f::<DIVISOR, 0>, $f::<DIVISOR, 4>, $f::<DIVISOR, 8>],
                 [$f::<NONE, 0>, $f::<NONE, 4>, $f::<NONE, 8>],
-            ] as [[Loop; 3]; 4]
+                [
+                    $f::<RULE_RCPPS, 0>,
+                    $f::<RULE_RCPPS, 4>,
+                    $f::<RULE_RCPPS, 8>,
+                ],
+                [
+                    $f::<RULE_RCP14, 0>,
+                    $f::<RULE_RCP14, 4>,
+                    $f::<RULE_RCP14, 8>,
+                ],
+            ] as [[Loop; 3]; 6]
         };
     }
 
@@ -252,7 +286,7 @@ fn main() {
     /// The checks' two comparisons for one width's loops: on [`COMPARED`] elements of the timed
     /// kind of data every loop matches `/`; on the data with a zero, an infinity and a near-all-ones divisor the `full`
     /// loops match and the `none` loops do not. Panics otherwise.
-    fn compare(width: &str, loops: &[[Loop; 3]; 4], (a, b): (&[f32], &[f32])) {
+    fn compare(width: &str, loops: &[[Loop; 3]; 6], (a, b): (&[f32], &[f32])) {
         let mut out = vec![0.0f32; a.len()];
         for (name, row) in CHECKS.iter().zip(loops) {
             for (d, f) in DIVIDERS.iter().zip(row) {
@@ -294,10 +328,10 @@ fn main() {
     let (lengths, _, flags) = common::lengths_options_and_flags(
         "kernel_check_cost",
         &[],
-        &["model"],
+        &["model", "normal"],
         &[1024, 4096, 16384],
     );
-    let model = flags[0];
+    let (model, normal) = (flags[0], flags[1]);
 
     let data = |n: usize| {
         let mut next = common::normal_values();
@@ -305,9 +339,9 @@ fn main() {
         let b: Vec<f32> = (0..n)
             .map(|_| {
                 loop {
-                    // Near-all-ones divisors would fail blocks of `full` and `divisor` only.
+                    // Near-all-ones divisors would fail blocks of the checks with a rule only.
                     let y = next();
-                    if y.to_bits() & NEAR_ALL_ONES_FIELD != NEAR_ALL_ONES_FIELD {
+                    if normal || y.to_bits() & NEAR_ALL_ONES_FIELD != NEAR_ALL_ONES_FIELD {
                         break y;
                     }
                 }
@@ -322,7 +356,7 @@ fn main() {
         return;
     }
 
-    let mut widths: Vec<(&str, Backend, [[Loop; 3]; 4])> = Vec::new();
+    let mut widths: Vec<(&str, Backend, [[Loop; 3]; 6])> = Vec::new();
     if fmadiv::verify::x86::Avx2Fma::new().is_some() {
         widths.push(("8 lanes", Backend::Avx2Fma, loops_of!(eight)));
     }
@@ -334,6 +368,14 @@ fn main() {
     println!(
         "kernel_check_cost: {}; divider time / variant time, median [lowest, highest] of {ROUNDS} rounds",
         common::cpu()
+    );
+    println!(
+        "data: normal operands inside the window, {}",
+        if normal {
+            "random fractions (--normal: one divisor in 256 among the 2^15 near all ones)"
+        } else {
+            "no divisor among the 2^15 near all ones"
+        }
     );
     for (width, backend, loops) in &widths {
         compare(width, loops, (&a, &b));

@@ -333,6 +333,10 @@ def verification(_):
     reports = [
         ("conforming-division.json", "division kernel, every `rcpps` table within 1.5·2^-12, all 2^46 mantissa pairs"),
         ("conforming-reciprocals.json", "reciprocal kernel, every table within 1.5·2^-12, all divisor mantissas"),
+        # The sixteen-lane kernel: the same arithmetic with its own near-all-ones rule (2^5
+        # divisors, `--kernel vrcp14`), under `vrcp14ps`' bound.
+        ("conforming-division-vrcp14.json", "sixteen-lane division kernel (`--kernel vrcp14`: 2^5 near-all-ones divisors to the divider), every `vrcp14ps` table within 2^-14, all 2^46 mantissa pairs"),
+        ("conforming-reciprocals-vrcp14.json", "sixteen-lane reciprocal kernel (`--kernel vrcp14`), every table within 2^-14, all divisor mantissas"),
         ("pruned-all.json", "division kernel, this CPU's table, all 2^46 pairs, rows proven by Markstein's theorem skipped"),
         ("brute-all.json", "division kernel, this CPU's table, all 2^46 pairs compared with `vdivps` (three ranges merged)"),
         ("reciprocals.json", "reciprocal kernel, this CPU's table, all 2^32 inputs"),

@@ -27,6 +27,8 @@
 #   kernel-check-cost.txt examples/kernel_check_cost.rs pinned to CPU 0: the mixed loops with
 #                      the input check as shipped, in part and left out, against the divider
 #                      loop at eight and sixteen lanes (what the check costs beside the kernel)
+#   kernel-check-cost-normal.txt the same with --normal: random fractions, near-all-ones
+#                      divisors among them (the 2^5 rule sixteen lanes ship against the 2^15)
 #   codegen-units/     three alternating `bench --floors --json` runs each of this build (one
 #                      codegen unit, the workspace's profile) and of the build a user's
 #                      default release profile makes (sixteen), pinned to CPU 0
@@ -117,6 +119,9 @@ fi
 cargo build --release -q --example kernel_check_cost &&
     taskset -c 0 target/release/examples/kernel_check_cost >"$out/kernel-check-cost.txt" 2>&1 ||
     echo "examples/kernel_check_cost failed: read $out/kernel-check-cost.txt"
+taskset -c 0 target/release/examples/kernel_check_cost --normal \
+    >"$out/kernel-check-cost-normal.txt" 2>&1 ||
+    echo "examples/kernel_check_cost --normal failed: read $out/kernel-check-cost-normal.txt"
 {
     echo "["
     for i in $(seq 1 20); do
@@ -131,7 +136,7 @@ python3 scripts/sixteen_lanes.py "$out" | tee "$out/summary.txt" ||
     echo "scripts/sixteen_lanes.py failed: read the JSON files in $out"
 
 if grep -qE 'FAILED|panicked' "$out"/tests-avx512.txt "$out"/backends.txt "$out"/static-avx512.txt \
-    "$out"/kernel-check-cost.txt 2>/dev/null ||
+    "$out"/kernel-check-cost.txt "$out"/kernel-check-cost-normal.txt 2>/dev/null ||
     grep -qE ': [1-9][0-9]* differences' "$out/embedded-rounding.txt"; then
     echo "FAILURES: see $out"
     exit 1

@@ -17,7 +17,9 @@ Prints, from its JSON files:
 4. `div_in_place` against the plain loop in place with no copy in the timed calls
    (`in-place-alone.txt`, examples/in_place_alone.rs): the floors' `(+copy)` row's division
    alone, against the same 1.35x on normal data;
-5. the sixteen-lane tables of `kernel-check-cost.txt` (examples/kernel_check_cost.rs): the
+5. the sixteen-lane tables of `kernel-check-cost.txt` and `kernel-check-cost-normal.txt`
+   (examples/kernel_check_cost.rs, the second with `--normal`; there the 2^5 near-all-ones
+   rule against the 2^15 one): the
    mixed loops with the input check as shipped, in part and left out, against the divider,
    and the share of the kernel's time the shipped check takes (no goal: what limits it).
 
@@ -153,11 +155,13 @@ def in_place_alone(text):
     print(f"   ratio alone, lowest median {min(medians):.2f}: {verdict}\n")
 
 
-CHECK_ROWS = ("check", "library", "full", "windows", "divisor", "none")
+CHECK_ROWS = ("check", "library", "full", "windows", "divisor", "none", "rule-2^15", "rule-2^5")
+# The median of each schedule's cell in a row: "name k [lo, hi] m4 [lo, hi] m8 [lo, hi]".
+SCHEDULE_FIELDS = (("kernel", 1), ("mix-4", 4), ("mix-8", 7))
 
 
-def check_cost(text):
-    print("5. The kernel's input check at sixteen lanes: "
+def check_cost(text, data):
+    print(f"5. The kernel's input check at sixteen lanes, {data}: "
           "`examples/kernel_check_cost.rs` (divider time / loop time)")
     blocks = []  # (header, rows), each row a line of the table
     for line in text.splitlines():
@@ -171,15 +175,19 @@ def check_cost(text):
         return
     for header, rows in blocks:
         print(f"   {header}")
-        kernel = {}
+        medians = {}
         for row in rows:
             print(f"   {row}")
             fields = row.split()
-            if fields[0] in ("full", "none"):
-                kernel[fields[0]] = float(fields[1])
-        if len(kernel) == 2:
-            share = 1 - kernel["full"] / kernel["none"]
+            if fields[0] != "check" and len(fields) >= 8:
+                medians[fields[0]] = {s: float(fields[i]) for s, i in SCHEDULE_FIELDS}
+        if "full" in medians and "none" in medians:
+            share = 1 - medians["full"]["kernel"] / medians["none"]["kernel"]
             print(f"   the shipped check takes {share:.0%} of the kernel-alone loop's time")
+        if "rule-2^15" in medians and "rule-2^5" in medians:
+            gains = ", ".join(f"{s} {medians['rule-2^5'][s] / medians['rule-2^15'][s]:.2f}×"
+                              for s, _ in SCHEDULE_FIELDS)
+            print(f"   the 2^5 near-all-ones rule against the 2^15 one (ratio of medians): {gains}")
         print()
 
 
@@ -207,11 +215,13 @@ def main(argv):
         found = True
         with open(path) as f:
             in_place_alone(f.read())
-    path = os.path.join(folder, "kernel-check-cost.txt")
-    if os.path.exists(path):
-        found = True
-        with open(path) as f:
-            check_cost(f.read())
+    for name, data in (("kernel-check-cost.txt", "no divisor near all ones"),
+                       ("kernel-check-cost-normal.txt", "normal data (random fractions)")):
+        path = os.path.join(folder, name)
+        if os.path.exists(path):
+            found = True
+            with open(path) as f:
+                check_cost(f.read(), data)
     if not found:
         print(f"sixteen_lanes.py: {folder} holds none of schedules-avx512.json, floors-avx512.json, "
               "floors-default.json, rounding-avx512.json, in-place-alone.txt, kernel-check-cost.txt",

@@ -17,14 +17,22 @@ pub const QUOTIENT_MAX_BITS: u32 = 0x7f7f_ffff;
 /// `+∞`'s bits: `|x|`'s bits are greater exactly for NaNs.
 pub const INFINITY_BITS: u32 = 0x7f80_0000;
 
-/// How many divisor mantissas just below 2 go to the slow path: 2^15, those whose top eight
-/// fraction bits are all ones. Harrison's lemma allows Halley's reciprocal to miss
+/// How many divisor mantissas just below 2 go to the slow path where the seed is `rcpps`
+/// (the eight-lane backend): 2^15, those whose top eight fraction bits are all ones. Harrison's lemma allows Halley's reciprocal to miss
 /// Markstein's bound |1 - b·y| < 2^-24 only for mantissas 2^23 - k, k <= 2^48·ep; for any
 /// `rcpps` within its specified 1.5·2^-12, ep < 6.4·2^-36 gives k <= 26 140 (on AMD EPYC,
 /// families 0x19 and 0x1a, measured ep = 2^-33.96: k <= 16 799, and only k = 1 actually
 /// misses). See [`crate::kernel_notes`].
 pub const NEAR_ALL_ONES_DIVISORS: u32 = 1 << 15;
-/// Divisors whose stored fraction is at or above this go to the slow path.
+/// How many divisor mantissas just below 2 go to the slow path where the seed is
+/// `vrcp14ps` (relative error below 2^-14, the sixteen-lane backend): 2^5, those whose top
+/// eighteen fraction bits are all ones. The any-table sweep under that bound
+/// (`fmadiv verify mantissa --rcp any --rcp-bound 2^-14 --kernel vrcp14`) finds Markstein's
+/// hypothesis missed only for odd `k <= 31` and wrong quotients only for odd `k <= 27`;
+/// half as many (`k <= 16`) leaves `1 / 0x1.ffffdep+0`'s row (`k = 17`) wrong for a seed.
+pub const RCP14_NEAR_ALL_ONES_DIVISORS: u32 = 1 << 5;
+/// Divisors whose stored fraction is at or above this go to the slow path (eight lanes).
+#[cfg(feature = "verify")]
 pub const NEAR_ALL_ONES_MANTISSA_MIN: u32 = MANTISSA_MASK + 1 - NEAR_ALL_ONES_DIVISORS;
 
 /// The fast path's input window, on `bits << 1` (sign shifted out, biased exponent in the
@@ -43,7 +51,17 @@ pub const INPUT_WINDOW_LO: u32 = INPUT_EXPONENT_MIN << 24;
 pub const INPUT_WINDOW_SPAN: u32 = INPUT_EXPONENTS << 24;
 /// The top eight stored fraction bits: a divisor whose bits here are all ones is one of the
 /// [`NEAR_ALL_ONES_DIVISORS`].
-pub const NEAR_ALL_ONES_FIELD: u32 = NEAR_ALL_ONES_MANTISSA_MIN;
+#[cfg(feature = "verify")]
+pub const NEAR_ALL_ONES_FIELD: u32 = near_all_ones_field(NEAR_ALL_ONES_DIVISORS);
+
+/// The top fraction bits that are all ones exactly for the `divisors` mantissas just below
+/// 2 (a power of two, at most 2^23): the mantissas `2^23 - divisors ..= 2^23 - 1`. Zero for
+/// no divisors.
+#[must_use]
+pub const fn near_all_ones_field(divisors: u32) -> u32 {
+    // 2^23 - n, for n a power of two, has ones exactly in the bits from log2(n) to 22.
+    (MANTISSA_MASK + 1 - divisors) & MANTISSA_MASK
+}
 
 /// `2^e`, exactly, for a normal power (`-126 <= e <= 127`), from its exponent field:
 /// `f32::powi`'s precision is unspecified (Miri perturbs it), and the bounds built from

@@ -156,20 +156,39 @@
 //! already ran through the refinement: the set of `(b, y)` rows a 2^-14 seed produces is a
 //! subset of `Y(b)` above, and `docs/verification/conforming-division.json` (arithmetic digest
 //! d432cf61aa21a762) covers it with no new sweep. The same holds for the reciprocal kernel
-//! (`conforming-reciprocals.json`). The near-all-ones rule stays: Intel's reference table
-//! returns exactly 0.5 for `2 - 2^-23`, as AMD's `rcpps` does, and without the rule the
-//! kernel is wrong there (`tests/backends.rs`, `weakened_kernels_are_caught_on_the_model`).
-//! Nor does the closer seed let one Newton step replace Halley's: the any-table sweep under
-//! the 2^-14 bound (`fmadiv verify mantissa --rcp any --rcp-bound 2^-14 --kernel newton`)
-//! finds `0x3f8000de / 0x3ffee17f` with the conforming seed `0x3f008de0` rounded to
-//! `0x3f0090c0` instead of `0x3f0090c1` (`cli/tests/cli.rs`). So the sixteen-lane kernel runs
-//! the shipped arithmetic, and its report is the every-table one.
+//! (`conforming-reciprocals.json`). Nor does the closer seed let one Newton step replace
+//! Halley's: the any-table sweep under the 2^-14 bound (`fmadiv verify mantissa --rcp any
+//! --rcp-bound 2^-14 --kernel newton`) finds `0x3f8000de / 0x3ffee17f` with the conforming
+//! seed `0x3f008de0` rounded to `0x3f0090c0` instead of `0x3f0090c1` (`cli/tests/cli.rs`).
+//! So the sixteen-lane kernel runs the shipped arithmetic.
+//!
+//! **Its near-all-ones rule is narrower.** The closer seed does shrink the set Harrison's
+//! lemma leaves open, and the sweep under 2^-14 measures it exactly: over the 2^15
+//! divisors the eight-lane rule sends to the divider, Markstein's hypothesis fails only for
+//! `b = 2 - k·2^-23` with odd `k <= 31` (16 rows, up to 1.0000554·2^-24), and the kernel
+//! rounds wrongly only for odd `k <= 27` other than 23 (each with a seed at the low edge,
+//! one dividend each; `k = 1` is Intel's reference table's `0.5` too). So the sixteen-lane
+//! backends (`Vector::NEAR_ALL_ONES_DIVISORS`) send `k <= 2^5` to the divider, the divisors
+//! whose top eighteen fraction bits are ones: one random divisor in 2^18 instead of one in
+//! 256, which at sixteen lanes had sent a block of four vectors in 4.5 to the divider on
+//! normal data. The check is the same integer operations with another constant. Its proof is
+//! a sweep of its own, the shipped arithmetic with this rule (`--kernel vrcp14`, the same
+//! code run on eight lanes) over all 2^46 pairs and every seed within 2^-14:
+//! `docs/verification/conforming-division-vrcp14.json` (`fmadiv verify mantissa --rcp any
+//! --rcp-bound 2^-14 --prune --kernel vrcp14`, arithmetic digest 6c01c3d146e0456a, no
+//! mismatch) and `conforming-reciprocals-vrcp14.json` (`fmadiv verify reciprocals --rcp any
+//! --rcp-bound 2^-14 --kernel vrcp14`, digest abc357482b22db10: 1.2·10^10 seeds, none
+//! wrong; the reciprocal alone would need only `k = 1`). Half the rule, `k <= 16`
+//! (`--kernel vrcp14-narrowed`), is caught: `k = 17, 19, 21, 25, 27` come out one ulp low
+//! (`verify/tests/sweep.rs`; on the model with the low-edge table, `tests/backends.rs`).
+//! And the rule is no good for `rcpps`' looser bound, which is why eight lanes keep 2^15:
+//! the same sweep under 1.5·2^-12 finds wrong rows among `k = 33 ..= 64`.
 //!
 //! What the proof needs of the sixteen-lane code, beyond the arithmetic: that each lane
 //! computes exactly what one lane of the eight-lane code computes (the same IEEE operations
 //! in the same order, an FMA where the eight-lane code has one), and that the lanes the
-//! check accepts are the same: the window and the near-all-ones rule are the same integer
-//! operations on each lane, only the mask is a `k` register (`Vector::M`), combined by
+//! check accepts are the same but for the rule's constant: the window and the near-all-ones
+//! rule are the same integer operations on each lane, only the mask is a `k` register (`Vector::M`), combined by
 //! `kandn`-like operations instead of vector ands; the blend takes the divider's quotient in
 //! the flagged lanes; masked loads pad a tail's absent lanes with 1.0 (inside the window)
 //! and masked stores write only the present ones. Those are properties of the code, not of
@@ -314,7 +333,7 @@
 //! kernel vectors and `d` divider vectors a step, each quotient then stepped. Exact because:
 //! for every lane the kernel's check accepts, its quotient is `RN(a/b)` under
 //! round-to-nearest, for every conforming seed, `vrcp14ps`' within 2^-14 included (the
-//! sections above), so faithful; the check holds the step's window (the same window, and
+//! sections above; at sixteen lanes with that backend's own near-all-ones rule), so faithful; the check holds the step's window (the same window, and
 //! the near-all-ones divisors besides); MXCSR is read once per call and the loop runs only
 //! where it rounds to nearest (the kernel's FMAs give `RN(a/b)` there alone; elsewhere the
 //! call runs the shipped form), so an exact residual is `+0` and the step of the next

@@ -2287,11 +2287,22 @@ fn weakened_kernels_are_caught_on_the_model() {
             backend.name()
         );
     }
+    // The sixteen-lane near-all-ones rule narrowed to 2^4 divisors: the low edge's seed
+    // leaves 0x1.f0f0dp+0 / 0x1.ffffdep+0 (2 - 17·2^-23) one ulp low (found by the sweep under
+    // 2^-14, `verify/tests/sweep.rs`).
+    let narrowed = [0x3ff8_7868];
+    let found = model_fails(Seeds::Low, Kernel::Vrcp14Narrowed, &narrowed);
+    assert!(
+        found.is_some(),
+        "the near-all-ones rule narrowed, the bound's low edge: not caught"
+    );
     // The shipped kernel on the same rows: exact on all three tables.
     for seeds in Seeds::ALL {
         let wrong = model_fails(seeds, Kernel::Shipped, &[0x3f80_0000, 0x3f80_00de]);
         assert!(wrong.is_none(), "{seeds:?}: {wrong:?}");
     }
+    let wrong = model_fails(Seeds::Low, Kernel::Shipped, &narrowed);
+    assert!(wrong.is_none(), "{wrong:?}");
 }
 
 /// The schedules whose quotients the directed loop can start from.

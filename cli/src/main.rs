@@ -557,10 +557,14 @@ fn fingerprint(json: bool) -> Result<ExitCode, String> {
         .into_iter()
         .map(|k| (k, report::digest_of(k).into()))
         .collect();
-    let shipped = fmadiv::verify::Kernel::Shipped;
-    let arithmetic = [false, true].map(|recip| {
-        fmadiv_verify::digest::arithmetic_digest(shipped, recip).unwrap_or_else(|| "none".into())
-    });
+    // The shipped kernel's (eight lanes) and the sixteen-lane rule's (`--kernel vrcp14`).
+    let arithmetic_of = |kernel| {
+        [false, true].map(|recip| {
+            fmadiv_verify::digest::arithmetic_digest(kernel, recip).unwrap_or_else(|| "none".into())
+        })
+    };
+    let arithmetic = arithmetic_of(fmadiv::verify::Kernel::Shipped);
+    let sixteen = arithmetic_of(fmadiv::verify::Kernel::Vrcp14);
     let bound = fmadiv_verify::seeds::SeedBound::RCPPS;
     let window = match fmadiv_verify::seeds::check_window(bound) {
         Some(Ok(())) => "yes".to_string(),
@@ -586,6 +590,7 @@ fn fingerprint(json: bool) -> Result<ExitCode, String> {
             "every_window_input_within_bound": window,
             "scales_exactly_across_window": scaling,
             "arithmetic_digests": { "division": arithmetic[0], "reciprocal": arithmetic[1] },
+            "sixteen_lane_arithmetic_digests": { "division": sixteen[0], "reciprocal": sixteen[1] },
         });
         println!(
             "{}",
@@ -614,6 +619,10 @@ fn fingerprint(json: bool) -> Result<ExitCode, String> {
         println!(
             "arithmetic digests (no table enters them: the same on every CPU): division {}, reciprocal {}",
             arithmetic[0], arithmetic[1]
+        );
+        println!(
+            "  with the sixteen-lane near-all-ones rule (vrcp14ps seeds, --kernel vrcp14): division {}, reciprocal {}",
+            sixteen[0], sixteen[1]
         );
     }
     Ok(ExitCode::SUCCESS)

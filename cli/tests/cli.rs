@@ -613,6 +613,16 @@ fn the_sweep_under_the_vrcp14_bound_catches_the_shorter_arithmetics() {
         let out = sweep("shipped", from, to, None);
         assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stdout));
     }
+    // The sixteen-lane near-all-ones rule halved: dividend mantissa 0x787868 over
+    // 0x3fffffef (2 - 17·2^-23) with the low edge's seed 0x3efffc11 comes out one ulp low;
+    // the rule itself (2^5 divisors) passes there and on the largest significand's row.
+    let out = sweep("vrcp14-narrowed", "7895144", "7895145", None);
+    assert_eq!(code(&out), 1, "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0x3fffffef"));
+    for (from, to) in [("0", "1"), ("7895144", "7895145")] {
+        let out = sweep("vrcp14", from, to, None);
+        assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stdout));
+    }
 }
 
 #[test]

@@ -338,8 +338,9 @@ pub fn div_rounded_from_schedule_on(
 /// `lo[i] = RD(a[i] / b[i])`, `hi[i] = RU(a[i] / b[i])` from schedule `s`'s quotients on
 /// `backend` (as [`div_rounded_from_schedule_on`]), by the given kernel variant and step:
 /// weakened ones must be caught. `None` (nothing written) as there, and for
-/// [`DirectedStep::UnderflowIgnored`] (this loop has no flag-checked chunks). Panics if the
-/// lengths differ.
+/// [`DirectedStep::UnderflowIgnored`] (this loop has no flag-checked chunks) and the
+/// kernels of the sixteen-lane rule on any backend ([`Kernel::Vrcp14`]: the shipped kernel of
+/// a sixteen-lane backend runs it). Panics if the lengths differ.
 #[allow(clippy::too_many_arguments)]
 pub fn div_bounds_from_schedule_on(
     backend: crate::Backend,
@@ -387,6 +388,8 @@ pub fn div_bounds_from_schedule_on(
                         run!(Variant::SHIPPED, DIVISOR_SIGN_IGNORED)
                     }
                     (_, DirectedStep::DivisorSignIgnored) => return None,
+                    // The sixteen-lane backends' shipped kernel has that rule already.
+                    (Kernel::Vrcp14 | Kernel::Vrcp14Narrowed, _) => return None,
                 }
             }};
         }

@@ -65,6 +65,8 @@ pub fn div_with_on(
         Kernel::Shipped => kernel_entry::<{ Variant::SHIPPED }, false>(backend),
         Kernel::Newton => kernel_entry::<{ Variant::NEWTON }, false>(backend),
         Kernel::Published => kernel_entry::<{ Variant::PUBLISHED }, false>(backend),
+        Kernel::Vrcp14 => kernel_entry::<{ Variant::RCP14_RULE }, false>(backend),
+        Kernel::Vrcp14Narrowed => kernel_entry::<{ Variant::RCP14_RULE_NARROWED }, false>(backend),
     });
     #[cfg(not(fmadiv_x86))]
     {
@@ -118,6 +120,10 @@ pub fn recip_with_on(
             Kernel::Shipped => kernel_entry::<{ Variant::SHIPPED }, true>(backend),
             Kernel::Newton => kernel_entry::<{ Variant::NEWTON }, true>(backend),
             Kernel::Published => kernel_entry::<{ Variant::PUBLISHED }, true>(backend),
+            Kernel::Vrcp14 => kernel_entry::<{ Variant::RCP14_RULE }, true>(backend),
+            Kernel::Vrcp14Narrowed => {
+                kernel_entry::<{ Variant::RCP14_RULE_NARROWED }, true>(backend)
+            }
         }?;
         // SAFETY: the backend is in use; b readable and out writable for its length; `a`
         // is not read for reciprocals.

@@ -103,19 +103,12 @@ impl Fnv {
 pub fn kernel_digest(kernel: Kernel) -> Option<String> {
     #[cfg(fmadiv_x86)]
     {
-        use fmadiv::verify::Variant;
         use fmadiv::verify::x86::Avx2Fma;
         let k = Avx2Fma::new()?;
         let (a, b) = digest_pairs();
         let mut h = Fnv(0xcbf2_9ce4_8422_2325);
         // SAFETY: `k` proves AVX2 and FMA.
-        unsafe {
-            match kernel {
-                Kernel::Shipped => hash_fast_path::<{ Variant::SHIPPED }>(k, &a, &b, &mut h),
-                Kernel::Newton => hash_fast_path::<{ Variant::NEWTON }>(k, &a, &b, &mut h),
-                Kernel::Published => hash_fast_path::<{ Variant::PUBLISHED }>(k, &a, &b, &mut h),
-            }
-        }
+        unsafe { with_variant!(kernel, V => hash_fast_path::<V>(k, &a, &b, &mut h)) }
         let mut out = vec![0.0f32; a.len()];
         fmadiv::verify::div_with(kernel, &a, &b, &mut out)?;
         h.floats(&out);
@@ -166,7 +159,6 @@ pub fn arithmetic_digest(kernel: Kernel, recip: bool) -> Option<String> {
     #[cfg(fmadiv_x86)]
     {
         use crate::sweep::conforming::{SeedBound, seed_range};
-        use fmadiv::verify::Variant;
         use fmadiv::verify::bits::MANTISSA_MASK;
         use fmadiv::verify::x86::Avx2Fma;
         let k = Avx2Fma::new()?;
@@ -185,26 +177,11 @@ pub fn arithmetic_digest(kernel: Kernel, recip: bool) -> Option<String> {
         let mut hash = |a: &[f32], b: &[f32], seeds: &[f32]| {
             // SAFETY: `k` proves AVX2 and FMA.
             unsafe {
-                match (kernel, recip) {
-                    (Kernel::Shipped, false) => {
-                        hash_seeded::<{ Variant::SHIPPED }, false>(k, a, b, seeds, &mut h)
-                    }
-                    (Kernel::Newton, false) => {
-                        hash_seeded::<{ Variant::NEWTON }, false>(k, a, b, seeds, &mut h)
-                    }
-                    (Kernel::Published, false) => {
-                        hash_seeded::<{ Variant::PUBLISHED }, false>(k, a, b, seeds, &mut h)
-                    }
-                    (Kernel::Shipped, true) => {
-                        hash_seeded::<{ Variant::SHIPPED }, true>(k, a, b, seeds, &mut h)
-                    }
-                    (Kernel::Newton, true) => {
-                        hash_seeded::<{ Variant::NEWTON }, true>(k, a, b, seeds, &mut h)
-                    }
-                    (Kernel::Published, true) => {
-                        hash_seeded::<{ Variant::PUBLISHED }, true>(k, a, b, seeds, &mut h)
-                    }
-                }
+                with_variant!(kernel, V => if recip {
+                    hash_seeded::<V, true>(k, a, b, seeds, &mut h)
+                } else {
+                    hash_seeded::<V, false>(k, a, b, seeds, &mut h)
+                })
             }
         };
         hash(&a, &b, &seeds);

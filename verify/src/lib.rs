@@ -20,6 +20,37 @@
 //! 1 ground      samples seeds mxcsr
 //! ```
 
+/// `$body` with `$v` bound to `$kernel`'s variant id as a constant (a `const u8` the
+/// kernels take as a generic argument): one instantiation per variant, chosen at run time.
+#[cfg(fmadiv_x86)]
+macro_rules! with_variant {
+    ($kernel:expr, $v:ident => $body:expr) => {{
+        use fmadiv::verify::{Kernel, Variant};
+        match $kernel {
+            Kernel::Shipped => {
+                const $v: u8 = Variant::SHIPPED;
+                $body
+            }
+            Kernel::Newton => {
+                const $v: u8 = Variant::NEWTON;
+                $body
+            }
+            Kernel::Published => {
+                const $v: u8 = Variant::PUBLISHED;
+                $body
+            }
+            Kernel::Vrcp14 => {
+                const $v: u8 = Variant::RCP14_RULE;
+                $body
+            }
+            Kernel::Vrcp14Narrowed => {
+                const $v: u8 = Variant::RCP14_RULE_NARROWED;
+                $body
+            }
+        }
+    }};
+}
+
 pub mod digest;
 pub mod fingerprint;
 pub mod methods;

@@ -37,7 +37,9 @@ fn pruned_and_brute_force_find_the_same_mismatches_on_8192_rows() {
     }
     let rows = 0..8192;
     let pairs = 8192u64 << 23;
-    for kernel in Kernel::ALL {
+    // The eight-lane kernels (the sixteen-lane rule's, exact on AMD's table whatever their
+    // rule: `the_sixteen_lane_rule_covers_every_vrcp14_seed_and_no_fewer_divisors_do`).
+    for kernel in [Kernel::Shipped, Kernel::Newton, Kernel::Published] {
         let brute = sweep(kernel, Mode::BruteForce, rows.clone());
         let pruned = sweep(kernel, Mode::Pruned, rows.clone());
         eprintln!(
@@ -229,4 +231,49 @@ fn every_table_reciprocals_over_all_divisors() {
     let newton = reciprocal_tile(Kernel::Newton, bound, around..around + 256).unwrap();
     assert!(newton.mismatches > 0);
     assert_eq!(newton.counterexamples[0].b, 0x3f86_9913);
+}
+
+/// The mantissas of the `k`s in `ks`: `2^23 - k`, the divisors just below 2.
+fn near_two(ks: &[u32]) -> Vec<u32> {
+    ks.iter().map(|k| 0x3f80_0000 | (MANTISSAS - k)).collect()
+}
+
+/// The divisors (bits) of `kernel`'s mismatches over the 64 mantissas just below 2 against
+/// every dividend, under `bound`; every row compared (no pruning).
+fn near_two_mismatches(kernel: Kernel, bound: SeedBound) -> Vec<u32> {
+    let (rows, stats) = divisor_rows(kernel, bound, MANTISSAS - 64..MANTISSAS, false).unwrap();
+    let tally = rows
+        .par_chunks(8)
+        .map(|chunk| compare_rows(chunk, 0..MANTISSAS).unwrap())
+        .reduce(Tally::default, |mut x, y| {
+            x.merge(&y);
+            x
+        });
+    assert_eq!(tally.pairs, u64::from(MANTISSAS) * stats.rows_compared);
+    let mut divisors: Vec<u32> = tally.counterexamples.iter().map(|c| c.b).collect();
+    divisors.sort_unstable();
+    divisors.dedup();
+    divisors
+}
+
+#[test]
+fn the_sixteen_lane_rule_covers_every_vrcp14_seed_and_no_fewer_divisors_do() {
+    if !has_kernel() {
+        return;
+    }
+    // Under 2^-14 (`vrcp14ps`), Markstein's correction rounds wrongly after Halley's step
+    // only for these divisors 2 - k·2^-23, each with some seed at the bound's low edge.
+    let wrong = near_two(&[27, 25, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1]);
+    let bound = SeedBound::RCP14;
+    assert_eq!(near_two_mismatches(Kernel::Published, bound), wrong);
+    // The sixteen-lane rule (2^5 divisors to the divider) leaves none of them ...
+    assert_eq!(near_two_mismatches(Kernel::Vrcp14, bound), []);
+    // ... half of it leaves those above 16.
+    assert_eq!(
+        near_two_mismatches(Kernel::Vrcp14Narrowed, bound),
+        near_two(&[27, 25, 21, 19, 17])
+    );
+    // And `rcpps`' looser bound needs more than the sixteen-lane rule: the eight-lane
+    // kernel keeps 2^15.
+    assert!(!near_two_mismatches(Kernel::Vrcp14, SeedBound::RCPPS).is_empty());
 }

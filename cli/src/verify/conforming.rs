@@ -45,7 +45,8 @@ fn claim(recip: bool, bound: SeedBound) -> String {
          every divisor mantissa"
     };
     format!(
-        "{what}, on every CPU whose rcpps seed for the divisor satisfies |1 - b*r| <= {bound} \
+        "{what}, on every CPU whose seed (rcpps; vrcp14ps under 2^-14) for the divisor \
+         satisfies |1 - b*r| <= {bound} \
          (inside the input window this covers every exponent and sign; other lanes are the \
          divider's)"
     )

@@ -67,6 +67,11 @@ pub enum KernelArg {
     Newton,
     /// The published algorithm without the near-all-ones divisor fix.
     Published,
+    /// The shipped arithmetic with the AVX-512F backend's near-all-ones rule (2^5 divisors,
+    /// for `vrcp14ps` seeds within 2^-14): the sixteen-lane kernel, on eight lanes.
+    Vrcp14,
+    /// `vrcp14` with half those divisors kept: wrong on purpose (under `--rcp-bound 2^-14`).
+    Vrcp14Narrowed,
 }
 
 impl KernelArg {
@@ -75,6 +80,8 @@ impl KernelArg {
             KernelArg::Shipped => Kernel::Shipped,
             KernelArg::Newton => Kernel::Newton,
             KernelArg::Published => Kernel::Published,
+            KernelArg::Vrcp14 => Kernel::Vrcp14,
+            KernelArg::Vrcp14Narrowed => Kernel::Vrcp14Narrowed,
         }
     }
 }

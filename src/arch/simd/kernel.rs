@@ -14,8 +14,10 @@
 //! once per block of vectors (`loops`).
 
 use super::Vector;
-use crate::bits::{INPUT_WINDOW_LO, INPUT_WINDOW_SPAN, NEAR_ALL_ONES_FIELD};
-use crate::variant::Variant;
+use crate::bits::{INPUT_WINDOW_LO, INPUT_WINDOW_SPAN, near_all_ones_field};
+#[cfg(feature = "verify")]
+use crate::bits::{NEAR_ALL_ONES_DIVISORS, RCP14_NEAR_ALL_ONES_DIVISORS};
+use crate::variant::{NearAllOnes, Variant};
 
 /// The variant's refined reciprocal `y ≈ 1/b` from this CPU's `rcpps` (what the sweeps
 /// compare rows with).
@@ -101,6 +103,22 @@ fn excess<W: Vector>(w: W, x: W::F) -> W::I {
     w.sub(w.shift_left_1(w.bits(x)), w.splat_bits(INPUT_WINDOW_LO))
 }
 
+/// How many divisor mantissas just below 2 `rule` sends to the divider on backend `W`.
+#[inline(always)]
+const fn near_all_ones_divisors<W: Vector>(rule: NearAllOnes) -> u32 {
+    match rule {
+        #[cfg(feature = "verify")]
+        NearAllOnes::Off => 0,
+        NearAllOnes::OfSeed => W::NEAR_ALL_ONES_DIVISORS,
+        #[cfg(feature = "verify")]
+        NearAllOnes::Rcpps => NEAR_ALL_ONES_DIVISORS,
+        #[cfg(feature = "verify")]
+        NearAllOnes::Rcp14 => RCP14_NEAR_ALL_ONES_DIVISORS,
+        #[cfg(feature = "verify")]
+        NearAllOnes::Rcp14Halved => RCP14_NEAR_ALL_ONES_DIVISORS / 2,
+    }
+}
+
 /// What the fast path must know about its inputs, as two unsigned quantities per lane that
 /// can be combined over many vectors with a running maximum.
 #[derive(Clone, Copy)]
@@ -108,9 +126,12 @@ pub struct InputCheck<W: Vector> {
     /// `max((|a| bits << 1) - LO, (|b| bits << 1) - LO)`: at most `SPAN - 1` exactly when
     /// both inputs are inside the window (see [`crate::bits::INPUT_WINDOW_LO`]).
     window: W::I,
-    /// `b & NEAR_ALL_ONES_FIELD`: equal to the field exactly for near-all-ones divisors
-    /// (zero for variants without that fix).
+    /// `b & field`: equal to the field exactly for near-all-ones divisors (zero for
+    /// variants without that fix).
     all_ones: W::I,
+    /// The near-all-ones field (`crate::bits::near_all_ones_field`) of the variant on this
+    /// backend's seed; a constant once inlined.
+    field: u32,
 }
 
 impl<W: Vector> InputCheck<W> {
@@ -126,12 +147,19 @@ impl<W: Vector> InputCheck<W> {
         } else {
             w.max_u32(excess(w, a), excess(w, b))
         };
-        let all_ones = if Variant::of(V).all_ones_fix {
-            w.and(w.bits(b), w.splat_bits(NEAR_ALL_ONES_FIELD))
+        let divisors = near_all_ones_divisors::<W>(Variant::of(V).near_all_ones);
+        let (all_ones, field) = if divisors > 0 {
+            let field = near_all_ones_field(divisors);
+            (w.and(w.bits(b), w.splat_bits(field)), field)
         } else {
-            w.splat_bits(0)
+            // No divisor sent to the divider: a lane of zeros never equals a nonzero field.
+            (w.splat_bits(0), u32::MAX)
         };
-        InputCheck { window, all_ones }
+        InputCheck {
+            window,
+            all_ones,
+            field,
+        }
     }
 
     /// The input window alone, for both inputs (no near-all-ones test): what the directed
@@ -140,16 +168,21 @@ impl<W: Vector> InputCheck<W> {
     pub fn window_of(w: W, a: W::F, b: W::F) -> InputCheck<W> {
         InputCheck {
             window: w.max_u32(excess(w, a), excess(w, b)),
+            // As for a variant without the near-all-ones rule.
             all_ones: w.splat_bits(0),
+            field: u32::MAX,
         }
     }
 
-    /// Both checks of two vectors at once: a lane-wise maximum keeps every failure.
+    /// Both checks of two vectors at once (of one variant): a lane-wise maximum keeps every
+    /// failure.
     #[inline(always)]
     pub fn merge(self, w: W, other: InputCheck<W>) -> InputCheck<W> {
+        debug_assert_eq!(self.field, other.field, "checks of one variant");
         InputCheck {
             window: w.max_u32(self.window, other.window),
             all_ones: w.max_u32(self.all_ones, other.all_ones),
+            field: self.field,
         }
     }
 
@@ -159,7 +192,7 @@ impl<W: Vector> InputCheck<W> {
         let last = w.splat_bits(INPUT_WINDOW_SPAN - 1);
         // Unsigned `window <= SPAN - 1`, as max(window, SPAN - 1) == SPAN - 1.
         let inside = w.equal(w.max_u32(self.window, last), last);
-        let near_all_ones = w.equal(self.all_ones, w.splat_bits(NEAR_ALL_ONES_FIELD));
+        let near_all_ones = w.equal(self.all_ones, w.splat_bits(self.field));
         w.mask_and_not(near_all_ones, inside)
     }
 

@@ -193,8 +193,9 @@ unsafe fn reciprocal_block_by_vectors<W: Vector, const V: u8>(
 /// The slow path of a kernel block that failed its check: its vectors on the divider (out
 /// of line: the hot loop keeps a small body). Returns whether a lane lies outside the input
 /// window, the failures the loop backs off from: a block that failed for a near-all-ones
-/// divisor alone (inside the window: one random divisor in 256, so one block of 32 lanes in
-/// 8.5 and of 64 in 4.5) costs itself, not the next steps' kernel work.
+/// divisor alone (inside the window: with `rcpps` one random divisor in 256, so one block
+/// of 32 lanes in 8.5; at sixteen lanes one in 2^18, a block of 64 lanes in 4 100) costs
+/// itself, not the next steps' kernel work.
 /// (Division keeps this: fixed vector by vector, backing off only where several vectors
 /// failed, its blocks lost with 1% specials on family 6 model 0xa7, `div` at sixteen lanes
 /// 0.81-0.87x where this ran 1.01-1.02x; the skipped blocks' kernel work is what the

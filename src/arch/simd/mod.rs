@@ -319,6 +319,12 @@ pub unsafe trait Vector: Copy {
     /// line, an output on no line's start (a `Vec<f32>` from the system allocator sits 16
     /// bytes past one) makes every store write two (the head: `divider::line_head`).
     const ALIGNS_STORES: bool;
+    /// How many divisor mantissas just below 2 the shipped kernel sends to the divider on
+    /// this backend: as many as Markstein's correction may round wrongly after Halley's step
+    /// from some seed within the bound of the backend's `rcp` (`crate::bits`'
+    /// `NEAR_ALL_ONES_DIVISORS` for `rcpps`, `RCP14_NEAR_ALL_ONES_DIVISORS` for
+    /// `vrcp14ps`; [`crate::kernel_notes`]).
+    const NEAR_ALL_ONES_DIVISORS: u32;
     /// `LANES` f32 lanes.
     type F: Copy;
     /// `LANES` 32-bit lanes of bit patterns.

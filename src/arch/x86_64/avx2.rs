@@ -86,6 +86,8 @@ unsafe impl Vector for Avx2Fma {
     /// The eight-lane loops' speeds on record (every CPU family in the plan's table) were
     /// measured without a head; not changed without measuring them again.
     const ALIGNS_STORES: bool = false;
+    /// `vrcpps`' bound, 1.5·2^-12, needs 2^15 (the every-table sweep, `conforming-division`).
+    const NEAR_ALL_ONES_DIVISORS: u32 = crate::bits::NEAR_ALL_ONES_DIVISORS;
     type F = __m256;
     type I = __m256i;
     /// AVX2 has no mask registers: a mask is a vector of all-ones or all-zeros lanes.

@@ -96,6 +96,9 @@ unsafe impl Vector for Avx512 {
     /// without, and `div_rounded`'s embedded-rounding pass 0.96–1.12× against 0.77–1.00×
     /// (`docs/bench/0x19-0x11-line-head-ab.txt`).
     const ALIGNS_STORES: bool = true;
+    /// `vrcp14ps`' bound, 2^-14, needs 2^5 (the every-table sweep under that bound,
+    /// `conforming-division-vrcp14`).
+    const NEAR_ALL_ONES_DIVISORS: u32 = crate::bits::RCP14_NEAR_ALL_ONES_DIVISORS;
     type F = __m512;
     type I = __m512i;
     /// One bit a lane in a `k` register.

@@ -341,6 +341,9 @@ unsafe impl<const SEEDS: u8> Vector for Avx512Model<SEEDS> {
     const EMBEDDED_ROUNDING: bool = true;
     /// As the backend it models: the loops run the same blocks over the same lanes.
     const ALIGNS_STORES: bool = true;
+    /// As the backend it models: its seeds are `vrcp14ps`' (any table of the model's is
+    /// within 2^-14).
+    const NEAR_ALL_ONES_DIVISORS: u32 = crate::bits::RCP14_NEAR_ALL_ONES_DIVISORS;
     type F = [f32; LANES];
     type I = [u32; LANES];
     /// One bit a lane, as a `k` register.

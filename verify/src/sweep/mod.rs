@@ -138,17 +138,10 @@ pub fn mantissa_tile(
     assert_tile_bounds(&dividends, &divisors);
     #[cfg(fmadiv_x86)]
     {
-        use fmadiv::verify::Variant;
         let k = fmadiv::verify::x86::Avx2Fma::new()?;
         let prune = mode == Mode::Pruned;
         // SAFETY: `k` proves AVX2 and FMA, the features `tile` is compiled for.
-        let tally = unsafe {
-            match kernel {
-                Kernel::Shipped => tile::<{ Variant::SHIPPED }>(k, prune, dividends, divisors),
-                Kernel::Newton => tile::<{ Variant::NEWTON }>(k, prune, dividends, divisors),
-                Kernel::Published => tile::<{ Variant::PUBLISHED }>(k, prune, dividends, divisors),
-            }
-        };
+        let tally = unsafe { with_variant!(kernel, V => tile::<V>(k, prune, dividends, divisors)) };
         Some(tally)
     }
     #[cfg(not(fmadiv_x86))]
