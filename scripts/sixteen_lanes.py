@@ -164,10 +164,13 @@ def check_cost(text, data):
     print(f"5. The kernel's input check at sixteen lanes, {data}: "
           "`examples/kernel_check_cost.rs` (divider time / loop time)")
     blocks = []  # (header, rows), each row a line of the table
+    data_line = ""  # the run's data, named before its tables
     for line in text.splitlines():
         fields = line.split()
-        if line.startswith("16 lanes, "):
-            blocks.append((line, []))
+        if line.startswith("data: "):
+            data_line = line
+        elif line.startswith("16 lanes, "):
+            blocks.append((f"{line} ({data_line})" if data_line else line, []))
         elif blocks and fields and fields[0] in CHECK_ROWS and len(fields) >= 2:
             blocks[-1][1].append(line.rstrip())
     if not blocks:

@@ -175,8 +175,9 @@
 //! a sweep of its own, the shipped arithmetic with this rule (`--kernel vrcp14`, the same
 //! code run on eight lanes) over all 2^46 pairs and every seed within 2^-14:
 //! `docs/verification/conforming-division-vrcp14.json` (`fmadiv verify mantissa --rcp any
-//! --rcp-bound 2^-14 --prune --kernel vrcp14`, arithmetic digest 6c01c3d146e0456a, no
-//! mismatch) and `conforming-reciprocals-vrcp14.json` (`fmadiv verify reciprocals --rcp any
+//! --rcp-bound 2^-14 --prune --kernel vrcp14`, arithmetic digest 6c01c3d146e0456a: no
+//! mismatch, 2 576 532 rows compared pair by pair and 5 812 783 proven, the largest kept
+//! `|1 - b·y|` 0.99993·2^-24; 48 min on two cores) and `conforming-reciprocals-vrcp14.json` (`fmadiv verify reciprocals --rcp any
 //! --rcp-bound 2^-14 --kernel vrcp14`, digest abc357482b22db10: 1.2·10^10 seeds, none
 //! wrong; the reciprocal alone would need only `k = 1`). Half the rule, `k <= 16`
 //! (`--kernel vrcp14-narrowed`), is caught: `k = 17, 19, 21, 25, 27` come out one ulp low
