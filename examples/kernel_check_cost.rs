@@ -34,17 +34,18 @@
 //! library's divider loop of that width, over rounds; printed: divider time over variant time
 //! (above 1: faster than the divider), median [lowest, highest] of the per-round ratios.
 //!
-//! The operands are normal, inside the input window, and no divisor is near all ones (none of
-//! the 2^15), so every variant's quotients are the divider's bits; each loop's output is
+//! The operands are normal, inside the input window, and no divisor is near all ones (none
+//! of the 2^15), so every variant's quotients are the divider's bits; each loop's output is
 //! compared with `/` before it is timed. With `--normal` the fractions are random, so one
-//! divisor in 256 is among the 2^15: what the near-all-ones rule costs on normal data (a block
-//! of 32 lanes holds one in 8.5, of 64 lanes in 4.5; one of the 2^5 in 2^18). Then `windows`
-//! and `none` may differ from `/` in principle (never seen: the wrong pairs are one dividend
-//! per divisor row), and the comparison would say so. That comparison can fail: on a second set with a zero dividend, an
-//! infinite one and a near-all-ones divisor `0x1.fffffep+0` (`rcp(b)` exactly 0.5 on AMD's
-//! and Intel's tables: the kernel's quotient is one ulp low there), the `full` loops must match
-//! `/` and the `none` loops must not. `--model` runs both comparisons at sixteen lanes through
-//! the software model (no timing), for CPUs without AVX-512F.
+//! divisor in 256 is among the 2^15: what the near-all-ones rule costs on normal data (a
+//! block of 32 lanes holds one in 8.5, of 64 lanes in 4.5; one of the 2^5 in 2^18). Then
+//! `windows` and `none` may differ from `/` in principle (never seen: the wrong pairs are
+//! one dividend per divisor row), and the comparison would say so. That comparison can
+//! fail: on a second set with a zero dividend, an infinite one and a near-all-ones divisor
+//! `0x1.fffffep+0` (`rcp(b)` exactly 0.5 on AMD's and Intel's tables: the kernel's quotient
+//! is one ulp low there), the `full` loops must match `/` and the `none` loops must not.
+//! `--model` runs both comparisons at sixteen lanes through the software model (no timing),
+//! for CPUs without AVX-512F.
 //!
 //! Arrays: the floors' first layout (`fmadiv_verify::samples::Layouts`), each on a line's
 //! start, so the output's stores fall inside one line each; three arrays of

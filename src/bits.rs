@@ -18,8 +18,9 @@ pub const QUOTIENT_MAX_BITS: u32 = 0x7f7f_ffff;
 pub const INFINITY_BITS: u32 = 0x7f80_0000;
 
 /// How many divisor mantissas just below 2 go to the slow path where the seed is `rcpps`
-/// (the eight-lane backend): 2^15, those whose top eight fraction bits are all ones. Harrison's lemma allows Halley's reciprocal to miss
-/// Markstein's bound |1 - b·y| < 2^-24 only for mantissas 2^23 - k, k <= 2^48·ep; for any
+/// (the eight-lane backend): 2^15, those whose top eight fraction bits are all ones.
+/// Harrison's lemma allows Halley's reciprocal to miss Markstein's bound
+/// |1 - b·y| < 2^-24 only for mantissas 2^23 - k, k <= 2^48·ep; for any
 /// `rcpps` within its specified 1.5·2^-12, ep < 6.4·2^-36 gives k <= 26 140 (on AMD EPYC,
 /// families 0x19 and 0x1a, measured ep = 2^-33.96: k <= 16 799, and only k = 1 actually
 /// misses). See [`crate::kernel_notes`].
@@ -29,7 +30,7 @@ pub const NEAR_ALL_ONES_DIVISORS: u32 = 1 << 15;
 /// eighteen fraction bits are all ones. The any-table sweep under that bound
 /// (`fmadiv verify mantissa --rcp any --rcp-bound 2^-14 --kernel vrcp14`) finds Markstein's
 /// hypothesis missed only for odd `k <= 31` and wrong quotients only for odd `k <= 27`;
-/// half as many (`k <= 16`) leaves `1 / 0x1.ffffdep+0`'s row (`k = 17`) wrong for a seed.
+/// half as many (`k <= 16`) leaves the row of `0x1.ffffdep+0` (`k = 17`) wrong for a seed.
 pub const RCP14_NEAR_ALL_ONES_DIVISORS: u32 = 1 << 5;
 /// Divisors whose stored fraction is at or above this go to the slow path (eight lanes).
 #[cfg(feature = "verify")]

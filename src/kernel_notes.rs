@@ -177,9 +177,10 @@
 //! `docs/verification/conforming-division-vrcp14.json` (`fmadiv verify mantissa --rcp any
 //! --rcp-bound 2^-14 --prune --kernel vrcp14`, arithmetic digest 6c01c3d146e0456a: no
 //! mismatch, 2 576 532 rows compared pair by pair and 5 812 783 proven, the largest kept
-//! `|1 - b·y|` 0.99993·2^-24; 48 min on two cores) and `conforming-reciprocals-vrcp14.json` (`fmadiv verify reciprocals --rcp any
-//! --rcp-bound 2^-14 --kernel vrcp14`, digest abc357482b22db10: 1.2·10^10 seeds, none
-//! wrong; the reciprocal alone would need only `k = 1`). Half the rule, `k <= 16`
+//! `|1 - b·y|` 0.99993·2^-24; 48 min on two cores) and `conforming-reciprocals-vrcp14.json`
+//! (`fmadiv verify reciprocals --rcp any --rcp-bound 2^-14 --kernel vrcp14`, digest
+//! abc357482b22db10: 1.2·10^10 seeds, none wrong; the reciprocal alone would need only
+//! `k = 1`). Half the rule, `k <= 16`
 //! (`--kernel vrcp14-narrowed`), is caught: `k = 17, 19, 21, 25, 27` come out one ulp low
 //! (`verify/tests/sweep.rs`; on the model with the low-edge table, `tests/backends.rs`).
 //! And the rule is no good for `rcpps`' looser bound, which is why eight lanes keep 2^15:
@@ -189,19 +190,20 @@
 //! computes exactly what one lane of the eight-lane code computes (the same IEEE operations
 //! in the same order, an FMA where the eight-lane code has one), and that the lanes the
 //! check accepts are the same but for the rule's constant: the window and the near-all-ones
-//! rule are the same integer operations on each lane, only the mask is a `k` register (`Vector::M`), combined by
-//! `kandn`-like operations instead of vector ands; the blend takes the divider's quotient in
-//! the flagged lanes; masked loads pad a tail's absent lanes with 1.0 (inside the window)
-//! and masked stores write only the present ones. Those are properties of the code, not of
-//! the data, and the software model of the instructions (`arch::x86_64::avx512_model`, which
-//! implements the same `Vector` trait with one scalar IEEE operation per lane) runs the
-//! same generic code on every machine: TestFloat, in-window pairs, random bits, every tail,
-//! FTZ/DAZ and the four rounding modes on the model with Intel's reference table and with
-//! the two worst tables of the 2^-14 bound. The masks, blends, partial loads and stores and
-//! every other operation are held, lane by lane and with their flags, to the trait's
-//! contract on each backend (`every_backend_keeps_the_vector_contract`), so a native run
-//! checks the real instructions against the statements the model was written from, and
-//! compares the two (`the_native_16_lane_backend_and_the_model_agree`).
+//! rule are the same integer operations on each lane, only the mask is a `k` register
+//! (`Vector::M`), combined by `kandn`-like operations instead of vector ands; the blend
+//! takes the divider's quotient in the flagged lanes; masked loads pad a tail's absent
+//! lanes with 1.0 (inside the window) and masked stores write only the present ones. Those
+//! are properties of the code, not of the data, and the software model of the instructions
+//! (`arch::x86_64::avx512_model`, which implements the same `Vector` trait with one scalar
+//! IEEE operation per lane) runs the same generic code on every machine: TestFloat,
+//! in-window pairs, random bits, every tail, FTZ/DAZ and the four rounding modes on the
+//! model with Intel's reference table and with the two worst tables of the 2^-14 bound. The
+//! masks, blends, partial loads and stores and every other operation are held, lane by lane
+//! and with their flags, to the trait's contract on each backend
+//! (`every_backend_keeps_the_vector_contract`), so a native run checks the real
+//! instructions against the statements the model was written from, and compares the two
+//! (`the_native_16_lane_backend_and_the_model_agree`).
 //!
 //! # The reciprocal kernel
 //!
@@ -334,8 +336,9 @@
 //! kernel vectors and `d` divider vectors a step, each quotient then stepped. Exact because:
 //! for every lane the kernel's check accepts, its quotient is `RN(a/b)` under
 //! round-to-nearest, for every conforming seed, `vrcp14ps`' within 2^-14 included (the
-//! sections above; at sixteen lanes with that backend's own near-all-ones rule), so faithful; the check holds the step's window (the same window, and
-//! the near-all-ones divisors besides); MXCSR is read once per call and the loop runs only
+//! sections above; at sixteen lanes with that backend's own near-all-ones rule), so
+//! faithful; the check holds the step's window (the same window, and the near-all-ones
+//! divisors besides); MXCSR is read once per call and the loop runs only
 //! where it rounds to nearest (the kernel's FMAs give `RN(a/b)` there alone; elsewhere the
 //! call runs the shipped form), so an exact residual is `+0` and the step of the next
 //! section serves. Flush-to-zero and denormals-are-zero change nothing inside the window

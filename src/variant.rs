@@ -44,7 +44,7 @@ impl Variant {
     #[cfg(feature = "verify")]
     pub const RCP14_RULE: u8 = 5;
     /// [`Variant::RCP14_RULE`] with half as many near-all-ones divisors sent to the
-    /// divider: wrong for some seeds within 2^-14 (`1 / 0x1.ffffdep+0`'s row, among others).
+    /// divider: wrong for some seeds within 2^-14 (the row of `0x1.ffffdep+0`, among others).
     #[cfg(feature = "verify")]
     pub const RCP14_RULE_NARROWED: u8 = 6;
     /// The shipped arithmetic with the eight-lane (`rcpps`) near-all-ones rule on whatever
