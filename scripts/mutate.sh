@@ -27,6 +27,7 @@ MUTATIONS=(
   "input window four exponents higher (overflow)|src/bits.rs|s/INPUT_EXPONENTS: u32 = 126/INPUT_EXPONENTS: u32 = 130/"
   "drop the all-ones divisor fix|src/arch/simd/kernel.rs|s/let (all_ones, field) = if divisors > 0 {/let (all_ones, field) = if false {/"
   "sixteen-lane near-all-ones rule halved (2^4 divisors)|src/bits.rs|s/RCP14_NEAR_ALL_ONES_DIVISORS: u32 = 1 << 5;/RCP14_NEAR_ALL_ONES_DIVISORS: u32 = 1 << 4;/"
+  "the model's near-all-ones rule the eight-lane one (exact, 2^15 blocks lost)|src/arch/x86_64/avx512_model.rs|s/const NEAR_ALL_ONES_DIVISORS: u32 = crate::bits::RCP14_NEAR_ALL_ONES_DIVISORS;/const NEAR_ALL_ONES_DIVISORS: u32 = crate::bits::NEAR_ALL_ONES_DIVISORS;/"
   "eight-lane near-all-ones rule narrowed to the sixteen-lane one|src/arch/x86_64/avx2.rs|s/const NEAR_ALL_ONES_DIVISORS: u32 = crate::bits::NEAR_ALL_ONES_DIVISORS;/const NEAR_ALL_ONES_DIVISORS: u32 = crate::bits::RCP14_NEAR_ALL_ONES_DIVISORS;/"
   "check the divisor only (zero, inf, NaN dividends pass)|src/arch/simd/kernel.rs|s/} else if RECIP || !Variant::of(V).dividend_window {/} else if true {/"
   "signed minimum in the block check|src/arch/simd/kernel.rs|s/window: w.max_u32(self.window, other.window),/window: w.min_signed(self.window, other.window),/"

@@ -2230,6 +2230,60 @@ fn every_model_table_keeps_what_the_kernels_take_of_vrcp14() {
     assert!(vrcp14_breach(0x7f80_0001, 0x7f80_0001).is_some());
 }
 
+/// Whether the shipped check of backend `w` accepts the divisor with bits `b` (dividend 1).
+#[inline(always)]
+fn check_accepts<W: fmadiv::verify::x86::Vector>(w: W, b: u32) -> bool {
+    use fmadiv::verify::{Variant, x86::InputCheck};
+    let (one, y) = (w.splat(1.0), w.splat(f32::from_bits(b)));
+    InputCheck::of::<{ Variant::SHIPPED }, false>(w, one, y).all_accepted(w)
+}
+
+/// [`check_accepts`] on eight lanes.
+#[target_feature(enable = "avx2,fma")]
+fn eight_lane_check_accepts(b: u32) -> bool {
+    use fmadiv::verify::x86::{Avx2Fma, Vector};
+    // SAFETY: only called where AVX2 and FMA were detected.
+    check_accepts(unsafe { Avx2Fma::assume() }, b)
+}
+
+/// [`check_accepts`] on the sixteen-lane hardware.
+#[target_feature(enable = "avx512f,avx2,fma")]
+fn sixteen_lane_check_accepts(b: u32) -> bool {
+    use fmadiv::verify::x86::{Avx512, Vector};
+    // SAFETY: only called where AVX-512F, AVX2 and FMA were detected.
+    check_accepts(unsafe { Avx512::assume() }, b)
+}
+
+#[test]
+fn each_backend_refuses_the_near_all_ones_divisors_of_its_own_seed() {
+    use fmadiv::verify::avx512_model::{Avx512Model, INTEL};
+    use fmadiv::verify::x86::{Avx2Fma, Avx512, Vector};
+    // 2 - k·2^-23 for the largest k each rule refuses and the next one, and the same
+    // mantissas negated at another exponent: eight lanes refuse k <= 2^15, sixteen k <= 2^5
+    // (and the hardware's check agrees with the model's where the CPU has AVX-512F).
+    let near_two = |k: u32| 0x3f80_0000 | ((1 << 23) - k);
+    let (refused_8, kept_8) = (near_two(1 << 15), near_two((1 << 15) + 1));
+    let (refused_16, kept_16) = (near_two(1 << 5), near_two((1 << 5) + 1));
+    let scaled = |b: u32| b ^ 0x8000_0000 ^ (3 << 23);
+    for b in [refused_8, kept_8, refused_16, kept_16] {
+        for b in [b, scaled(b)] {
+            // SAFETY: the model runs scalar operations every x86-64 CPU has.
+            let modelled = check_accepts(unsafe { Avx512Model::<INTEL>::assume() }, b);
+            assert_eq!(modelled, b & 0x7f_ffff < 0x7f_ffe0, "model, {b:#x}");
+            if Avx512::new().is_some() {
+                // SAFETY: AVX-512F, AVX2 and FMA are present.
+                let sixteen = unsafe { sixteen_lane_check_accepts(b) };
+                assert_eq!(sixteen, modelled, "avx512, {b:#x}");
+            }
+            if Avx2Fma::new().is_some() {
+                // SAFETY: AVX2 and FMA are present.
+                let eight = unsafe { eight_lane_check_accepts(b) };
+                assert_eq!(eight, b & 0x7f_ffff < 0x7f_8000, "avx2+fma, {b:#x}");
+            }
+        }
+    }
+}
+
 /// Whether `kernel` on the model with `seeds` gives a wrong quotient for some dividend of
 /// `dividends` over every divisor significand.
 fn model_fails(seeds: Seeds, kernel: Kernel, dividends: &[u32]) -> Option<String> {
