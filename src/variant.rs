@@ -185,17 +185,6 @@ impl Kernel {
         }
     }
 
-    /// Its variant id ([`Variant`]'s constants).
-    pub const fn variant(self) -> u8 {
-        match self {
-            Kernel::Shipped => Variant::SHIPPED,
-            Kernel::Newton => Variant::NEWTON,
-            Kernel::Published => Variant::PUBLISHED,
-            Kernel::Vrcp14 => Variant::RCP14_RULE,
-            Kernel::Vrcp14Narrowed => Variant::RCP14_RULE_NARROWED,
-        }
-    }
-
     /// Parses a name from [`Kernel::name`].
     pub fn from_name(name: &str) -> Option<Kernel> {
         Kernel::ALL.into_iter().find(|k| k.name() == name)

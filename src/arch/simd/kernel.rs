@@ -103,6 +103,10 @@ fn excess<W: Vector>(w: W, x: W::F) -> W::I {
     w.sub(w.shift_left_1(w.bits(x)), w.splat_bits(INPUT_WINDOW_LO))
 }
 
+/// [`InputCheck`]'s field where no divisor goes to the divider: a lane of zeros (the
+/// `all_ones` of such a check) never equals it.
+const NO_FIELD: u32 = u32::MAX;
+
 /// How many divisor mantissas just below 2 `rule` sends to the divider on backend `W`.
 #[inline(always)]
 const fn near_all_ones_divisors<W: Vector>(rule: NearAllOnes) -> u32 {
@@ -152,8 +156,7 @@ impl<W: Vector> InputCheck<W> {
             let field = near_all_ones_field(divisors);
             (w.and(w.bits(b), w.splat_bits(field)), field)
         } else {
-            // No divisor sent to the divider: a lane of zeros never equals a nonzero field.
-            (w.splat_bits(0), u32::MAX)
+            (w.splat_bits(0), NO_FIELD)
         };
         InputCheck {
             window,
@@ -168,9 +171,8 @@ impl<W: Vector> InputCheck<W> {
     pub fn window_of(w: W, a: W::F, b: W::F) -> InputCheck<W> {
         InputCheck {
             window: w.max_u32(excess(w, a), excess(w, b)),
-            // As for a variant without the near-all-ones rule.
             all_ones: w.splat_bits(0),
-            field: u32::MAX,
+            field: NO_FIELD,
         }
     }
 
