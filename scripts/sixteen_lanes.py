@@ -26,7 +26,14 @@ Prints, from its JSON files:
 Each figure is a median over a benchmark's rounds, as the file has it; a goal line reads `met`
 or `MISSED` by those medians alone, to the two decimals printed (the ranges beside them). It works on any file of
 those commands (an eight-lane one prints its own baselines), and exits 2 on a folder without
-them."""
+them or with processes of one benchmark that differ in command, CPU, backends or plan.
+
+One process is one sample: on the shared machines a process's median can sit in a slow mode
+for all its rounds (BENCHMARKS.md, "One process is one sample"). Where the folder holds a
+benchmark from several processes (`NAME.json`, `NAME-2.json`, ... as the native script writes
+them), each cell is the median of the processes' medians, the brackets the lowest and highest
+process median, and the table says how many processes it took and which cells had a process
+more than 10% below or above that median."""
 import json
 import os
 import sys
@@ -45,12 +52,75 @@ BOUNDS_GOAL, BOUNDS_SIZES = 1.5, [256, 1024, 4096, 16384]
 EMBEDDED_TWO = "two embedded-rounding passes, zmm {rd,ru-sae}"
 
 
+# A process whose figures sit this far from the cells' medians at a length is named.
+OUTLIER = 0.10
+# What the processes of one benchmark share: the command, the CPU, the backends and the plan.
+SAME_BENCHMARK = ("command", "cpu_signature", "backend", "backends", "plan")
+
+
 def load(folder, name):
     path = os.path.join(folder, name)
     if not os.path.exists(path):
         return None
     with open(path) as f:
         return json.load(f)
+
+
+def load_processes(folder, name):
+    """`name` and the runs of the same benchmark in other processes (`stem-2.json`, ...), merged
+    into one document: each cell the median of the processes' medians, `vs_baseline_low` and
+    `_high` the lowest and highest of them; `None` if `name` is absent."""
+    first = load(folder, name)
+    if first is None:
+        return None
+    stem = name[: -len(".json")]
+    docs = [first]
+    k = 2
+    while (doc := load(folder, f"{stem}-{k}.json")) is not None:
+        docs.append(doc)
+        k += 1
+    if len(docs) == 1:
+        return first
+    for k, doc in enumerate(docs[1:], 2):
+        if any(doc.get(field) != first.get(field) for field in SAME_BENCHMARK):
+            print(f"sixteen_lanes.py: {stem}-{k}.json is not the benchmark of {name} (its "
+                  + ", ".join(f"{f} {doc.get(f)!r}" for f in SAME_BENCHMARK
+                              if doc.get(f) != first.get(f)) + ")", file=sys.stderr)
+            sys.exit(2)
+    cells = {}
+    for p, doc in enumerate(docs, 1):
+        for r in doc["rows"]:
+            key = (r["method"], r["baseline"], r.get("inputs"), r.get("divisor"), r["size"])
+            cells.setdefault(key, []).append((p, r))
+    rows, shifts = [], []
+    for key, runs in cells.items():
+        medians = sorted(r["vs_baseline"] for _, r in runs)
+        half = len(medians) // 2
+        mid = medians[half] if len(medians) % 2 else (medians[half - 1] + medians[half]) / 2
+        shifts += [(key, p, r["vs_baseline"] / mid) for p, r in runs]
+        rows.append(dict(runs[0][1], vs_baseline=mid, vs_baseline_low=medians[0],
+                         vs_baseline_high=medians[-1], processes=len(medians)))
+    return dict(first, rows=rows, processes=len(docs), shifts=shifts)
+
+
+def processes_note(doc, keep=lambda key: True):
+    """What a merged document's cells are, and where one process sat apart: per process and
+    length, the median over the table's cells of that process's figure over the cell's."""
+    n = doc.get("processes")
+    if not n:
+        return
+    print(f"   {n} processes: each cell the median of the processes' medians [lowest, highest "
+          "process median]")
+    by_place = {}
+    for key, p, shift in doc["shifts"]:
+        if keep(key):
+            by_place.setdefault((key[4], p), []).append(shift)
+    for (size, p), values in sorted(by_place.items()):
+        values.sort()
+        typical = values[len(values) // 2]
+        if abs(typical - 1) > OUTLIER:
+            print(f"   process {p} at {size_name(size)}: its figures {typical:.2f} of the cells' "
+                  f"(median of {len(values)} cells; {values[0]:.2f}-{values[-1]:.2f})")
 
 
 def size_name(n):
@@ -79,7 +149,11 @@ def schedules(doc):
     print(f"   plan: {doc['plan']}")
     rows = rows_by(doc, "normal")
     baseline = next(iter(rows.values()))["baseline"]
-    print(f"   normal data; median [low, high] of the per-round ratios to `{baseline}`")
+    if doc.get("processes"):
+        print(f"   normal data; ratios to `{baseline}`")
+        processes_note(doc, lambda k: k[2] == "normal" and k[4] in SIZES)
+    else:
+        print(f"   normal data; median [low, high] of the per-round ratios to `{baseline}`")
     for op, prefix in (("div", "schedule "), ("recip", "recip schedule ")):
         names = sorted({m for m, _ in rows if m.startswith(prefix) and m[len(prefix):][:1] in "dkm"},
                        key=lambda m: (m != prefix + "divider", m != prefix + "kernel",
@@ -101,6 +175,7 @@ def schedules(doc):
 def floors(doc, label):
     print(f"2. Entry points ({label}): `{doc['command']}`")
     print(f"   plan: {doc['plan']}")
+    processes_note(doc, lambda k: k[0] in ENTRY_POINTS and k[2] in GOALS and k[4] in SIZES)
     for inputs, goal in GOALS.items():
         rows = rows_by(doc, inputs)
         title = f"{inputs} (goal {goal}x)"
@@ -120,6 +195,7 @@ def floors(doc, label):
 def bounds(doc):
     print(f"3. Directed rounding against two embedded-rounding passes (goal {BOUNDS_GOAL}x at "
           f"{size_name(BOUNDS_SIZES[0])}-{size_name(BOUNDS_SIZES[-1])}): `{doc['command']}`")
+    processes_note(doc, lambda k: k[1] == EMBEDDED_TWO and k[4] in BOUNDS_SIZES)
     rows = {(r["method"], r["baseline"], r["size"]): r for r in doc["rows"]}
     methods = sorted({m for m, b, _ in rows if b == EMBEDDED_TWO},
                      key=lambda m: (m != "div_bounds", m))
@@ -199,17 +275,17 @@ def main(argv):
         sys.exit(__doc__)
     folder = argv[0]
     found = False
-    doc = load(folder, "schedules-avx512.json")
+    doc = load_processes(folder, "schedules-avx512.json")
     if doc:
         found = True
         schedules(doc)
     for name, label in (("floors-avx512.json", "16-lane backend forced"),
                         ("floors-default.json", "by default")):
-        doc = load(folder, name)
+        doc = load_processes(folder, name)
         if doc:
             found = True
             floors(doc, label)
-    doc = load(folder, "rounding-avx512.json")
+    doc = load_processes(folder, "rounding-avx512.json")
     if doc:
         found = True
         bounds(doc)
