@@ -83,7 +83,9 @@ pub const A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW: usize = 8192;
 /// - AMD family 0x19 model 0x11 (Zen 4): every native check passed
 ///   (`docs/bench/native-0x19-0x11-*`, the latest in `native_run`). `recip` (from 256 elements) and
 ///   `div_rounded` take sixteen lanes by default; `div` and its kin, the `Divisor` and `div_bounds`
-///   stay at eight. Its 512-bit divider is no faster per lane than the 256-bit one (the eight-lane
+///   stay at eight. The sixteen-lane rule for near-all-ones divisors (2^5, not 2^15) changed
+///   none of that: with it `div`'s best schedule at sixteen lanes ran 0.99-1.01x the 512-bit loop
+///   at 4K-16K, median of nine processes (`docs/bench/native-0x19-0x11-ed90c65/summary.txt`). Its 512-bit divider is no faster per lane than the 256-bit one (the eight-lane
 ///   divider schedule 1.00-1.01x the 512-bit loop at 256-16K). `div` and its kin lost at sixteen
 ///   lanes (24 of 248 floor cells under 0.97x, against 1 at eight: the `Divisor` made per row,
 ///   `div` with 1% specials at 1K), and so did `div_bounds` (0.83-0.97x the eight-lane one on
@@ -160,7 +162,7 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
         vendor: "AuthenticAMD",
         family: 0x19,
         model: 0x11,
-        native_run: Some("docs/bench/native-0x19-0x11-3d11fa8"),
+        native_run: Some("docs/bench/native-0x19-0x11-ed90c65"),
         sixteen_lanes_for: &[EntryPoint::Recip, EntryPoint::DivRounded],
         bounds_step_only: true,
         bounds_eight_lane_head_from: Some(ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM),
