@@ -32,8 +32,9 @@ One process is one sample: on the shared machines a process's median can sit in 
 for all its rounds (BENCHMARKS.md, "One process is one sample"). Where the folder holds a
 benchmark from several processes (`NAME.json`, `NAME-2.json`, ... as the native script writes
 them), each cell is the median of the processes' medians, the brackets the lowest and highest
-process median, and the table says how many processes it took and which cells had a process
-more than 10% below or above that median."""
+process median, and the table says how many processes it took, how far the processes' medians
+sat from their cells' on average (the spread), and which process, at which length, had its
+figures more than 10% from the cells' medians."""
 import json
 import os
 import sys
@@ -115,6 +116,10 @@ def processes_note(doc, keep=lambda key: True):
     for key, p, shift in doc["shifts"]:
         if keep(key):
             by_place.setdefault((key[4], p), []).append(shift)
+    offs = [abs(v - 1) for values in by_place.values() for v in values]
+    if offs:
+        print(f"   spread: a process's median sat a mean {sum(offs) / len(offs):.1%} from its "
+              f"cell's; {sum(o > OUTLIER for o in offs)} of {len(offs)} more than {OUTLIER:.0%}")
     for (size, p), values in sorted(by_place.items()):
         values.sort()
         typical = values[len(values) // 2]

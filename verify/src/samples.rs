@@ -142,21 +142,31 @@ const CACHE_LINE_FLOATS: usize = 16;
 /// their pages from layout to layout (4K aliasing changes these loops' speed by 10–30%).
 const LAYOUT_GAPS: [(usize, usize); 4] = [(16, 16), (272, 528), (528, 784), (784, 272)];
 
-/// One buffer holding three arrays (dividends, divisors, output) at several relative
-/// layouts, for measurements that layout must not decide: `fmadiv plan --measure`, the
-/// floors and rounding benchmarks rotate `k` from round to round.
+/// Separate allocations the layouts rotate over. A process keeps the physical pages its
+/// buffers lie on, and on the shared machines some pages slow the loops on them for as long
+/// as the process runs (BENCHMARKS.md, "One process is one sample"): so each round's arrays
+/// lie in another allocation as well as another layout. Three, coprime to the four layouts,
+/// so that twelve rounds meet every layout in every allocation.
+const PLACES: usize = 3;
+/// Floats of room past each allocation's arrays, so that the next allocation's arrays start
+/// on another page (a page is 1024 floats).
+const PLACE_SLACK: usize = 1024;
+
+/// Buffers holding three arrays (dividends, divisors, output) at several relative layouts,
+/// each in [`PLACES`] separate allocations, for measurements that layout and the pages under
+/// the arrays must not decide: `fmadiv plan --measure`, the floors and rounding benchmarks
+/// rotate `k` from round to round.
 ///
 /// Every layout's output overlaps the other layouts' dividends or divisors, so
 /// [`Layouts::arrays`] copies the inputs in each time: without it, the quotients of one
 /// round become the divisors of the next, their range widens round after round, and the
 /// measured loops end up timing out-of-window lanes and set exception flags.
 pub struct Layouts {
-    buffer: Vec<f32>,
+    /// Each allocation, and the offset of its first array: its first cache line, and the
+    /// floats past it that [`Layouts::past_line`] asks for.
+    places: Vec<(Vec<f32>, usize)>,
     a: Vec<f32>,
     b: Vec<f32>,
-    /// Offset of the first array in `buffer`: its first cache line, and the floats past it
-    /// that [`Layouts::past_line`] asks for.
-    skip: usize,
 }
 
 /// Where the system allocator puts a `Vec<f32>`: 16 bytes past a cache line's start (its
@@ -166,7 +176,7 @@ pub const ALLOCATOR_PAST_LINE: usize = 16;
 impl Layouts {
     /// Room for every layout of three arrays of `a.len()` floats, the first on a cache
     /// line's start (the others too where `a.len()` is a whole number of lines: the gaps
-    /// are); every layout's inputs are `a` and `b`.
+    /// are), in each of [`PLACES`] allocations; every layout's inputs are `a` and `b`.
     pub fn new(a: Vec<f32>, b: Vec<f32>) -> Layouts {
         Layouts::past_line(a, b, 0)
     }
@@ -180,20 +190,27 @@ impl Layouts {
             panic!("Layouts::past_line: {message}");
         }
         let widest = LAYOUT_GAPS.iter().map(|(g, h)| g + h).max().unwrap_or(0);
-        let buffer = vec![0.0f32; 3 * a.len() + widest + 2 * CACHE_LINE_FLOATS];
-        let line = buffer
-            .as_ptr()
-            .align_offset(CACHE_LINE_FLOATS * 4)
-            .min(CACHE_LINE_FLOATS);
-        let skip = line + bytes / 4;
-        Layouts { buffer, a, b, skip }
+        let places = (0..PLACES)
+            .map(|_| {
+                let buffer =
+                    vec![0.0f32; 3 * a.len() + widest + 2 * CACHE_LINE_FLOATS + PLACE_SLACK];
+                let line = buffer
+                    .as_ptr()
+                    .align_offset(CACHE_LINE_FLOATS * 4)
+                    .min(CACHE_LINE_FLOATS);
+                (buffer, line + bytes / 4)
+            })
+            .collect();
+        Layouts { places, a, b }
     }
 
-    /// The three arrays of layout `k` (any `k`: the layouts repeat), the inputs copied in.
+    /// The three arrays of layout `k` (any `k`: the layouts repeat, each in turn in another
+    /// allocation), the inputs copied in.
     pub fn arrays(&mut self, k: usize) -> (&[f32], &[f32], &mut [f32]) {
         let (gap_b, gap_out) = LAYOUT_GAPS[k % LAYOUT_GAPS.len()];
         let len = self.a.len();
-        let rest = &mut self.buffer[self.skip..];
+        let (buffer, skip) = &mut self.places[k % PLACES];
+        let rest = &mut buffer[*skip..];
         let (a, rest) = rest.split_at_mut(len + gap_b);
         let (b, rest) = rest.split_at_mut(len + gap_out);
         a[..len].copy_from_slice(&self.a);
@@ -249,7 +266,7 @@ pub fn skipped_once(what: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::{ALLOCATOR_PAST_LINE, Layouts, check_past_line};
+    use super::{ALLOCATOR_PAST_LINE, LAYOUT_GAPS, Layouts, PLACES, check_past_line};
 
     #[test]
     fn past_line_puts_every_array_that_far_past_a_line_in_every_layout() {
@@ -268,6 +285,38 @@ mod tests {
         for bad in [2, 18, 64, 100] {
             assert!(check_past_line(bad).is_err(), "{bad} accepted");
         }
+    }
+
+    #[test]
+    fn the_rounds_rotate_over_separate_pages_and_every_layout_meets_every_place() {
+        let n = 256;
+        let mut layouts = Layouts::new(vec![1.0f32; n], vec![2.0f32; n]);
+        // The pages each round's three arrays touch.
+        let pages = |layouts: &mut Layouts, k: usize| {
+            let (x, y, out) = layouts.arrays(k);
+            let mut pages: Vec<usize> = [x.as_ptr_range(), y.as_ptr_range(), out.as_ptr_range()]
+                .iter()
+                .flat_map(|r| (r.start as usize >> 12)..=((r.end as usize - 1) >> 12))
+                .collect();
+            pages.dedup();
+            pages
+        };
+        for k in 0..PLACES {
+            for j in 0..k {
+                let (p, q) = (pages(&mut layouts, k), pages(&mut layouts, j));
+                assert!(
+                    p.iter().all(|page| !q.contains(page)),
+                    "rounds {k} and {j} share a page"
+                );
+            }
+        }
+        // Every layout in every allocation within PLACES * LAYOUT_GAPS.len() rounds.
+        let mut seen = std::collections::HashSet::new();
+        for k in 0..PLACES * LAYOUT_GAPS.len() {
+            let (x, y, out) = layouts.arrays(k);
+            seen.insert((x.as_ptr(), y.as_ptr(), out.as_ptr()));
+        }
+        assert_eq!(seen.len(), PLACES * LAYOUT_GAPS.len());
     }
 
     #[test]
