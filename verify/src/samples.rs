@@ -153,9 +153,9 @@ const PLACES: usize = 3;
 const PLACE_SLACK: usize = 1024;
 
 /// Buffers holding three arrays (dividends, divisors, output) at several relative layouts,
-/// each in [`PLACES`] separate allocations, for measurements that layout and the pages under
-/// the arrays must not decide: `fmadiv plan --measure`, the floors and rounding benchmarks
-/// rotate `k` from round to round.
+/// each in three separate allocations (`PLACES`), for measurements that layout and the pages
+/// under the arrays must not decide: `fmadiv plan --measure`, the floors and rounding
+/// benchmarks rotate `k` from round to round.
 ///
 /// Every layout's output overlaps the other layouts' dividends or divisors, so
 /// [`Layouts::arrays`] copies the inputs in each time: without it, the quotients of one
@@ -176,7 +176,7 @@ pub const ALLOCATOR_PAST_LINE: usize = 16;
 impl Layouts {
     /// Room for every layout of three arrays of `a.len()` floats, the first on a cache
     /// line's start (the others too where `a.len()` is a whole number of lines: the gaps
-    /// are), in each of [`PLACES`] allocations; every layout's inputs are `a` and `b`.
+    /// are), in each of the three allocations; every layout's inputs are `a` and `b`.
     pub fn new(a: Vec<f32>, b: Vec<f32>) -> Layouts {
         Layouts::past_line(a, b, 0)
     }
