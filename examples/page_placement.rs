@@ -44,7 +44,8 @@ fn main() {
         return;
     }
     println!(
-        "page_placement: {}; {BUFFERS} buffers of one layout, ns per call in each of {ROUNDS} rounds: `{}` / fmadiv::div",
+        "page_placement: {}; {BUFFERS} buffers of one layout, ns per call in each of \
+         {ROUNDS} rounds: `{}` / fmadiv::div",
         common::cpu(),
         plain.name
     );
@@ -114,7 +115,8 @@ fn main() {
             );
         }
         println!(
-            "  slow (plain loop over {SLOW}x the buffers' median): {always} of {BUFFERS} buffers in every round, {sometimes} in some only"
+            "  slow (plain loop over {SLOW}x the buffers' median): {always} of {BUFFERS} \
+             buffers in every round, {sometimes} in some only"
         );
     }
 }
