@@ -12,7 +12,7 @@
 #                      the weakened kernels do under the directed step (its output)
 #   floors-avx512.json fmadiv bench --floors --json with the backend forced
 #   floors-default.json the same by default
-#   (every timed `fmadiv bench` runs in several processes, alternating where two are compared:
+#   (every timed `fmadiv bench` runs in several processes, interleaved with the others':
 #   NAME.json and NAME-2.json, NAME-3.json, ...; one process is one sample, as a process can sit
 #   in a slow mode for all its rounds: BENCHMARKS.md, "One process is one sample")
 #   plans.json         20 fresh `fmadiv plan --json`, forced
@@ -46,9 +46,9 @@ family=$(grep -m1 '^cpu family' /proc/cpuinfo | cut -d: -f2 | xargs)
 model=$(grep -m1 '^model\s' /proc/cpuinfo | cut -d: -f2 | xargs)
 commit=$(git rev-parse --short=7 HEAD)
 suites=(--test exactness --test slices --test rounding --test mxcsr --test simd --test divisor)
-# Processes per timed benchmark (seconds each; the floors about 5 s a process on Zen 4).
-SCHEDULE_PROCESSES=9
-PROCESSES=5
+# Rounds of the timed benchmarks: a process of each a round, two of the schedules (the floors
+# take about 5 s a process on Zen 4, the others 0.5-2 s).
+ROUNDS=5
 
 cargo build --release -q
 
@@ -93,14 +93,6 @@ if grep -qw avx512bw /proc/cpuinfo; then
         --target-dir target/static512 --test exactness --test slices --test rounding --test simd \
         >"$out/static-avx512.txt"
 fi
-# NAME.json for the first process, NAME-<k>.json for the k-th (scripts/sixteen_lanes.py merges).
-numbered() { if [ "$2" = 1 ]; then echo "$out/$1.json"; else echo "$out/$1-$2.json"; fi; }
-for k in $(seq 1 "$SCHEDULE_PROCESSES"); do
-    FMADIV_BACKEND=avx512 target/release/fmadiv bench --schedules --json >"$(numbered schedules-avx512 "$k")"
-done
-for k in $(seq 1 "$PROCESSES"); do
-    FMADIV_BACKEND=avx512 target/release/fmadiv bench --rounding --json >"$(numbered rounding-avx512 "$k")"
-done
 cargo run --release -q --example embedded_rounding >"$out/embedded-rounding.txt" 2>&1 || true
 {
     cargo run --release -q --example exception_flags
@@ -109,8 +101,20 @@ cargo run --release -q --example embedded_rounding >"$out/embedded-rounding.txt"
 } >"$out/exception-flags.txt" 2>&1 || true
 cargo test --release --test backends -- --include-ignored --nocapture >"$out/backends.txt" 2>&1 || true
 
-for k in $(seq 1 "$PROCESSES"); do
-    FMADIV_BACKEND=avx512 target/release/fmadiv bench --floors --json >"$(numbered floors-avx512 "$k")"
+# The timed benchmarks, interleaved: each round runs two processes of the schedules and one
+# of each other benchmark, so that every benchmark's processes spread over the minutes they
+# all take. NAME.json for the first process, NAME-<k>.json for the k-th
+# (scripts/sixteen_lanes.py merges them).
+numbered() { if [ "$2" = 1 ]; then echo "$out/$1.json"; else echo "$out/$1-$2.json"; fi; }
+for k in $(seq 1 "$ROUNDS"); do
+    for j in $((2 * k - 1)) $((2 * k)); do
+        FMADIV_BACKEND=avx512 target/release/fmadiv bench --schedules --json \
+            >"$(numbered schedules-avx512 "$j")"
+    done
+    FMADIV_BACKEND=avx512 target/release/fmadiv bench --rounding --json \
+        >"$(numbered rounding-avx512 "$k")"
+    FMADIV_BACKEND=avx512 target/release/fmadiv bench --floors --json \
+        >"$(numbered floors-avx512 "$k")"
     target/release/fmadiv bench --floors --json >"$(numbered floors-default "$k")"
 done
 # The figures above come from one codegen unit; a user's release build compiles the crate in
