@@ -112,15 +112,15 @@ def processes_note(doc, keep=lambda key: True):
         return
     print(f"   {n} processes: each cell the median of the processes' medians [lowest, highest "
           "process median]")
-    by_place = {}
+    by_process_length = {}
     for key, p, shift in doc["shifts"]:
         if keep(key):
-            by_place.setdefault((key[4], p), []).append(shift)
-    offs = [abs(v - 1) for values in by_place.values() for v in values]
+            by_process_length.setdefault((key[4], p), []).append(shift)
+    offs = [abs(v - 1) for values in by_process_length.values() for v in values]
     if offs:
         print(f"   spread: a process's median sat a mean {sum(offs) / len(offs):.1%} from its "
               f"cell's; {sum(o > OUTLIER for o in offs)} of {len(offs)} more than {OUTLIER:.0%}")
-    for (size, p), values in sorted(by_place.items()):
+    for (size, p), values in sorted(by_process_length.items()):
         values.sort()
         typical = values[len(values) // 2]
         if abs(typical - 1) > OUTLIER:
