@@ -32,6 +32,9 @@
 #                      loop at eight and sixteen lanes (what the check costs beside the kernel)
 #   kernel-check-cost-normal.txt the same with --normal: random fractions, near-all-ones
 #                      divisors among them (the 2^5 rule sixteen lanes ship against the 2^15)
+#   stream-ceiling.txt examples/stream_ceiling.rs by default, a process each round: the plain
+#                      multiply loop against the divider loop at each length, the most any
+#                      division loop of that shape can gain there (the memory limits it)
 #   codegen-units/     three alternating `bench --floors --json` runs each of this build (one
 #                      codegen unit, the workspace's profile) and of the build a user's
 #                      default release profile makes (sixteen), pinned to CPU 0
@@ -105,6 +108,7 @@ cargo test --release --test backends -- --include-ignored --nocapture >"$out/bac
 # of each other benchmark, so that every benchmark's processes spread over the minutes they
 # all take. NAME.json for the first process, NAME-<k>.json for the k-th
 # (scripts/sixteen_lanes.py merges them).
+cargo build --release -q --example stream_ceiling
 numbered() { if [ "$2" = 1 ]; then echo "$out/$1.json"; else echo "$out/$1-$2.json"; fi; }
 for k in $(seq 1 "$ROUNDS"); do
     for j in $((2 * k - 1)) $((2 * k)); do
@@ -116,6 +120,8 @@ for k in $(seq 1 "$ROUNDS"); do
     FMADIV_BACKEND=avx512 target/release/fmadiv bench --floors --json \
         >"$(numbered floors-avx512 "$k")"
     target/release/fmadiv bench --floors --json >"$(numbered floors-default "$k")"
+    target/release/examples/stream_ceiling >>"$out/stream-ceiling.txt" 2>&1 ||
+        echo "examples/stream_ceiling failed: read $out/stream-ceiling.txt"
 done
 # The figures above come from one codegen unit; a user's release build compiles the crate in
 # sixteen. The same floors of both builds, alternately (BENCHMARKS.md, "How the tool is built").
@@ -154,7 +160,7 @@ python3 scripts/sixteen_lanes.py "$out" | tee "$out/summary.txt" ||
     echo "scripts/sixteen_lanes.py failed: read the JSON files in $out"
 
 if grep -qE 'FAILED|panicked' "$out"/tests-avx512.txt "$out"/backends.txt "$out"/static-avx512.txt \
-    "$out"/kernel-check-cost.txt "$out"/kernel-check-cost-normal.txt 2>/dev/null ||
+    "$out"/kernel-check-cost.txt "$out"/kernel-check-cost-normal.txt "$out"/stream-ceiling.txt 2>/dev/null ||
     grep -qE ': [1-9][0-9]* differences' "$out/embedded-rounding.txt"; then
     echo "FAILURES: see $out"
     exit 1

@@ -21,7 +21,12 @@ Prints, from its JSON files:
    (examples/kernel_check_cost.rs, the second with `--normal`; there the 2^5 near-all-ones
    rule against the 2^15 one): the
    mixed loops with the input check as shipped, in part and left out, against the divider,
-   and the share of the kernel's time the shipped check takes (no goal: what limits it).
+   and the share of the kernel's time the shipped check takes (no goal: what limits it);
+6. what the memory allows (`stream-ceiling.txt`, examples/stream_ceiling.rs, one or more
+   processes): per length, the plain multiply loop against the divider loop (the ceiling of
+   any division loop of that shape) and the entry points beside it, and whether the 1.35x
+   goal lies under that ceiling (its processes must agree on CPU, backends and caches, as
+   the JSON files' must); the floors' normal tables show the ceilings beside their goals.
 
 Each figure is a median over a benchmark's rounds, as the file has it; a goal line reads `met`
 or `MISSED` by those medians alone, to the two decimals printed (the ranges beside them). It works on any file of
@@ -37,6 +42,7 @@ sat from their cells' on average (the spread), and which process, at which lengt
 figures more than 10% from the cells' medians."""
 import json
 import os
+import re
 import sys
 
 GAIN = 1.10
@@ -177,7 +183,7 @@ def schedules(doc):
     print()
 
 
-def floors(doc, label):
+def floors(doc, label, ceilings=None):
     print(f"2. Entry points ({label}): `{doc['command']}`")
     print(f"   plan: {doc['plan']}")
     processes_note(doc, lambda k: k[0] in ENTRY_POINTS and k[2] in GOALS and k[4] in SIZES)
@@ -191,6 +197,13 @@ def floors(doc, label):
             verdict = "-" if not present else (
                 "met" if all(meets(c, goal) for c in present) else "MISSED")
             print(f"   {m:<30}" + "".join(f"{cell(c):>19}" for c in cells) + f"  {verdict}")
+        for probe, loop in (("div", "a[i] * b[i]"), ("recip", "b[i] * b[i]")):
+            ceiling = ceiling_row(ceilings, probe) if inputs == "normal" else None
+            if ceiling:
+                above = [size_name(n) for n, c in zip(SIZES, ceiling) if c and c[0] < goal]
+                print(f"   {'ceiling: ' + loop + ' (6.)':<30}" + "".join(
+                    f"{'-' if c is None else '%.2f [%.2f, %.2f]' % c:>19}" for c in ceiling)
+                    + ("  goal above it at " + ", ".join(above) if above else ""))
         baselines = sorted({rows[(m, n)]["baseline"] for m in ENTRY_POINTS for n in SIZES
                             if (m, n) in rows})
         print("   against: " + "; ".join(f"`{b}`" for b in baselines))
@@ -275,11 +288,102 @@ def check_cost(text, data):
         print()
 
 
+# A cell of examples/stream_ceiling.rs: "median [lowest, highest]".
+CEILING_CELL = re.compile(r"(\d+\.\d+) \[(\d+\.\d+), (\d+\.\d+)\]")
+# Its rows: "n  bytes unit  fits  Gel/s  cells...".
+CEILING_ROW = re.compile(r"^\s*(\d+)\s+(\d+ [KM]iB)\s+(\S+)\s+(\d+\.\d+)\s+(.*)$")
+
+
+def read_stream_ceiling(text):
+    """The processes of examples/stream_ceiling.rs in one file, merged as the JSON benchmarks
+    are: {"cpu", "processes", "probes": {name: (head, columns, {n: (bytes, fits, cells)})}},
+    each cell (median of the processes' medians, lowest, highest), the first the divider
+    loop's Gelem/s, the second the ceiling; None where the file has no rows."""
+    processes = []  # per process: {"first": line, probe: [head, columns, {n: (...)}]}
+    probe = None
+    for line in text.splitlines():
+        if line.startswith("stream_ceiling: "):
+            processes.append({"first": line})
+        elif processes and re.match(r"^(div|recip): ratios to ", line):
+            probe = line.split(":")[0]
+            processes[-1][probe] = [line, [], {}]
+        elif processes and probe and line.lstrip().startswith("n ") and "ceiling" in line:
+            processes[-1][probe][1] = re.split(r"\s{2,}", line.split("ceiling", 1)[1].strip())
+        elif processes and probe and (m := CEILING_ROW.match(line)):
+            cells = [float(m.group(4))] + [float(c[0]) for c in CEILING_CELL.findall(m.group(5))]
+            processes[-1][probe][2][int(m.group(1))] = (m.group(2), m.group(3), cells)
+    if not any(len(p) > 1 for p in processes):
+        return None
+    for k, p in enumerate(processes[1:], 2):
+        if p["first"] != processes[0]["first"]:
+            print(f"sixteen_lanes.py: process {k} of stream-ceiling.txt ran elsewhere or "
+                  f"otherwise ({p['first']!r} against {processes[0]['first']!r})", file=sys.stderr)
+            sys.exit(2)
+    probes = {}
+    for name in ("div", "recip"):
+        runs = [p[name] for p in processes if name in p]
+        if not runs:
+            continue
+        rows = {}
+        for n in sorted(runs[0][2]):
+            found = [r[2][n] for r in runs if n in r[2]]
+            width = min(len(f[2]) for f in found)
+            merged = []
+            for k in range(width):
+                values = sorted(f[2][k] for f in found)
+                half = len(values) // 2
+                mid = values[half] if len(values) % 2 else (values[half - 1] + values[half]) / 2
+                merged.append((mid, values[0], values[-1]))
+            rows[n] = (found[0][0], found[0][1], merged)
+        probes[name] = (runs[0][0], runs[0][1], rows)
+    cpu = processes[0]["first"].split(";")[0].removeprefix("stream_ceiling: ")
+    return {"cpu": cpu, "processes": len(processes), "probes": probes}
+
+
+def ceiling_row(ceilings, probe):
+    """The floors' row of a probe's ceiling at the goal sizes (section 6's figures), or None."""
+    if not ceilings or probe not in ceilings["probes"]:
+        return None
+    rows = ceilings["probes"][probe][2]
+    return [rows[n][2][1] if n in rows else None for n in SIZES]
+
+
+def stream_ceiling(ceilings):
+    print("6. What the memory allows: `cargo run --release --example stream_ceiling` (ratios to "
+          "the divider loop; the ceiling is the plain multiply loop, the same loads and stores)")
+    if not ceilings:
+        print("   no rows: read stream-ceiling.txt\n")
+        return
+    k = ceilings["processes"]
+    print(f"   {ceilings['cpu']}; {k} process{'es' if k > 1 else ''}: each cell the median of "
+          "the processes' medians [lowest, highest process median]")
+    for head, columns, rows in ceilings["probes"].values():
+        print(f"   {head}")
+        print(f"   {'n':>7} {'bytes':>8} {'fits':>4} {'divider Gel/s':>13} "
+              + " ".join(f"{c:>20}" for c in ["ceiling"] + columns)
+              + f"  goal {GOALS['normal']:.2f}x")
+        for n, (size, fits, merged) in rows.items():
+            speed, ratios = merged[0][0], merged[1:]
+            verdict = ("no goal" if n not in SIZES else
+                       "under the ceiling" if ratios[0][0] >= GOALS["normal"] else
+                       "ABOVE the ceiling")
+            cells = [f"{mid:.2f} [{low:.2f}, {high:.2f}]" for mid, low, high in ratios]
+            print(f"   {n:>7} {size:>8} {fits:>4} {speed:>13.2f} "
+                  + " ".join(f"{c:>20}" for c in cells) + f"  {verdict}")
+    print("   (a goal above the ceiling at a length cannot be met there by any loop of that "
+          "shape: the memory, not the divider, limits it)\n")
+
+
 def main(argv):
     if len(argv) != 1 or not os.path.isdir(argv[0]):
         sys.exit(__doc__)
     folder = argv[0]
     found = False
+    ceiling_path = os.path.join(folder, "stream-ceiling.txt")
+    ceilings = None
+    if os.path.exists(ceiling_path):
+        with open(ceiling_path) as f:
+            ceilings = read_stream_ceiling(f.read())
     doc = load_processes(folder, "schedules-avx512.json")
     if doc:
         found = True
@@ -289,7 +393,7 @@ def main(argv):
         doc = load_processes(folder, name)
         if doc:
             found = True
-            floors(doc, label)
+            floors(doc, label, ceilings)
     doc = load_processes(folder, "rounding-avx512.json")
     if doc:
         found = True
@@ -306,10 +410,13 @@ def main(argv):
             found = True
             with open(path) as f:
                 check_cost(f.read(), data)
+    if os.path.exists(ceiling_path):
+        found = True
+        stream_ceiling(ceilings)
     if not found:
         print(f"sixteen_lanes.py: {folder} holds none of schedules-avx512.json, floors-avx512.json, "
-              "floors-default.json, rounding-avx512.json, in-place-alone.txt, kernel-check-cost.txt",
-              file=sys.stderr)
+              "floors-default.json, rounding-avx512.json, in-place-alone.txt, kernel-check-cost.txt, "
+              "stream-ceiling.txt", file=sys.stderr)
         sys.exit(2)
 
 

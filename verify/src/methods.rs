@@ -207,6 +207,63 @@ pub const HARDWARE_RECIP: Method = Method {
     run: |_, b, out| hardware_recip(b, out),
 };
 
+/// Not a division: `out[i] = a[i] * b[i]`, plain Rust compiled for AVX (the compiler's
+/// unrolled 256-bit loop), the same loads and stores as [`HARDWARE`]. The multiply costs
+/// less than a cycle per vector, so the memory limits this loop: its throughput is the
+/// ceiling of every division loop at that length (`examples/stream_ceiling.rs`).
+pub const PLAIN_MULTIPLY: Method = Method {
+    kind: Kind::Pairwise,
+    name: "a[i] * b[i], avx build (ref)",
+    exact: false,
+    available: has_avx,
+    run: |a, b, out| plain_multiply(Some(a), b, out),
+};
+
+/// Not a reciprocal: `out[i] = b[i] * b[i]` (not `1 * b[i]`, which the compiler may fold
+/// into a copy), the ceiling of the reciprocal loops as [`PLAIN_MULTIPLY`] is of the
+/// division loops.
+pub const PLAIN_MULTIPLY_RECIP: Method = Method {
+    kind: Kind::Reciprocal,
+    name: "b[i] * b[i], avx build (ref)",
+    exact: false,
+    available: has_avx,
+    run: |_, b, out| plain_multiply(None, b, out),
+};
+
+/// `out[i] = a[i] * b[i]`, or without `a` `b[i] * b[i]`, plain Rust compiled for AVX where
+/// the CPU has it.
+fn plain_multiply(a: Option<&[f32]>, b: &[f32], out: &mut [f32]) {
+    #[cfg(fmadiv_x86)]
+    {
+        #[target_feature(enable = "avx")]
+        fn run(a: Option<&[f32]>, b: &[f32], out: &mut [f32]) {
+            multiply(a, b, out)
+        }
+        assert!(has_avx(), "the plain multiply loop is built for AVX");
+        // SAFETY: AVX is present (asserted).
+        unsafe { run(a, b, out) }
+    }
+    #[cfg(not(fmadiv_x86))]
+    multiply(a, b, out)
+}
+
+/// [`plain_multiply`]'s loops, inlined into the function built for the vectors.
+#[inline(always)]
+pub(crate) fn multiply(a: Option<&[f32]>, b: &[f32], out: &mut [f32]) {
+    match a {
+        Some(a) => {
+            for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                *o = x * y;
+            }
+        }
+        None => {
+            for (o, &y) in out.iter_mut().zip(b) {
+                *o = y * y;
+            }
+        }
+    }
+}
+
 /// `fmadiv::recip`.
 pub const RECIP: Method = Method {
     kind: Kind::Reciprocal,

@@ -114,6 +114,26 @@ pub const PLAIN: Method = Method {
     run: zmm::plain,
 };
 
+/// Not a division: `out[i] = a[i] * b[i]`, plain Rust compiled for AVX-512F (as
+/// `methods::PLAIN_MULTIPLY`): the ceiling of every division loop at a length.
+pub const PLAIN_MULTIPLY: Method = Method {
+    kind: Kind::Pairwise,
+    name: "a[i] * b[i], avx512f build (ref)",
+    exact: false,
+    available: has_avx512f,
+    run: |a, b, out| zmm::plain_multiply(Some(a), b, out),
+};
+
+/// Not a reciprocal: `out[i] = b[i] * b[i]`, plain Rust compiled for AVX-512F (as
+/// `methods::PLAIN_MULTIPLY_RECIP`).
+pub const PLAIN_MULTIPLY_RECIP: Method = Method {
+    kind: Kind::Reciprocal,
+    name: "b[i] * b[i], avx512f build (ref)",
+    exact: false,
+    available: has_avx512f,
+    run: |_, b, out| zmm::plain_multiply(None, b, out),
+};
+
 /// `m`'s 512-bit twin where this CPU has AVX-512F (for the 256-bit divider baselines of
 /// [`methods`]), else `m` itself.
 pub fn widest(m: Method) -> Method {
@@ -125,6 +145,8 @@ pub fn widest(m: Method) -> Method {
         (methods::HARDWARE_IN_PLACE, HARDWARE_IN_PLACE),
         (methods::HARDWARE_RECIP, HARDWARE_RECIP),
         (methods::HARDWARE_RECIP_IN_PLACE, HARDWARE_RECIP_IN_PLACE),
+        (methods::PLAIN_MULTIPLY, PLAIN_MULTIPLY),
+        (methods::PLAIN_MULTIPLY_RECIP, PLAIN_MULTIPLY_RECIP),
         (methods::HARDWARE_BY_SCALAR, HARDWARE_BY_SCALAR),
         (methods::HARDWARE_BY_HELD, HARDWARE_BY_HELD),
         (
@@ -267,6 +289,18 @@ mod zmm {
         }
     }
 
+    /// `out[i] = a[i] * b[i]`, or without `a` `b[i] * b[i]`, plain Rust compiled for
+    /// AVX-512F.
+    pub fn plain_multiply(a: Option<&[f32]>, b: &[f32], out: &mut [f32]) {
+        assert!(super::has_avx512f(), "the 512-bit loops need AVX-512F");
+        #[target_feature(enable = "avx512f")]
+        fn run(a: Option<&[f32]>, b: &[f32], out: &mut [f32]) {
+            crate::methods::multiply(a, b, out)
+        }
+        // SAFETY: AVX-512F is present (asserted).
+        unsafe { run(a, b, out) }
+    }
+
     /// `out[i] = a[i] / b[i]`, plain Rust compiled for AVX-512F.
     pub fn plain(a: &[f32], b: &[f32], out: &mut [f32]) {
         assert!(super::has_avx512f(), "the 512-bit loops need AVX-512F");
@@ -297,5 +331,42 @@ mod zmm {
     }
     pub fn plain(_: &[f32], _: &[f32], _: &mut [f32]) {
         unreachable!("no AVX-512F off x86-64")
+    }
+    pub fn plain_multiply(_: Option<&[f32]>, _: &[f32], _: &mut [f32]) {
+        unreachable!("no AVX-512F off x86-64")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ceiling loops at both widths compute the products they stand for, whole vectors
+    /// and every tail: a loop that computed something else (or nothing) would time the wrong
+    /// memory traffic.
+    #[test]
+    fn the_ceiling_loops_compute_their_products_at_every_length() {
+        let loops = [
+            methods::PLAIN_MULTIPLY,
+            methods::PLAIN_MULTIPLY_RECIP,
+            PLAIN_MULTIPLY,
+            PLAIN_MULTIPLY_RECIP,
+        ];
+        let mut random = crate::samples::SplitMix64(7);
+        for m in loops.iter().filter(|m| (m.available)()) {
+            for n in 0..=70 {
+                let a: Vec<f32> = (0..n).map(|_| random.next_normal()).collect();
+                let b: Vec<f32> = (0..n).map(|_| random.next_normal()).collect();
+                let mut out = vec![f32::NAN; n];
+                (m.run)(&a, &b, &mut out);
+                for i in 0..n {
+                    let want = match m.kind {
+                        Kind::Reciprocal => b[i] * b[i],
+                        _ => a[i] * b[i],
+                    };
+                    assert_eq!(out[i].to_bits(), want.to_bits(), "{} at {i} of {n}", m.name);
+                }
+            }
+        }
     }
 }
