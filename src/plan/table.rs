@@ -299,8 +299,10 @@ pub(super) const ROWS: &[Row] = &[
                 --schedules` against the \
                 512-bit divider loop, `recip` mix-8 1.20, 1.28, 1.30, 1.29, 1.29x at 256, 1K, \
                 4K, 16K, 64K (best or within 0.03 of it at each), `div` no mix clearing 1.10 \
-                but at 1K (mix-8 0.98-1.15x from 256 to 64K, the kernel alone 0.62-0.72x); \
-                `fmadiv plan --measure`, forced: `recip` mix-8 1.37x at 1024 and 1.27x at \
+                but at 1K (mix-8 0.98-1.15x from 256 to 64K, the kernel alone 0.62-0.72x), \
+                and none can past L1d: a loop that only multiplies runs 1.01-1.04x the \
+                divider loop at 4K-16K (examples/stream_ceiling.rs, \
+                docs/bench/0x19-0x11-stream-ceiling.txt); `fmadiv plan --measure`, forced: `recip` mix-8 1.37x at 1024 and 1.27x at \
                 11008, the Divisor's sequence 0.73-0.95x at 512, 1.29-1.92x at 2048, a proof \
                 of 41 ns: the eight-lane row's Divisor; `fmadiv bench --floors` with these \
                 choices (docs/bench/0x19-0x11-sixteen-floors-ab.txt): `recip` 1.24-1.31x of \
