@@ -73,6 +73,14 @@ def load(folder, name):
         return json.load(f)
 
 
+def across_processes(medians):
+    """One cell from the processes' medians: (their median, the lowest, the highest)."""
+    medians = sorted(medians)
+    half = len(medians) // 2
+    mid = medians[half] if len(medians) % 2 else (medians[half - 1] + medians[half]) / 2
+    return mid, medians[0], medians[-1]
+
+
 def load_processes(folder, name):
     """`name` and the runs of the same benchmark in other processes (`stem-2.json`, ...), merged
     into one document: each cell the median of the processes' medians, `vs_baseline_low` and
@@ -101,12 +109,10 @@ def load_processes(folder, name):
             cells.setdefault(key, []).append((p, r))
     rows, shifts = [], []
     for key, runs in cells.items():
-        medians = sorted(r["vs_baseline"] for _, r in runs)
-        half = len(medians) // 2
-        mid = medians[half] if len(medians) % 2 else (medians[half - 1] + medians[half]) / 2
+        mid, low, high = across_processes([r["vs_baseline"] for _, r in runs])
         shifts += [(key, p, r["vs_baseline"] / mid) for p, r in runs]
-        rows.append(dict(runs[0][1], vs_baseline=mid, vs_baseline_low=medians[0],
-                         vs_baseline_high=medians[-1], processes=len(medians)))
+        rows.append(dict(runs[0][1], vs_baseline=mid, vs_baseline_low=low,
+                         vs_baseline_high=high, processes=len(runs)))
     return dict(first, rows=rows, processes=len(docs), shifts=shifts)
 
 
@@ -328,12 +334,7 @@ def read_stream_ceiling(text):
         for n in sorted(runs[0][2]):
             found = [r[2][n] for r in runs if n in r[2]]
             width = min(len(f[2]) for f in found)
-            merged = []
-            for k in range(width):
-                values = sorted(f[2][k] for f in found)
-                half = len(values) // 2
-                mid = values[half] if len(values) % 2 else (values[half - 1] + values[half]) / 2
-                merged.append((mid, values[0], values[-1]))
+            merged = [across_processes([f[2][k] for f in found]) for k in range(width)]
             rows[n] = (found[0][0], found[0][1], merged)
         probes[name] = (runs[0][0], runs[0][1], rows)
     cpu = processes[0]["first"].split(";")[0].removeprefix("stream_ceiling: ")
