@@ -49,6 +49,12 @@ std::thread_local! {
 /// vector instead, and back off from a lone special only at its second failure before a
 /// pass ([`reciprocal_block_by_vectors`]). What does not fill a step goes to the divider.
 ///
+/// The steps run in [`kernel_run`]s, loops with no call in them, and the slow paths' calls
+/// sit between runs: with those calls inside the loop the compiler re-broadcast three
+/// constants from memory every step, and the sixteen-lane kernel alone ran 5-8% slower and
+/// its mixes 2-6% slower in L1d on family 0x19 model 0x11
+/// (`docs/bench/0x19-0x11-kernel-runs-ab.txt`).
+///
 /// # Safety
 /// - `a` (unless `RECIP`) and `b` must be valid for reads and `out` for writes of `len`
 ///   floats.
@@ -80,24 +86,19 @@ pub unsafe fn div_raw<W: Vector, const V: u8, const D: usize, const RECIP: bool>
                 i = end;
                 continue;
             }
-            mca_region!(
-                begin,
-                "mix-{d} lanes={l} recip={r}",
-                d = D,
-                l = W::LANES,
-                r = RECIP as usize
-            );
-            // SAFETY: every access below is to an element < i + step <= len; unaligned loads
-            // and stores accept any address; the kernel block is loaded before anything in
-            // it is stored, and each divider vector is loaded before its store, so
-            // `out == a` (or, for reciprocals, `out == b`) is fine.
+            // SAFETY: i + step <= len; the caller's guarantees otherwise.
+            let (end, failed) = unsafe { kernel_run::<W, V, D, RECIP>(w, a, b, out, i, len) };
+            if end > i {
+                backoff.passed();
+            }
+            i = end;
+            let Some(quotients) = failed else {
+                break;
+            };
+            // SAFETY: the step at i failed its check and i + step <= len; its divider
+            // vectors are stored, its kernel block is not; the caller's guarantees otherwise.
             unsafe {
-                let (quotients, check) = kernel_block::<W, V, RECIP>(w, a, b, i);
-                divider_step::<W, RECIP, D>(w, a, b, out, i + kernel_len);
-                if check.all_accepted(w) {
-                    store_block(w, out, i, &quotients);
-                    backoff.passed();
-                } else if RECIP && W::LANES < RECIPROCALS_BY_VECTOR_BELOW_LANES {
+                if RECIP && W::LANES < RECIPROCALS_BY_VECTOR_BELOW_LANES {
                     match reciprocal_block_by_vectors::<W, V>(w, b, out, i, &quotients) {
                         // A near-all-ones divisor alone: as below.
                         0 => {}
@@ -108,7 +109,6 @@ pub unsafe fn div_raw<W: Vector, const V: u8, const D: usize, const RECIP: bool>
                     backoff.failed();
                 }
             }
-            mca_region!(end);
             i += step;
         }
         backoff.store(&MIX_BACKOFF);
@@ -116,6 +116,50 @@ pub unsafe fn div_raw<W: Vector, const V: u8, const D: usize, const RECIP: bool>
     // Less than a step remains: the divider takes it.
     // SAFETY: i <= len; the caller's guarantees.
     unsafe { divider_vectors::<W, RECIP>(w, a, b, out, i, len) }
+}
+
+/// Steps of [`div_raw`] from element `i` while their kernel blocks pass the check: a loop
+/// with no call in it, so its constants stay in registers (the slow paths run between runs).
+/// Returns where the run stopped and, if the step there failed its check, that step's kernel
+/// quotients (its divider vectors stored, its kernel block not).
+///
+/// # Safety
+/// As [`div_raw`], past its head.
+#[inline(always)]
+unsafe fn kernel_run<W: Vector, const V: u8, const D: usize, const RECIP: bool>(
+    w: W,
+    a: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    mut i: usize,
+    len: usize,
+) -> (usize, Option<[W::F; BLOCK_VECTORS]>) {
+    let kernel_len = BLOCK_VECTORS * W::LANES;
+    let step = kernel_len + D * W::LANES;
+    while i + step <= len {
+        mca_region!(
+            begin,
+            "mix-{d} lanes={l} recip={r}",
+            d = D,
+            l = W::LANES,
+            r = RECIP as usize
+        );
+        // SAFETY: every access below is to an element < i + step <= len; unaligned loads
+        // and stores accept any address; the kernel block is loaded before anything in it
+        // is stored, and each divider vector is loaded before its store, so `out == a`
+        // (or, for reciprocals, `out == b`) is fine.
+        unsafe {
+            let (quotients, check) = kernel_block::<W, V, RECIP>(w, a, b, i);
+            divider_step::<W, RECIP, D>(w, a, b, out, i + kernel_len);
+            if !check.all_accepted(w) {
+                return (i, Some(quotients));
+            }
+            store_block(w, out, i, &quotients);
+        }
+        mca_region!(end);
+        i += step;
+    }
+    (i, None)
 }
 
 /// [`div_raw`] where MXCSR rounds to nearest; elsewhere the divider, which obeys the mode
