@@ -2,7 +2,7 @@
 """Floors of two builds compared: `fmadiv bench --floors --json` of each, run alternately
 (pinned to one CPU), summarised per cell against a committed table.
 
-Run:       scripts/floors_ab.py run --rounds N --cpu C --out DIR NAME=BINARY[,ARG...] ...
+Run:       scripts/floors_ab.py run --rounds N --cpu C [--bench B] --out DIR NAME=BINARY[,ARG...] ...
 Summarise: scripts/floors_ab.py summary --table TABLE.json DIR NAME NAME
 Per size:  scripts/floors_ab.py sizes DIR TEXT NAME [NAME ...]
 Speeds:    scripts/floors_ab.py speeds DIR NAME NAME
@@ -10,7 +10,9 @@ Speeds:    scripts/floors_ab.py speeds DIR NAME NAME
 `run` writes DIR/NAME-R.json for round R of each binary (each round runs the binaries in the
 order given); ARGs after a binary go to its `bench --floors --json`, e.g.
 `users=target/release/fmadiv,--past-line,16` for the arrays where the system allocator puts a
-`Vec<f32>` (one binary may appear under two names, with and without). `summary` prints, per binary, the cells of each run with a ratio of at least
+`Vec<f32>` (one binary may appear under two names, with and without). `--bench B` runs
+`bench --B --json` instead (`schedules`, `rounding`: rows of the same shape, for `sizes` and
+`speeds`; an environment variable such as `FMADIV_BACKEND` reaches every binary). `summary` prints, per binary, the cells of each run with a ratio of at least
 0.97; the cells whose median over the runs is at least 0.97; how many cells fall below 0.97
 where the table's ratio is at least 0.97; and every cell where either median is below 0.97,
 with each run's ratio. `sizes` prints, for the methods whose name contains TEXT, each input
@@ -41,7 +43,7 @@ def ratio(x):
 
 
 def run(argv):
-    rounds, cpu, out, builds = 6, "0", None, []
+    rounds, cpu, out, bench, builds = 6, "0", None, "floors", []
     while argv:
         if argv[0] == "--rounds":
             rounds, argv = int(argv[1]), argv[2:]
@@ -49,6 +51,8 @@ def run(argv):
             cpu, argv = argv[1], argv[2:]
         elif argv[0] == "--out":
             out, argv = argv[1], argv[2:]
+        elif argv[0] == "--bench":
+            bench, argv = argv[1], argv[2:]
         else:
             name, command = argv[0].split("=", 1)
             builds.append((name, command.split(",")))
@@ -58,7 +62,7 @@ def run(argv):
     os.makedirs(out, exist_ok=True)
     for r in range(1, rounds + 1):
         for name, (binary, *extra) in builds:
-            command = ["taskset", "-c", cpu, binary, "bench", "--floors", "--json", *extra]
+            command = ["taskset", "-c", cpu, binary, "bench", f"--{bench}", "--json", *extra]
             text = subprocess.run(command, capture_output=True, text=True, check=True).stdout
             with open(os.path.join(out, f"{name}-{r}.json"), "w") as f:
                 f.write(text)
