@@ -1,17 +1,23 @@
-//! What subnormal lanes cost the divider, and why the random-bits cells of `fmadiv bench
-//! --divisors` at 2K can sit below 1 with the divider on both sides.
+//! What subnormal lanes cost the divider, and why random-bits cells move with where the
+//! divider's code is rather than with the crate's choices (`fmadiv bench --divisors` at 2K,
+//! below 1 with the divider on both sides; `recip` at 256 and 1K on sixteen lanes).
 //!
 //! `cargo run --release --example divider_assists`
 //!
 //! `vdivps` with a subnormal operand or result (MXCSR's FTZ and DAZ off, as Rust leaves
 //! them) takes a microcode assist on some CPUs. This times, in one process over the
 //! benchmarks' rotating buffer layouts, the benchmark's divider loop by a held divisor
-//! (`_mm256_div_ps`, one broadcast divisor) over 2048 normal dividends, then with a few
+//! (one broadcast divisor) over 2048 normal dividends, then with a few
 //! dividends made subnormal, or a few made so small that their quotient is: the extra time
 //! per vector holding such a lane is the assist's price here. Then the benchmark's own
 //! random-bits data at 2K for each of its divisors, `Divisor::divide_slice` against that
 //! loop, as it is and with the lanes that are subnormal on either side replaced by 1.5.
-//! Every output's bits are checked against `/` first.
+//! Then the floors benchmark's random-bits data for `recip` at 256, 1K and 4K, where the
+//! sixteen-lane loops send nearly everything to the divider: `fmadiv::recip` against the
+//! plain reciprocal loop, as it is and with the divisors that are subnormal or have a
+//! subnormal reciprocal replaced by 1.5 (the two sides' assists, and nothing else, apart).
+//! The divider loops are the widest this CPU has (512-bit with AVX-512F). Every output's
+//! bits are checked first.
 
 mod common;
 
@@ -31,6 +37,8 @@ fn main() {
     /// The divisor of the first part: a quotient is subnormal where the dividend is below
     /// `3·2^-126`.
     const D: f32 = 3.0;
+    /// The lengths of the third part: the sixteen-lane `recip` cells on random bits.
+    const RECIP_SIZES: [usize; 3] = [256, 1024, 4096];
     /// A normal dividend whose quotient by [`D`] is subnormal (2^-125 / 3).
     const SUBNORMAL_QUOTIENT: f32 = f32::from_bits(0x0100_0000);
     /// A subnormal dividend.
@@ -40,7 +48,7 @@ fn main() {
         let mut out = vec![0.0f32; a.len()];
         (m.run)(a, b, &mut out);
         for i in 0..a.len() {
-            let want = black_box(a[i]) / b[i];
+            let want = m.kind.expected(black_box(a), b, i);
             assert_eq!(
                 out[i].to_bits(),
                 want.to_bits(),
@@ -139,6 +147,31 @@ fn main() {
         }
         println!(
             "  by {d:<10} {lanes:3} subnormal lanes: {}   replaced: {}",
+            cells[0], cells[1]
+        );
+    }
+
+    let recip_divider = fmadiv_verify::widest::widest(methods::HARDWARE_RECIP);
+    println!();
+    println!("`fmadiv bench --floors`' random bits: fmadiv::recip against");
+    println!("{} (ratio > 1: recip faster), and", recip_divider.name);
+    println!("with every divisor subnormal or of subnormal reciprocal replaced by 1.5:");
+    for n in RECIP_SIZES {
+        let (a, bits) = Inputs::RandomBits.generate(n, 0x5eed ^ n as u64);
+        let subnormal = |y: f32| y.is_subnormal() || (1.0 / black_box(y)).is_subnormal();
+        let cleaned: Vec<f32> = bits
+            .iter()
+            .map(|&y| if subnormal(y) { 1.5 } else { y })
+            .collect();
+        let lanes = bits.iter().filter(|&&y| subnormal(y)).count();
+        let mut cells = Vec::new();
+        for b in [&bits, &cleaned] {
+            let t = medians(&[recip_divider, methods::RECIP], &a, b);
+            let g = n as f64 / t[0] / 1e9;
+            cells.push(format!("{:.3} ({g:4.2} G/s)", t[0] / t[1]));
+        }
+        println!(
+            "  {n:5} elements {lanes:3} subnormal lanes: {}   replaced: {}",
             cells[0], cells[1]
         );
     }
