@@ -3,10 +3,13 @@
 //! chunks (with the caller's flags clear and with its underflow flag held) and the
 //! divider's loop, at both widths, out of place and in place.
 //!
-//! `cargo run --release --example divisor_window [--zeros-percent=P] [LENGTH ...]` (64 to
-//! 64K by default)
+//! `cargo run --release --example divisor_window [--zeros-percent=P] [--markstein]
+//! [LENGTH ...]` (64 to 64K by default)
 //!
-//! `Divisor(3.7)` on normal dividends (each a zero with probability P%, 0 by default); each
+//! `Divisor(3.7)` (with `--markstein`, the first divisor of [1, 2) whose strategy is
+//! Markstein's: at eight lanes every form but the divider then runs the lane-checked loop,
+//! which that strategy takes whatever the check; at sixteen lanes only "lanes" does, the
+//! other forms take the divider) on normal dividends (each a zero with probability P%, 0 by default); each
 //! width's forms alternate in one process over
 //! rotating buffer layouts (dividends and output 2 KiB apart modulo 4 KiB), 41 rounds of
 //! about 200 us each; prints the median ratio of the width's divider loop (out of place,
@@ -21,30 +24,40 @@ fn main() {
     use std::time::Instant;
 
     use fmadiv::verify::divisor::{Check, divide_checked_on, divide_slice_on};
-    use fmadiv::{Backend, Divisor};
+    use fmadiv::{Backend, Divisor, Strategy};
     use fmadiv_verify::mxcsr::{ALL_FLAGS, read_mxcsr, write_mxcsr};
     use fmadiv_verify::samples::{Layouts, SplitMix64};
 
     const ROUNDS: usize = 41;
     const SAMPLE_SECONDS: f64 = 200e-6;
     const UNDERFLOW: u32 = 1 << 4;
-    const DIVISOR: f32 = 3.7;
+    const TWO_PRODUCTS_DIVISOR: f32 = 3.7;
     // What the slices run where the plan sends every slice whose caller holds a voiding
     // flag to the window check: the chunks if the flags are clear.
     const UNLESS_HELD: Check = Check::FlagsUnlessHeld { below: usize::MAX };
     fn set_underflow(set: bool) {
         write_mxcsr((read_mxcsr() & !ALL_FLAGS) | if set { UNDERFLOW } else { 0 });
     }
-    let d = Divisor::new(DIVISOR);
-    // In place, each call divides by `d` and then by `e`: the dividends stay where they
-    // were, within a few units in the last place, call after call.
-    let e = Divisor::new(1.0 / DIVISOR);
     println!("{}", common::cpu());
-    let (lengths, options) = common::lengths_and_options(
+    let (lengths, options, flags) = common::lengths_options_and_flags(
         "divisor_window",
         &["zeros-percent"],
+        &["markstein"],
         &[64, 128, 256, 512, 1024, 2048, 4096, 16384, 65536],
     );
+    let divisor = if flags[0] {
+        (0..1u32 << 23)
+            .map(|m| f32::from_bits(0x3f80_0000 | m))
+            .find(|&b| Divisor::new(b).strategy() == Strategy::Markstein)
+            .expect("some significand takes the Markstein strategy")
+    } else {
+        TWO_PRODUCTS_DIVISOR
+    };
+    let d = Divisor::new(divisor);
+    // In place, each call divides by `d` and then by `e`: the dividends stay where they
+    // were, within a few units in the last place, call after call.
+    let e = Divisor::new(1.0 / divisor);
+    println!("divisor {divisor:e}: {}", d.strategy());
     let zeros_percent = options[0].unwrap_or(0) as u64;
     if zeros_percent > 100 {
         eprintln!("divisor_window: --zeros-percent={zeros_percent} is not a percentage");
@@ -129,9 +142,9 @@ fn main() {
                 let got = if form.2 { &x } else { &out };
                 for (&q, &x) in got.iter().zip(&a) {
                     let want = if form.2 {
-                        x / DIVISOR / (1.0 / DIVISOR)
+                        x / divisor / (1.0 / divisor)
                     } else {
-                        x / DIVISOR
+                        x / divisor
                     };
                     assert_eq!(q.to_bits(), want.to_bits(), "{}: {x:e}", form.0);
                 }

@@ -73,9 +73,9 @@ MUTATIONS=(
   "directed blocks: a block outside the window starts no back-off|src/arch/simd/directed.rs|s/^            backoff.failed();$/            let _ = ();/"
   "directed blocks: a passing block does not reset the back-off|src/arch/simd/directed.rs|s/^                backoff.passed();$/                let _ = ();/"
   "directed blocks: the back-off not kept between calls|src/arch/simd/directed.rs|s/^    backoff.store(\&BACKOFF);$/    let _ = backoff;/"
-  "Divisor lanes: a passing block does not reset the back-off|src/divisor/lanes.rs|s/^                backoff.passed();$/                let _ = ();/"
-  "Divisor lanes: a block of flagged vectors starts no back-off|src/divisor/lanes.rs|s/^            } else if fix_block(w, consts.b, x, r, out.add(i)) >= 2 {$/            } else if fix_block(w, consts.b, x, r, out.add(i)) >= 99 {/"
-  "Divisor lanes: a lone flagged vector backs off too|src/divisor/lanes.rs|s/^            } else if fix_block(w, consts.b, x, r, out.add(i)) >= 2 {$/            } else if fix_block(w, consts.b, x, r, out.add(i)) >= 1 {/"
+  "Divisor lanes: a passing block does not reset the back-off|src/divisor/lanes.rs|s/^            backoff.passed();$/            let _ = ();/"
+  "Divisor lanes: a block of flagged vectors starts no back-off|src/divisor/lanes.rs|s/^        if unsafe { fix_block::<W, S>(w, consts, a.add(i), out.add(i)) } >= 2 {$/        if unsafe { fix_block::<W, S>(w, consts, a.add(i), out.add(i)) } >= 99 {/"
+  "Divisor lanes: a lone flagged vector backs off too|src/divisor/lanes.rs|s/^        if unsafe { fix_block::<W, S>(w, consts, a.add(i), out.add(i)) } >= 2 {$/        if unsafe { fix_block::<W, S>(w, consts, a.add(i), out.add(i)) } >= 1 {/"
   "Divisor lanes: the back-off not kept between calls|src/divisor/lanes.rs|s/^    backoff.store(\&LANES_BACKOFF);$/    let _ = backoff;/"
   "16-lane model: all() true where any lane is set|src/arch/x86_64/avx512_model.rs|s/^        m == u16::MAX$/        m != 0/"
   "16-lane model: blend takes the first vector in the mask's lanes|src/arch/x86_64/avx512_model.rs|s/lanes(|l| if m >> l \& 1 == 1 { b\[l\] } else { a\[l\] })/lanes(|l| if m >> l \& 1 == 1 { a[l] } else { b[l] })/"
@@ -234,6 +234,9 @@ MUTATIONS=(
   "Divisor window: a rejected block to the divider whole at sixteen lanes too|src/divisor/lanes.rs|s/^const BY_VECTOR_FROM_LANES: usize = 16;/const BY_VECTOR_FROM_LANES: usize = 32;/"
   "flag engine (directed, Divisor): the caller's flags not put back|src/arch/simd/flagged.rs|s/write_flags(read_mxcsr() | callers | raised);/write_flags(read_mxcsr());/"
   "flag engine (directed, Divisor): the last chunk's flags not put back|src/arch/simd/flagged.rs|s/write_flags(read_mxcsr() | callers | raised);/write_flags(callers | raised);/"
+  "Divisor lanes: the run stores a flagged block (no block check)|src/divisor/lanes.rs|s/^            if w.any(flagged) {$/            if false \&\& w.any(flagged) {/"
+  "Divisor lanes: the run's merged mask only the last vector's|src/divisor/lanes.rs|s/^                    flagged = w.mask_or(flagged, bad);$/                    flagged = bad;/"
+  "Divisor lanes: a fixed block keeps the sequence's quotients in its flagged lanes|src/divisor/lanes.rs|s/^                        w.blend(q, w.div(x, consts.b), bad)$/                        q/"
 )
 
 if [ "${1:-}" = "--list" ]; then

@@ -133,37 +133,89 @@ unsafe fn divider_vectors<W: Vector>(
     }
 }
 
-/// Stores a block whose check flagged some lanes, the flagged vectors' quotients from the
-/// divider (out of line: the hot loop keeps a small body). Returns how many vectors had
-/// flagged lanes.
+/// Stores a block whose check flagged some lanes, again from its dividends in memory (the
+/// run that found it kept only the merged mask: at eight lanes its dividends and each
+/// vector's mask would not fit in the registers beside the quotients and the constants),
+/// the flagged vectors' quotients from the divider (out of line: the hot loop keeps a small
+/// body). Returns how many vectors had flagged lanes.
 ///
 /// # Safety
-/// `out` writable for `UNROLL` vectors.
+/// `a` readable and `out` writable for `UNROLL` vectors; `out` is `a` or does not overlap
+/// it, and nothing of the block is stored yet.
 #[inline(always)]
-unsafe fn fix_block<W: Vector>(
+unsafe fn fix_block<W: Vector, const S: u8>(
     w: W,
-    b: W::F,
-    x: [W::F; UNROLL],
-    r: [(W::F, W::M); UNROLL],
+    consts: Consts<W>,
+    a: *const f32,
     out: *mut f32,
 ) -> usize {
     w.cold(
         #[inline(always)]
         move || {
             let mut flagged = 0;
-            for (k, &(q, bad)) in r.iter().enumerate() {
-                let q = if w.any(bad) {
-                    flagged += 1;
-                    w.blend(q, w.div(x[k], b), bad)
-                } else {
-                    q
-                };
-                // SAFETY: inside the block (the caller's guarantee).
-                unsafe { w.store(out.add(k * W::LANES), q) };
+            for k in 0..UNROLL {
+                // SAFETY: inside the block (the caller's guarantee); each vector is loaded
+                // before its quotients are stored.
+                unsafe {
+                    let x = w.load(a.add(k * W::LANES));
+                    let (q, bad) = fast::<W, S>(w, consts, x);
+                    let q = if w.any(bad) {
+                        flagged += 1;
+                        w.blend(q, w.div(x, consts.b), bad)
+                    } else {
+                        q
+                    };
+                    w.store(out.add(k * W::LANES), q);
+                }
             }
             flagged
         },
     )
+}
+
+/// Blocks of [`divide_loop`] from element `i` to `blocks_end` while the check flags no lane:
+/// a loop with no call in it, which keeps only the quotients, the merged mask and the
+/// constants in registers (with the slow paths' calls and each vector's dividends and mask
+/// kept for them, the compiler reloaded the eight-lane loop's constants from the stack every
+/// block). Returns where the run stopped, and whether the block there had flagged lanes
+/// (nothing of it stored).
+///
+/// # Safety
+/// `a` readable and `out` writable up to `blocks_end`, a whole number of blocks from `i`;
+/// `out` is `a` or does not overlap it.
+#[inline(always)]
+unsafe fn sequence_run<W: Vector, const S: u8>(
+    w: W,
+    consts: Consts<W>,
+    a: *const f32,
+    out: *mut f32,
+    mut i: usize,
+    blocks_end: usize,
+) -> (usize, bool) {
+    while i < blocks_end {
+        // SAFETY: i + block <= blocks_end: inside both slices; unaligned access is allowed;
+        // the block is loaded before anything of it is stored.
+        unsafe {
+            let mut flagged = w.no_lanes();
+            let q: [W::F; UNROLL] = array_of(
+                w.splat(0.0),
+                #[inline(always)]
+                |k| {
+                    let (q, bad) = fast::<W, S>(w, consts, w.load(a.add(i + k * W::LANES)));
+                    flagged = w.mask_or(flagged, bad);
+                    q
+                },
+            );
+            if w.any(flagged) {
+                return (i, true);
+            }
+            for (k, &q) in q.iter().enumerate() {
+                w.store(out.add(i + k * W::LANES), q);
+            }
+        }
+        i += UNROLL * W::LANES;
+    }
+    (i, false)
 }
 
 /// Where `W` aligns its stores: the elements of `a` before `out`'s next cache line (all of a
@@ -309,22 +361,18 @@ pub(super) unsafe fn divide_loop<W: Vector, const S: u8>(
             backoff.skipped(n as u32);
             continue;
         }
-        // SAFETY: i + block <= len: inside both slices; unaligned access is allowed.
-        unsafe {
-            let x: [W::F; UNROLL] = array_of(w.splat(0.0), |k| w.load(a.add(i + k * W::LANES)));
-            let none = (w.splat(0.0), w.no_lanes());
-            let r: [(W::F, W::M); UNROLL] = array_of(none, |k| fast::<W, S>(w, consts, x[k]));
-            let flagged = r
-                .iter()
-                .fold(w.no_lanes(), |m, &(_, bad)| w.mask_or(m, bad));
-            if !w.any(flagged) {
-                backoff.passed();
-                for (k, (q, _)) in r.iter().enumerate() {
-                    w.store(out.add(i + k * W::LANES), *q);
-                }
-            } else if fix_block(w, consts.b, x, r, out.add(i)) >= 2 {
-                backoff.failed();
-            }
+        // SAFETY: whole blocks from i to blocks_end, inside both slices.
+        let (end, flagged) = unsafe { sequence_run::<W, S>(w, consts, a, out, i, blocks_end) };
+        if end > i {
+            backoff.passed();
+        }
+        i = end;
+        if !flagged {
+            break;
+        }
+        // SAFETY: the block at i is inside both slices, nothing of it stored.
+        if unsafe { fix_block::<W, S>(w, consts, a.add(i), out.add(i)) } >= 2 {
+            backoff.failed();
         }
         i += block;
     }
