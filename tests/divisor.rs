@@ -377,7 +377,7 @@ fn in_place_and_operators_match_the_divider() {
     let mut rng = common::SplitMix64(common::seed());
     let mut dividends = edge_values();
     dividends.extend((0..(1 << 20) - dividends.len() % 8).map(|_| rng.next_f32_bits()));
-    // A divisor of the rare Markstein strategy (1 813 significands of 2^23).
+    // A divisor of the rare Markstein strategy (1 671 significands of 2^23, the README's table).
     let markstein = (0..1u32 << 23)
         .map(|m| f32::from_bits(0x3f80_0000 | m))
         .find(|&b| Divisor::new(b).strategy() == Strategy::Markstein)
