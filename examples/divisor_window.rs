@@ -9,11 +9,11 @@
 //! `Divisor(3.7)` (with `--markstein`, the first divisor of [1, 2) whose strategy is
 //! Markstein's: at eight lanes every form but the divider then runs the lane-checked loop,
 //! which that strategy takes whatever the check; at sixteen lanes only "lanes" does, the
-//! other forms take the divider) on normal dividends (each a zero with probability P%, 0 by default); each
-//! width's forms alternate in one process over
-//! rotating buffer layouts (dividends and output 2 KiB apart modulo 4 KiB), 41 rounds of
-//! about 200 us each; prints the median ratio of the width's divider loop (out of place,
-//! or in place for the in-place forms) to each form: above 1 is faster. Every form's bits
+//! other forms take the divider) on normal dividends (each a zero with probability P%, 0 by
+//! default); each width's forms alternate in one process over rotating buffer layouts
+//! (dividends and output 2 KiB apart modulo 4 KiB), 41 rounds of about 200 us each; prints
+//! the median ratio of the width's divider loop (out of place, or in place for the in-place
+//! forms) to each form: above 1 is faster. Every form's bits
 //! are checked against `/` first, and the caller's underflow flag is checked to be kept.
 
 mod common;
