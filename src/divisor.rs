@@ -17,11 +17,11 @@
 //!   zero quotients);
 //! - two products otherwise (shorter slices, in place, and, below the plan's length, a
 //!   slice whose caller holds one of those flags, which the chunks would clear and put back
-//!   at every call: [`crate::plan::DivisorChoices::window_if_flags_held_below`]): each
-//!   block's dividends are checked against the divisor's precomputed window before the
-//!   sequence runs, so that every operation of it is normal and finite
-//!   (`dividend_window`); a vector with a dividend outside goes to the divider. It raises
-//!   no flag but inexact;
+//!   at every call: [`crate::plan::DivisorChoices::window_if_flags_held_below`]), and
+//!   Markstein's sequence at every length: each block's dividends are checked against the
+//!   divisor's precomputed window before the sequence runs, so that every operation of it
+//!   is normal and finite (`dividend_window`, `markstein_window`); a vector with a dividend
+//!   outside goes to the divider. It raises no flag but inexact;
 //! - the reciprocal of a power of two, and the scalar and in-register forms: each vector's
 //!   quotients are checked: lanes whose quotient is zero, subnormal, below the divisor's
 //!   precomputed bound, infinite or NaN are recomputed by the hardware divider.
@@ -184,8 +184,8 @@ pub(crate) struct Proven {
     /// Smallest |quotient| bit pattern the FMA sequence is exact for.
     min_quotient_bits: u32,
     /// The dividends' magnitudes, as bit patterns `lo..=hi`, for which every operation of
-    /// the two-products sequence has normal, finite operands and results (an empty range
-    /// for the other strategies): [`dividend_window`].
+    /// the two-products or Markstein sequence has normal, finite operands and results (an
+    /// empty range for the other strategies): [`dividend_window`], [`markstein_window`].
     #[cfg_attr(not(fmadiv_x86), allow(dead_code))]
     dividend_window: (u32, u32),
 }
@@ -253,16 +253,53 @@ const EMPTY_WINDOW: (u32, u32) = (1 << 31, 1 << 31);
 /// of its value), so an accepted dividend's quotient passes the lane check of the proven
 /// sequence: its bits are `a / b`, and its only flag is inexact. Zeros, subnormals,
 /// infinities and NaNs are outside. Empty ([`EMPTY_WINDOW`]) where no `a` qualifies.
+///
+/// Markstein's sequence `q = RN(a·zh)`, `r = a - q·b`, `RN(q + r·zh)` ([`markstein_window`])
+/// has the same upper end; its lower end keeps `q` and the residual normal instead.
 fn dividend_window(b: f32, zh: f32, min_quotient_bits: u32) -> (u32, u32) {
-    let (b, zh) = (f64::from(b.abs()), f64::from(zh.abs()));
     let min_normal = f64::from(f32::MIN_POSITIVE);
+    let lo = |b: f64, _zh: f64, min_quotient: f64| 2.0 * min_normal.max(min_quotient * b);
+    window_from(b, zh, min_quotient_bits, lo)
+}
+
+/// The smallest `|a|` whose Markstein residual `r = a - RN(a·zh)·b` is normal or zero:
+/// `r` is a multiple of the exact product's last place, `2^(e_q + e_b - 46)`, and `e_q +
+/// e_b >= e_a - 1`, so from `|a| >= 2^-78` that place is at least `2^-125` (the residual,
+/// exact, enters the last FMA as an operand: a subnormal one would raise the
+/// denormal-operand flag).
+const MARKSTEIN_RESIDUAL_NORMAL_FROM: f64 = pow2(-78) as f64;
+
+/// [`dividend_window`] for Markstein's sequence: `|a·zh|` at least twice the smallest normal
+/// (`q` normal), `|a/b|` twice the smallest quotient, `|a|` at least
+/// [`MARKSTEIN_RESIDUAL_NORMAL_FROM`] (the residual normal or zero; exact, as `|a/b|` is
+/// above the smallest quotient), so the last FMA's operands and result are normal too;
+/// `|a·zh|` and `|a/b|` at most half of `f32::MAX`. An accepted dividend's only flag is
+/// inexact, and its quotient passes the lane check.
+fn markstein_window(b: f32, zh: f32, min_quotient_bits: u32) -> (u32, u32) {
+    let min_normal = f64::from(f32::MIN_POSITIVE);
+    let lo = |b: f64, zh: f64, min_quotient: f64| {
+        (2.0 * (min_normal / zh).max(min_quotient * b)).max(MARKSTEIN_RESIDUAL_NORMAL_FROM)
+    };
+    window_from(b, zh, min_quotient_bits, lo)
+}
+
+/// The window `lo(|b|, |zh|, min_quotient)..=hi` with the upper end both sequences share
+/// (`|a·zh|` and `|a/b|` at most half of `f32::MAX`), as bits; [`EMPTY_WINDOW`] where no
+/// quotient is proven or no `a` qualifies.
+fn window_from(
+    b: f32,
+    zh: f32,
+    min_quotient_bits: u32,
+    lo: impl Fn(f64, f64, f64) -> f64,
+) -> (u32, u32) {
+    let (b, zh) = (f64::from(b.abs()), f64::from(zh.abs()));
     let min_quotient = f64::from(f32::from_bits(min_quotient_bits));
     // No quotient proven (`u32::MAX`, a NaN's bits): no window.
     if !min_quotient.is_finite() {
         return EMPTY_WINDOW;
     }
     let max = f64::from(f32::MAX);
-    let lo = 2.0 * min_normal.max(min_quotient * b);
+    let lo = lo(b, zh, min_quotient);
     let hi = 0.5 * (max / zh).min(max * b);
     if lo > hi.min(max) {
         return EMPTY_WINDOW;
@@ -463,6 +500,14 @@ impl Proven {
         Self::with_reciprocal(b, strategy, Reciprocal::Nearest)
     }
 
+    /// `b` with a given strategy and `zh = RZ(1/b)` (see
+    /// [`Divisor::with_strategy_toward_zero`]).
+    #[cfg(feature = "verify")]
+    #[inline(always)]
+    fn with_strategy_toward_zero(b: f32, strategy: Strategy) -> Proven {
+        Self::with_reciprocal(b, strategy, Reciprocal::TowardZero)
+    }
+
     /// `b` with a given strategy and reciprocal rounding.
     #[inline(always)]
     fn with_reciprocal(b: f32, strategy: Strategy, reciprocal: Reciprocal) -> Proven {
@@ -484,6 +529,7 @@ impl Proven {
         };
         let dividend_window = match strategy {
             Strategy::TwoProducts => dividend_window(b, zh, min_quotient_bits),
+            Strategy::Markstein => markstein_window(b, zh, min_quotient_bits),
             _ => EMPTY_WINDOW,
         };
         Proven {
@@ -496,11 +542,13 @@ impl Proven {
         }
     }
 
-    /// Whether a slice runs the proven sequence: two products or one multiplication; the
-    /// Markstein and divider strategies never beat the divider's own loop.
+    /// Whether a slice runs the proven sequence: every strategy but the divider's. (Until
+    /// the lane-checked loop ran its passing blocks with no call, Markstein's lost to the
+    /// divider's own loop and took it; BENCHMARKS.md, "Markstein's divisors in the public
+    /// slices".)
     #[cfg(fmadiv_x86)]
     fn runs_sequence(&self) -> bool {
-        matches!(self.strategy, Strategy::TwoProducts | Strategy::Reciprocal)
+        self.strategy != Strategy::Hardware
     }
 
     /// `a / b`, bit-identical to `/` on x86.

@@ -19,8 +19,8 @@ mod contract;
 use std::hint::black_box;
 
 use common::{
-    LineOutput, SplitMix64, describe, edge_pairs, near_all_ones_divisors, on_a_fresh_thread,
-    read_mxcsr, recip_lanes_readable, two_products_where_wrong, write_mxcsr,
+    LineOutput, SplitMix64, describe, edge_pairs, markstein_where_wrong, near_all_ones_divisors,
+    on_a_fresh_thread, read_mxcsr, recip_lanes_readable, two_products_where_wrong, write_mxcsr,
 };
 use fmadiv::verify::avx512_model::{RCP14_BOUND, Seeds, rcp14, rcp14_reference};
 use fmadiv::verify::{DirectedStep, Kernel};
@@ -28,6 +28,9 @@ use fmadiv::{Backend, Rounding, Schedule};
 
 /// Flush-to-zero: tiny results become zero.
 const FTZ: u32 = 1 << 15;
+/// The first divisor of [1, 2) whose strategy is Markstein's (1.5847477; 1 671 of the 2^23
+/// significands are: the README's table).
+const MARKSTEIN: f32 = f32::from_bits(0x3fca_d903);
 /// Denormals-are-zero: subnormal inputs read as zero.
 const DAZ: u32 = 1 << 6;
 /// The rounding-control field and its position.
@@ -1634,13 +1637,14 @@ fn the_divisors_lane_checked_loop_gives_the_sequence_its_lanes() {
 /// A `Divisor`'s window-checked loop gives zero dividends among in-window ones the sign of
 /// `/`'s zero, on every backend, out of place and in place, for divisors of each zero-sign
 /// repair: `RN(a·zl)` may have the other sign than `a·zh`, and the sequence's `±0 + ∓0` is
-/// `+0`. (Random in-window dividends, a zero of either sign in every third vector, so that
+/// `+0`; and for Markstein's divisors, whose `-0 / b` would come out `+0` for a positive
+/// `b`. (Random in-window dividends, a zero of either sign in every third vector, so that
 /// its vector runs the sequence with its repair.)
 #[test]
 fn the_divisors_window_gives_zero_dividends_their_sign_on_every_backend() {
     use fmadiv::verify::divisor::{Check, divide_checked_on, two_products_repair_class};
     let repaired = f32::from_bits(0x3fd1_2de7);
-    let divisors = [3.0f32, -3.0, repaired, -repaired];
+    let divisors = [3.0f32, -3.0, repaired, -repaired, MARKSTEIN, -MARKSTEIN];
     let mut classes: Vec<usize> = divisors
         .iter()
         .filter_map(|&b| two_products_repair_class(&fmadiv::Divisor::new(b)))
@@ -1674,8 +1678,9 @@ fn the_divisors_window_gives_zero_dividends_their_sign_on_every_backend() {
 }
 
 /// The vectors a `Divisor`'s window-checked loop gives two products (slices shorter than
-/// the flag-checked chunks take, and slices divided in place), on every backend, read from
-/// [`common::two_products_where_wrong`] (dividends inside the window where the unproven
+/// the flag-checked chunks take, and slices divided in place) and Markstein's sequence (its
+/// slices), on every backend, read from [`common::two_products_where_wrong`] and
+/// [`common::markstein_where_wrong`] (dividends inside the window where the unproven
 /// sequence is wrong): out of place and in place, every whole vector past the head (the
 /// output's line at sixteen lanes from `LINE_HEAD_FROM`) of a block of
 /// `LANE_BLOCK_VECTORS` vectors is the sequence's unless its block holds a dividend outside
@@ -1687,69 +1692,71 @@ fn the_divisors_window_gives_zero_dividends_their_sign_on_every_backend() {
 fn the_divisors_window_checked_loop_gives_the_sequence_its_vectors_on_every_backend() {
     use common::LineOutput;
     use fmadiv::verify::divisor::{Check, LANE_BLOCK_VECTORS, divide_checked_on};
-    let (b, weakened, wrong) = two_products_where_wrong();
-    for backend in backends() {
-        let lanes = backend.lanes();
-        let block = LANE_BLOCK_VECTORS * lanes;
-        for len in [7 * block + lanes + 3, 1024 + 2 * block + 5] {
-            let a: Vec<f32> = wrong.iter().copied().cycle().take(len).collect();
-            let mut out = LineOutput::new(len);
-            let head = fmadiv::verify::line_head(backend, &out);
-            let blocks_end = len - (len - head) % block;
-            // NaNs in the second vector of the first block, and in the last whole block's
-            // first vector and its last lane.
-            let nans = [head + lanes + 1, blocks_end - block, blocks_end - 1];
-            let mut x = with_nans(&a, &nans);
-            // Zeros: one in the first block's first vector (a block with a NaN too), and
-            // two in the second block's first two vectors (a block with nothing else out).
-            let zeros = [head + 2, head + block + 5, head + block + lanes];
-            for (k, &i) in zeros.iter().enumerate() {
-                x[i] = if k % 2 == 0 { 0.0 } else { -0.0 };
-            }
-            // The lanes that send their vector (sixteen lanes) or their block (eight) to
-            // the divider.
-            let (divided, unit): (Vec<usize>, usize) = if lanes >= 16 {
-                (nans.to_vec(), lanes)
-            } else {
-                (nans.iter().chain(&zeros).copied().collect(), block)
-            };
-            let want: Vec<bool> = (0..len)
-                .map(|i| {
-                    let unit_of = |j: usize| (j - head) / unit;
-                    (head..blocks_end).contains(&i)
-                        && !divided.iter().any(|&n| unit_of(n) == unit_of(i))
-                })
-                .collect();
-            let read = |got: &[f32], how: &str| {
-                let what = format!("{} over {len}{how}", backend.name());
-                let sequence: Vec<bool> = (0..len)
+    for (b, weakened, wrong) in [two_products_where_wrong(), markstein_where_wrong()] {
+        for backend in backends() {
+            let lanes = backend.lanes();
+            let block = LANE_BLOCK_VECTORS * lanes;
+            for len in [7 * block + lanes + 3, 1024 + 2 * block + 5] {
+                let a: Vec<f32> = wrong.iter().copied().cycle().take(len).collect();
+                let mut out = LineOutput::new(len);
+                let head = fmadiv::verify::line_head(backend, &out);
+                let blocks_end = len - (len - head) % block;
+                // NaNs in the second vector of the first block, and in the last whole block's
+                // first vector and its last lane.
+                let nans = [head + lanes + 1, blocks_end - block, blocks_end - 1];
+                let mut x = with_nans(&a, &nans);
+                // Zeros: one in the first block's first vector (a block with a NaN too), and
+                // two in the second block's first two vectors (a block with nothing else out).
+                let zeros = [head + 2, head + block + 5, head + block + lanes];
+                for (k, &i) in zeros.iter().enumerate() {
+                    x[i] = if k % 2 == 0 { 0.0 } else { -0.0 };
+                }
+                // The lanes that send their vector (sixteen lanes) or their block (eight) to
+                // the divider.
+                let (divided, unit): (Vec<usize>, usize) = if lanes >= 16 {
+                    (nans.to_vec(), lanes)
+                } else {
+                    (nans.iter().chain(&zeros).copied().collect(), block)
+                };
+                let want: Vec<bool> = (0..len)
                     .map(|i| {
-                        let (g, right) = (got[i].to_bits(), (x[i] / b).to_bits());
-                        let wrong = weakened.divide(x[i]).to_bits();
-                        assert!(g == right || g == wrong, "{what}: lane {i}");
-                        g != right
+                        let unit_of = |j: usize| (j - head) / unit;
+                        (head..blocks_end).contains(&i)
+                            && !divided.iter().any(|&n| unit_of(n) == unit_of(i))
                     })
                     .collect();
-                // Every lane of `wrong` but the NaNs and zeros is wrong by the sequence.
-                let want: Vec<bool> = (0..len)
-                    .map(|i| want[i] && !x[i].is_nan() && x[i] != 0.0)
-                    .collect();
-                assert_eq!(sequence, want, "{what}: the head ends at {head}");
-            };
-            let mut input = x.clone();
-            divide_checked_on(
-                backend,
-                &weakened,
-                Check::Window,
-                &mut input,
-                Some(&mut out),
-            )
-            .expect("runs here");
-            read(&out, "");
-            // In place on the same line, by the slices' own path (`Check::Flags` in place).
-            out.copy_from_slice(&x);
-            divide_checked_on(backend, &weakened, Check::Flags, &mut out, None).expect("runs");
-            read(&out, " in place");
+                let read = |got: &[f32], how: &str| {
+                    let what =
+                        format!("{} {} over {len}{how}", backend.name(), weakened.strategy());
+                    let sequence: Vec<bool> = (0..len)
+                        .map(|i| {
+                            let (g, right) = (got[i].to_bits(), (x[i] / b).to_bits());
+                            let wrong = weakened.divide(x[i]).to_bits();
+                            assert!(g == right || g == wrong, "{what}: lane {i}");
+                            g != right
+                        })
+                        .collect();
+                    // Every lane of `wrong` but the NaNs and zeros is wrong by the sequence.
+                    let want: Vec<bool> = (0..len)
+                        .map(|i| want[i] && !x[i].is_nan() && x[i] != 0.0)
+                        .collect();
+                    assert_eq!(sequence, want, "{what}: the head ends at {head}");
+                };
+                let mut input = x.clone();
+                divide_checked_on(
+                    backend,
+                    &weakened,
+                    Check::Window,
+                    &mut input,
+                    Some(&mut out),
+                )
+                .expect("runs here");
+                read(&out, "");
+                // In place on the same line, by the slices' own path (`Check::Flags` in place).
+                out.copy_from_slice(&x);
+                divide_checked_on(backend, &weakened, Check::Flags, &mut out, None).expect("runs");
+                read(&out, " in place");
+            }
         }
     }
 }
@@ -2035,7 +2042,16 @@ fn the_divisors_loops_on_every_backend() {
         -f32::from_bits(0x3fd1_2de7),
         1.0,
         2.0f32.powi(-126),
+        MARKSTEIN,
+        -MARKSTEIN * 2.0f32.powi(-120),
+        MARKSTEIN * 2.0f32.powi(90),
     ];
+    for &b in &divisors[divisors.len() - 3..] {
+        assert_eq!(
+            fmadiv::Divisor::new(b).strategy(),
+            fmadiv::Strategy::Markstein
+        );
+    }
     let mut got = vec![0.0f32; a.len()];
     for backend in backends() {
         for &b in &divisors {
@@ -2071,13 +2087,29 @@ fn the_divisors_sequence_in_place_on_every_backend() {
             j => 1.0 + (i as f32) * 0.37 + (j as f32) * 1e-3,
         })
         .collect();
-    let divisors = [3.0f32, 1.1, 0.1, 3.7, 1.0 / 3.0, 4.0, 1e-30];
+    let divisors = [
+        3.0f32,
+        1.1,
+        0.1,
+        3.7,
+        1.0 / 3.0,
+        4.0,
+        1e-30,
+        MARKSTEIN,
+        -MARKSTEIN,
+    ];
     let strategies: Vec<Strategy> = divisors
         .iter()
         .map(|&b| fmadiv::Divisor::new(b).strategy())
         .collect();
     assert!(
-        strategies.contains(&Strategy::TwoProducts) && strategies.contains(&Strategy::Reciprocal),
+        [
+            Strategy::TwoProducts,
+            Strategy::Reciprocal,
+            Strategy::Markstein
+        ]
+        .iter()
+        .all(|s| strategies.contains(s)),
         "{strategies:?}"
     );
     for backend in backends() {

@@ -485,94 +485,104 @@ fn public_slices() -> Option<PublicSlices> {
 
 /// A `Divisor`'s public slices run what the plan chooses at each length, on the backend in
 /// use, read from a divisor forced to two products where they are wrong
-/// (`common::two_products_where_wrong`, its proof already made): below the plan's length
-/// every lane is the divider's; from it, every lane of the whole vectors after the head to
-/// the output's cache line is the sequence's (a clean slice voids no chunk); in place the
-/// same from `in_place_from`. Bits alone
+/// (`common::two_products_where_wrong`, its proof already made) and from one given
+/// Markstein's sequence with a reciprocal it needs not (`common::markstein_where_wrong`):
+/// below the plan's length every lane is the divider's; from it, every lane of the whole
+/// vectors (two products' flag-checked chunks) or blocks (the window-checked loop) after
+/// the head to the output's cache line is the sequence's (a clean slice voids no chunk); in
+/// place the same from `in_place_from`. Bits alone
 /// cannot show this: the divider gives the same ones.
 #[cfg(fmadiv_x86)]
 #[test]
 fn the_divisors_slices_run_the_plans_choice_by_length() {
     const LONGEST: usize = 1 << 16;
     let Some(p) = public_slices() else { return };
-    let (backend, lens, b, weakened, wrong) = (p.backend, p.lens, p.b, p.weakened, p.wrong);
-    let a: Vec<f32> = wrong.iter().copied().cycle().take(LONGEST).collect();
-    // The lanes a call on the first `n` dividends gave the sequence (on a thread of its
-    // own: the flag-checked chunks' back-off is the thread's), the output (or the slice
-    // divided in place) a `LineOutput`; every other lane the divider's.
-    let sequence_lanes = |n: usize, in_place: bool| -> Vec<bool> {
-        let x = &a[..n];
-        let out = common::on_a_fresh_thread(|| {
-            let mut out = common::LineOutput::new(n);
-            out.copy_from_slice(x);
-            match in_place {
-                true => weakened.divide_in_place(&mut out),
-                false => weakened.divide_slice(x, &mut out),
-            }
-            out.to_vec()
-        });
-        (0..n)
-            .map(|i| {
-                let (got, right) = (out[i].to_bits(), (x[i] / b).to_bits());
-                assert!(
-                    got == right || got == weakened.divide(x[i]).to_bits(),
-                    "lane {i} of {n} is neither the sequence's nor the divider's"
-                );
-                got != right
-            })
-            .collect()
-    };
-    let paths = [
-        ("divide_slice", lens.sequence_from, false),
-        ("divide_in_place", lens.in_place_from, true),
+    let (backend, lens) = (p.backend, p.lens);
+    let weakened_divisors = [
+        ((p.b, p.weakened, p.wrong), false),
+        (common::markstein_where_wrong(), true),
     ];
-    for (what, from, in_place) in paths {
-        let below = from.saturating_sub(1).min(LONGEST);
-        let got = sequence_lanes(below, in_place);
-        assert!(
-            got.iter().all(|&s| !s),
-            "{what} over {below} elements (the plan: the sequence from {from}): lane {} is \
-             the sequence's",
-            got.iter().position(|&s| s).unwrap_or(0)
-        );
-        if from > LONGEST {
-            let when = match from {
-                usize::MAX => "never".to_string(),
-                _ => format!("from {from} elements"),
-            };
-            eprintln!("{what}: the plan runs the sequence {when}: not read above {below}");
-            continue;
-        }
-        let got = sequence_lanes(from, in_place);
-        // The head to the output's line (or, at eight lanes, vector) boundary goes to the
-        // divider, as do the lanes after the whole vectors past it; in place and below the
-        // flag-checked chunks the window-checked loop takes its head where stores are
-        // aligned only, and runs whole blocks of vectors.
-        let out = common::LineOutput::new(from);
-        let windowed = in_place || from < fmadiv::verify::divisor::FLAG_CHECKED_FROM;
-        let (head, unit) = match windowed {
-            true => (
-                fmadiv::verify::line_head(backend, &out),
-                fmadiv::verify::divisor::LANE_BLOCK_VECTORS * backend.lanes(),
-            ),
-            false => (
-                fmadiv::verify::divisor::two_products_head(backend, &out),
-                backend.lanes(),
-            ),
-        };
-        let whole = from - (from - head) % unit;
-        let want: Vec<bool> = (head..from).map(|i| i < whole).collect();
-        let want = [vec![false; head], want].concat();
-        if let Some(i) = (0..from).find(|&i| got[i] != want[i]) {
-            panic!(
-                "{what} over {from} elements (the plan's length for the sequence): lane {i} \
-                 is {}",
-                if got[i] {
-                    "the sequence's"
-                } else {
-                    "the divider's"
+    for ((b, weakened, wrong), markstein) in weakened_divisors {
+        let a: Vec<f32> = wrong.iter().copied().cycle().take(LONGEST).collect();
+        // The lanes a call on the first `n` dividends gave the sequence (on a thread of its
+        // own: the flag-checked chunks' back-off is the thread's), the output (or the slice
+        // divided in place) a `LineOutput`; every other lane the divider's.
+        let sequence_lanes = |n: usize, in_place: bool| -> Vec<bool> {
+            let x = &a[..n];
+            let out = common::on_a_fresh_thread(|| {
+                let mut out = common::LineOutput::new(n);
+                out.copy_from_slice(x);
+                match in_place {
+                    true => weakened.divide_in_place(&mut out),
+                    false => weakened.divide_slice(x, &mut out),
                 }
+                out.to_vec()
+            });
+            (0..n)
+                .map(|i| {
+                    let (got, right) = (out[i].to_bits(), (x[i] / b).to_bits());
+                    assert!(
+                        got == right || got == weakened.divide(x[i]).to_bits(),
+                        "lane {i} of {n} is neither the sequence's nor the divider's"
+                    );
+                    got != right
+                })
+                .collect()
+        };
+        let paths = [
+            ("divide_slice", lens.sequence_from, false),
+            ("divide_in_place", lens.in_place_from, true),
+        ];
+        for (what, from, in_place) in paths {
+            let below = from.saturating_sub(1).min(LONGEST);
+            let got = sequence_lanes(below, in_place);
+            assert!(
+                got.iter().all(|&s| !s),
+                "{what} over {below} elements (the plan: the sequence from {from}): lane {} is \
+             the sequence's",
+                got.iter().position(|&s| s).unwrap_or(0)
             );
+            if from > LONGEST {
+                let when = match from {
+                    usize::MAX => "never".to_string(),
+                    _ => format!("from {from} elements"),
+                };
+                eprintln!("{what}: the plan runs the sequence {when}: not read above {below}");
+                continue;
+            }
+            let got = sequence_lanes(from, in_place);
+            // The head to the output's line (or, at eight lanes, vector) boundary goes to the
+            // divider, as do the lanes after the whole vectors past it; in place and below the
+            // flag-checked chunks the window-checked loop takes its head where stores are
+            // aligned only, and runs whole blocks of vectors.
+            let out = common::LineOutput::new(from);
+            let windowed =
+                markstein || in_place || from < fmadiv::verify::divisor::FLAG_CHECKED_FROM;
+            let (head, unit) = match windowed {
+                true => (
+                    fmadiv::verify::line_head(backend, &out),
+                    fmadiv::verify::divisor::LANE_BLOCK_VECTORS * backend.lanes(),
+                ),
+                false => (
+                    fmadiv::verify::divisor::two_products_head(backend, &out),
+                    backend.lanes(),
+                ),
+            };
+            let whole = from - (from - head) % unit;
+            let want: Vec<bool> = (head..from).map(|i| i < whole).collect();
+            let want = [vec![false; head], want].concat();
+            if let Some(i) = (0..from).find(|&i| got[i] != want[i]) {
+                panic!(
+                    "{what} by {} over {from} elements (the plan's length for the sequence): lane \
+                 {i} is {}",
+                    weakened.strategy(),
+                    if got[i] {
+                        "the sequence's"
+                    } else {
+                        "the divider's"
+                    }
+                );
+            }
         }
     }
 }

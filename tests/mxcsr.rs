@@ -1354,12 +1354,14 @@ fn a_divisor_shared_by_threads_in_different_modes_gives_each_its_own_bits() {
 }
 
 /// The `Divisor`'s window-checked two products (its slices shorter than the flag-checked
-/// chunks take, and those divided in place; `Check::Window` through the `verify` door), on
-/// every backend, over divisors of every size and, one slice per exponent field, dividends
-/// of every magnitude (64 random significands of each sign; a slice of each is two
-/// sixteen-lane blocks): `/`'s bits, and no flag `/` does not raise but inexact. The
-/// window's lower end is where `a·zl` would turn subnormal under a normal quotient, its
-/// upper end where `a·zh` would overflow under a finite one. A lower end sixteen times lower
+/// chunks take, and those divided in place; `Check::Window` through the `verify` door) and
+/// Markstein's sequence (its slices), on every backend, over divisors of every size and,
+/// one slice per exponent field, dividends of every magnitude (64 random significands of
+/// each sign; a slice of each is two sixteen-lane blocks): `/`'s bits, and no flag `/` does
+/// not raise but inexact. The two-products window's lower end is where `a·zl` would turn
+/// subnormal under a normal quotient, Markstein's where the residual could (2^-78, or
+/// where `a·zh` or the quotient would be too small for a tiny or huge divisor); the upper
+/// end where `a·zh` would overflow under a finite one. A lower end sixteen times lower
 /// raises underflow that `/` does not (mutation 189; eight times lower is still exact: the
 /// end keeps a margin); a window with no upper end raises overflow (mutation 190; the upper
 /// end is conservative, so widening it sixteen times is not caught).
@@ -1378,18 +1380,25 @@ fn the_divisors_window_raises_no_flag_beyond_the_dividers_at_its_edges() {
             divisors.push(y);
         }
     }
+    // Markstein's divisors of every size: the first of [1, 2) scaled, both signs.
+    let markstein = f32::from_bits(0x3fca_d903);
+    for e in [-126, -100, -60, -20, 0, 20, 60, 99] {
+        let y = markstein * 2f32.powi(e);
+        divisors.extend([y, -y]);
+    }
     let backends: Vec<fmadiv::Backend> = fmadiv::Backend::all()
         .into_iter()
         .filter(|b| *b != fmadiv::Backend::Portable && b.runs_here())
         .collect();
     let mut failures = Vec::new();
-    let mut two_products = 0;
+    let (mut two_products, mut markstein) = (0, 0);
     for &y in &divisors {
         let d = Divisor::new(y);
-        if d.strategy() != fmadiv::Strategy::TwoProducts {
-            continue;
+        match d.strategy() {
+            fmadiv::Strategy::TwoProducts => two_products += 1,
+            fmadiv::Strategy::Markstein => markstein += 1,
+            _ => continue,
         }
-        two_products += 1;
         for field in 0..=255u32 {
             let a: Vec<f32> = (0..128)
                 .map(|i| {
@@ -1426,8 +1435,8 @@ fn the_divisors_window_raises_no_flag_beyond_the_dividers_at_its_edges() {
         }
     }
     assert!(
-        two_products >= 20,
-        "only {two_products} two-products divisors"
+        two_products >= 20 && markstein == 16,
+        "only {two_products} two-products and {markstein} Markstein divisors"
     );
     assert!(
         failures.is_empty(),

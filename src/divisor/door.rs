@@ -16,6 +16,14 @@ impl Divisor {
         d
     }
 
+    /// [`Divisor::with_strategy`] with `zh = RZ(1/b)`: one ulp off `RN(1/b)` where that
+    /// rounded away from zero, which Markstein's sequence does not allow.
+    pub(crate) fn with_strategy_toward_zero(b: f32, strategy: Strategy) -> Divisor {
+        let d = Divisor::new(b);
+        let _ = d.proven.set(Proven::with_strategy_toward_zero(b, strategy));
+        d
+    }
+
     /// The repair class of a two-products divisor (makes the proof); `None` for other
     /// strategies: how the plan picks the divisors it times.
     pub(crate) fn two_products_repair_class(&self) -> Option<usize> {

@@ -389,7 +389,7 @@ pub(super) unsafe fn divide_loop<W: Vector, const S: u8>(
     }
 }
 
-/// The vector width from which [`two_products_windowed`] fixes a rejected block vector by
+/// The vector width from which [`windowed`] fixes a rejected block vector by
 /// vector, a vector whose dividends outside the window are zeros by the sequence (with the
 /// zero-sign repair), not the divider. Narrower, the block goes to the divider whole from
 /// the registers it was loaded into: at eight lanes on family 0x19 model 0x1 (Zen 3), in
@@ -456,27 +456,31 @@ impl<W: Vector> DividendWindow<W> {
     }
 }
 
-/// Two products `RN(a·zh + RN(a·zl))` whose zero quotients take their sign from `RN(a·zh)`
-/// by one OR: `RN(a·zl)` may carry the other sign than `a·zh`, and `±0 + ∓0` is `+0`
-/// (`a·zh`'s sign is the quotient's, so the OR is a no-op on every other lane).
+/// The strategy's sequence whose zero quotients take their sign from `RN(a·zh)` by one OR
+/// (`a·zh`'s sign is the quotient's, so the OR is a no-op on every other lane). Two
+/// products: `RN(a·zl)` may carry the other sign than `a·zh`, and `±0 + ∓0` is `+0`.
+/// Markstein's: for `a = -0` over a positive `b` the residual is `+0·b + -0 = +0` and the
+/// quotient `+0·zh + -0 = +0`.
 #[inline(always)]
-fn with_zero_signs<W: Vector>(w: W, x: W::F, (zh, zl): (W::F, W::F), sign: W::I) -> W::F {
-    let q = w.mul_add(x, zh, w.mul(x, zl));
-    w.float(w.or(w.bits(q), w.and(w.bits(w.mul(x, zh)), sign)))
+fn with_zero_signs<W: Vector, const S: u8>(w: W, d: Consts<W>, x: W::F, sign: W::I) -> W::F {
+    let q = sequence::<W, S>(w, d, x);
+    w.float(w.or(w.bits(q), w.and(w.bits(w.mul(x, d.zh)), sign)))
 }
 
-/// `out[i] = a[i] / d` by two products whose dividends are window-checked before the
-/// sequence runs ([`super::Proven::dividend_window`]): the head to the output's cache line
+/// `out[i] = a[i] / d` by two products or Markstein's sequence, its dividends
+/// window-checked before the sequence runs ([`super::Proven::dividend_window`]; other
+/// strategies by [`divide`]): the head to the output's cache line
 /// and the last few lanes on the divider ([`divide_by_divider_in`]), blocks of [`UNROLL`]
 /// vectors with one combined check of their dividends. A block with a dividend outside the
 /// window goes to the divider whole at eight lanes; at sixteen ([`BY_VECTOR_FROM_LANES`])
 /// each of its vectors is checked again: a vector whose dividends outside are all zeros
 /// runs the sequence with the zero-sign repair, a vector with any other goes to the
 /// divider. The sequence runs only on accepted dividends and zeros, so it raises no flag
-/// but inexact, and it reads no flag: the loop for slices shorter than the flag-checked
-/// chunks' [`super::flagged::FROM`], for slices divided in place, and, below the plan's
-/// length, for a caller who holds the flags the chunks judge by
-/// ([`crate::plan::DivisorChoices::window_if_flags_held_below`]). (Against the quotients'
+/// but inexact, and it reads no flag: the loop for two products' slices shorter than the
+/// flag-checked chunks' [`super::flagged::FROM`], for slices divided in place, and, below
+/// the plan's length, for a caller who holds the flags the chunks judge by
+/// ([`crate::plan::DivisorChoices::window_if_flags_held_below`]); Markstein's slices run it
+/// at every length. (Against the quotients'
 /// range check of [`divide`], which runs the sequence on every lane and then redoes the
 /// flagged ones, it gained 1.29-1.36x at eight lanes on family 6 model 0xa7 at 256-4K,
 /// 1.19x at 16K: `docs/bench/0x6-0xa7-divisor-window.txt`.)
@@ -485,14 +489,38 @@ fn with_zero_signs<W: Vector>(w: W, x: W::F, (zh, zl): (W::F, W::F), sign: W::I)
 /// `a` readable and `out` writable for `len` floats; `out` either does not overlap `a` or
 /// is `a` itself (every block is loaded before its quotients are stored).
 #[inline(always)]
-pub(super) unsafe fn two_products_windowed<W: Vector>(
+pub(super) unsafe fn windowed<W: Vector>(
     w: W,
     d: &Proven,
     a: *const f32,
     out: *mut f32,
     len: usize,
 ) {
-    let (zh, zl, by) = (w.splat(d.zh), w.splat(d.zl), w.splat(d.b));
+    // SAFETY: the caller's guarantees are the loops'.
+    unsafe {
+        match d.strategy {
+            Strategy::TwoProducts => windowed_loop::<W, TWO_PRODUCTS>(w, d, a, out, len),
+            Strategy::Markstein => windowed_loop::<W, MARKSTEIN>(w, d, a, out, len),
+            // No window: the reciprocal's loop needs no check, the divider's none.
+            _ => divide(w, d, a, out, len),
+        }
+    }
+}
+
+/// [`windowed`] for the sequence `S`.
+///
+/// # Safety
+/// As [`windowed`].
+#[inline(always)]
+unsafe fn windowed_loop<W: Vector, const S: u8>(
+    w: W,
+    d: &Proven,
+    a: *const f32,
+    out: *mut f32,
+    len: usize,
+) {
+    let consts = Consts::of(w, d);
+    let by = consts.b;
     let window = DividendWindow::of(w, d.dividend_window);
     let sign = w.splat_bits(SIGN_MASK);
     // SAFETY: the caller's guarantees.
@@ -512,8 +540,8 @@ pub(super) unsafe fn two_products_windowed<W: Vector>(
             );
             if !w.any(rejected) {
                 for (k, &x) in x.iter().enumerate() {
-                    // q = RN(a·zh + RN(a·zl)); no zero dividend is inside the window.
-                    w.store(out.add(i + k * W::LANES), w.mul_add(x, zh, w.mul(x, zl)));
+                    // No zero dividend is inside the window.
+                    w.store(out.add(i + k * W::LANES), sequence::<W, S>(w, consts, x));
                 }
             } else if W::LANES < BY_VECTOR_FROM_LANES {
                 // The block on the divider, from the registers it was loaded into.
@@ -527,7 +555,7 @@ pub(super) unsafe fn two_products_windowed<W: Vector>(
                 for (k, &x) in x.iter().enumerate() {
                     w.store(
                         out.add(i + k * W::LANES),
-                        with_zero_signs(w, x, (zh, zl), sign),
+                        with_zero_signs::<W, S>(w, consts, x, sign),
                     );
                 }
             } else {
@@ -543,7 +571,7 @@ pub(super) unsafe fn two_products_windowed<W: Vector>(
                             let q = if w.any(window.outside_but_zeros(w, x)) {
                                 w.div(x, by)
                             } else {
-                                with_zero_signs(w, x, (zh, zl), sign)
+                                with_zero_signs::<W, S>(w, consts, x, sign)
                             };
                             w.store(out.add(j), q);
                         }

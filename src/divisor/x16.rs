@@ -10,11 +10,12 @@
 //! chunk redone by the divider. Shorter slices, slices divided in place (a voided chunk
 //! is redone from its dividends) and, with [`Check::FlagsUnlessHeld`], slices shorter than
 //! its length whose caller holds a voiding flag run the window-checked loop
-//! ([`lanes::two_products_windowed`]): the sequence only on dividends inside the divisor's
+//! ([`lanes::windowed`]): the sequence only on dividends inside the divisor's
 //! window, so no flag the divider would not raise but inexact. (The quotients' range check
 //! gives the right bits but raises such flags: an underflow of `a·zl` under an exact
 //! quotient, which `tests/mxcsr.rs` caught through the model; the verification door alone
-//! runs it here.) Markstein's sequence takes the 512-bit divider.
+//! runs it here.) Markstein's sequence runs the window-checked loop at every length, as
+//! at eight lanes.
 
 use super::{Check, Proven, Strategy, flagged, lanes};
 use crate::Backend;
@@ -40,9 +41,8 @@ pub unsafe fn divide_by_divider(k: Avx512, b: f32, a: *const f32, out: *mut f32,
     }
 }
 
-/// `out[i] = a[i] / b` on `backend` (a sixteen-lane one): by the proven sequence `p` where
-/// it is the reciprocal one or, flag-checked, two products (see the module docs), else the
-/// divider.
+/// `out[i] = a[i] / b` on `backend` (a sixteen-lane one): by the proven sequence `p` (see
+/// the module docs), else the divider.
 ///
 /// # Safety
 /// `backend` is in use (its features present); `a` readable and `out` writable for
@@ -86,9 +86,13 @@ pub unsafe fn divide(
                                     flagged::two_products(w, p, a, out, len)
                                 }
                                 _ if check == Check::Lanes => lanes::divide(w, p, a, out, len),
-                                _ => lanes::two_products_windowed(w, p, a, out, len),
+                                _ => lanes::windowed(w, p, a, out, len),
                             }
                         }
+                        Some(p) if p.strategy == Strategy::Markstein => match check {
+                            Check::Lanes => lanes::divide(w, p, a, out, len),
+                            _ => lanes::windowed(w, p, a, out, len),
+                        },
                         _ => lanes::divide_by_divider_in(w, b, a, out, len),
                     }
                 }

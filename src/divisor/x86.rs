@@ -1,6 +1,6 @@
 //! The x86-64 entry points: the lane-checked loops on AVX2+FMA (the window-checked one for
-//! two products, `lanes::two_products_windowed`), and the flag-checked two-products chunks
-//! ([`flagged`]) where the check and the length call for it.
+//! two products and Markstein's sequence, `lanes::windowed`), and the flag-checked
+//! two-products chunks ([`flagged`]) where the check and the length call for it.
 
 use super::{Check, Proven, Strategy, flagged, lanes};
 use crate::arch::x86_64::avx2::Avx2Fma;
@@ -46,7 +46,9 @@ pub unsafe fn divide_raw(
             {
                 two_products(k, d, a, out, len)
             }
-            (Strategy::TwoProducts, _) if check != Check::Lanes => windowed(k, d, a, out, len),
+            (Strategy::TwoProducts | Strategy::Markstein, _) if check != Check::Lanes => {
+                windowed(k, d, a, out, len)
+            }
             _ => divide_lanes(k, d, a, out, len),
         }
     }
@@ -62,14 +64,14 @@ unsafe fn two_products(k: Avx2Fma, d: &Proven, a: *const f32, out: *mut f32, len
     unsafe { flagged::two_products(k, d, a, out, len) }
 }
 
-/// [`lanes::two_products_windowed`] compiled for AVX2+FMA, its operands in registers.
+/// [`lanes::windowed`] compiled for AVX2+FMA, its operands in registers.
 ///
 /// # Safety
 /// `a` readable and `out` writable for `len` floats; `out` is `a` or does not overlap it.
 #[target_feature(enable = "avx2,fma")]
 unsafe fn windowed(k: Avx2Fma, d: &Proven, a: *const f32, out: *mut f32, len: usize) {
     // SAFETY: the caller's guarantees are the loop's; `k` proves the features.
-    unsafe { lanes::two_products_windowed(k, d, a, out, len) }
+    unsafe { lanes::windowed(k, d, a, out, len) }
 }
 
 /// [`lanes::divide`] compiled for AVX2+FMA, its operands in registers.
@@ -82,8 +84,9 @@ unsafe fn divide_lanes(k: Avx2Fma, d: &Proven, a: *const f32, out: *mut f32, len
     unsafe { lanes::divide(k, d, a, out, len) }
 }
 
-/// `a[i] = a[i] / d` in place: two products by the window-checked loop, the reciprocal by
-/// the lane-checked one; both load each block before they store its quotients. (The
+/// `a[i] = a[i] / d` in place: two products and Markstein's sequence by the window-checked
+/// loop, the reciprocal by the lane-checked one; both load each block before they store
+/// its quotients. (The
 /// flag-checked chunks cannot run in place: they redo a voided chunk from its dividends.)
 ///
 /// # Safety
@@ -92,7 +95,7 @@ pub unsafe fn divide_raw_in_place(k: Avx2Fma, d: &Proven, a: *mut f32, len: usiz
     // SAFETY: the caller's guarantee; both loops allow `out == a`.
     unsafe {
         match d.strategy {
-            Strategy::TwoProducts => windowed(k, d, a, a, len),
+            Strategy::TwoProducts | Strategy::Markstein => windowed(k, d, a, a, len),
             _ => divide_lanes(k, d, a, a, len),
         }
     }

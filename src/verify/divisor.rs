@@ -82,6 +82,13 @@ pub fn with_strategy(b: f32, strategy: Strategy) -> Divisor {
     Divisor::with_strategy(b, strategy)
 }
 
+/// [`with_strategy`] with `zh = RZ(1/b)` (one ulp toward zero from `RN(1/b)` where that
+/// rounded away): Markstein's sequence, which needs `RN(1/b)`, is then wrong for some
+/// dividends, so a test can read which lanes a loop gave it.
+pub fn with_strategy_toward_zero(b: f32, strategy: Strategy) -> Divisor {
+    Divisor::with_strategy_toward_zero(b, strategy)
+}
+
 /// Vectors per block of a `Divisor`'s lane-checked loop (the strategies' sequences on
 /// every vector, each quotient range-checked; the flagged lanes redone by the divider).
 #[cfg(fmadiv_x86)]

@@ -243,6 +243,29 @@ pub fn in_window_dividends(rng: &mut SplitMix64, len: usize) -> Vec<f32> {
 pub fn two_products_where_wrong() -> (f32, fmadiv::Divisor, Vec<f32>) {
     let b = f32::from_bits(0x3fa1_6c5f);
     let weakened = fmadiv::verify::divisor::with_strategy(b, fmadiv::Strategy::TwoProducts);
+    let wrong = dividends_where_wrong(b, &weakened);
+    (b, weakened, wrong)
+}
+
+/// A divisor given Markstein's sequence with `zh = RZ(1/b)` where `RN(1/b)` rounded away
+/// (significand 0x2e78b5, a two-products divisor: the sequence needs `RN(1/b)`), and the
+/// dividends it gets wrong (two significands in [1, 2), at exponents -20..20, both signs),
+/// as [`two_products_where_wrong`]: the output shows which lanes a loop gave the sequence.
+/// (With `RN(1/b)` Markstein's sequence is right far more often than the proof can say: no
+/// dividend of [1, 2) was wrong for the forty hardware divisors of [1, 2) with the largest
+/// `|1 - b·RN(1/b)|`.)
+pub fn markstein_where_wrong() -> (f32, fmadiv::Divisor, Vec<f32>) {
+    let b = f32::from_bits(0x3fae_78b5);
+    let weakened =
+        fmadiv::verify::divisor::with_strategy_toward_zero(b, fmadiv::Strategy::Markstein);
+    let wrong = dividends_where_wrong(b, &weakened);
+    (b, weakened, wrong)
+}
+
+/// The dividends `weakened` gets wrong over `b`: the significands of [1, 2), at exponents
+/// -20..20, both signs (inside the window of both sequences, whose error does not change
+/// with the dividend's exponent there). Panics if there are none.
+fn dividends_where_wrong(b: f32, weakened: &fmadiv::Divisor) -> Vec<f32> {
     let wrong: Vec<f32> = (0..1u32 << 23)
         .map(|m| f32::from_bits(0x3f80_0000 | m))
         .filter(|&x| weakened.divide(x).to_bits() != (x / b).to_bits())
@@ -250,9 +273,10 @@ pub fn two_products_where_wrong() -> (f32, fmadiv::Divisor, Vec<f32>) {
         .collect();
     assert!(
         !wrong.is_empty(),
-        "two products are wrong for some dividend over {b:e}"
+        "{} is wrong for some dividend over {b:e}",
+        weakened.strategy()
     );
-    (b, weakened, wrong)
+    wrong
 }
 
 /// Whether the lanes of `recip`'s kernel on `backend` can be read with the published
