@@ -7,13 +7,14 @@
 //! [LENGTH ...]` (64 to 64K by default)
 //!
 //! `Divisor(3.7)` (with `--markstein`, the first divisor of [1, 2) whose strategy is
-//! Markstein's: at eight lanes every form but the divider then runs the lane-checked loop,
-//! which that strategy takes whatever the check; at sixteen lanes only "lanes" does, the
-//! other forms take the divider) on normal dividends (each a zero with probability P%, 0 by
+//! Markstein's: every form but the divider and "lanes" then runs the window-checked loop,
+//! which that strategy's slices take whatever the check) on normal dividends (each a zero with probability P%, 0 by
 //! default); each width's forms alternate in one process over rotating buffer layouts
 //! (dividends and output 2 KiB apart modulo 4 KiB), 41 rounds of about 200 us each; prints
 //! the median ratio of the width's divider loop (out of place, or in place for the in-place
-//! forms) to each form: above 1 is faster. Every form's bits
+//! forms) to each form: above 1 is faster. On the backend the process's `Divisor` runs
+//! (`fmadiv::backend()`), also the public `divide_slice` and `divide_in_place`, which run
+//! what the plan chooses at each length. Every form's bits
 //! are checked against `/` first, and the caller's underflow flag is checked to be kept.
 
 mod common;
@@ -73,7 +74,7 @@ fn main() {
         /// A form: its name, whether the caller holds the underflow flag, whether in
         /// place, and the call.
         type Form<'a> = (&'a str, bool, bool, &'a dyn Fn(&mut [f32], &mut [f32]));
-        let forms: [Form; 10] = [
+        let mut forms: Vec<Form> = vec![
             ("divider", false, false, &|a, o| {
                 divide_slice_on(backend, &d, false, a, o).unwrap()
             }),
@@ -109,6 +110,13 @@ fn main() {
                 divide_checked_on(backend, &e, Check::Window, a, None).unwrap()
             }),
         ];
+        if backend == fmadiv::backend() {
+            forms.push(("public", false, false, &|a, o| d.divide_slice(a, o)));
+            forms.push(("public in place", false, true, &|a, _| {
+                d.divide_in_place(a);
+                e.divide_in_place(a)
+            }));
+        }
         let in_place_base = forms
             .iter()
             .position(|f| f.0 == "divider in place")
@@ -171,7 +179,7 @@ fn main() {
             let calls = ((SAMPLE_SECONDS / once.max(1e-9)) as usize).clamp(1, 1 << 20);
             let mut ratios = vec![Vec::new(); forms.len() - 1];
             for k in 0..ROUNDS {
-                let mut t = [0.0; 10];
+                let mut t = vec![0.0; forms.len()];
                 for j in 0..forms.len() {
                     let which = (j + k) % forms.len();
                     t[which] = time(&forms[which], k, calls);
