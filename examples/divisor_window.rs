@@ -74,7 +74,7 @@ fn main() {
         /// A form: its name, whether the caller holds the underflow flag, whether in
         /// place, and the call.
         type Form<'a> = (&'a str, bool, bool, &'a dyn Fn(&mut [f32], &mut [f32]));
-        let mut forms: Vec<Form> = vec![
+        let every: [Form; 10] = [
             ("divider", false, false, &|a, o| {
                 divide_slice_on(backend, &d, false, a, o).unwrap()
             }),
@@ -110,12 +110,15 @@ fn main() {
                 divide_checked_on(backend, &e, Check::Window, a, None).unwrap()
             }),
         ];
+        let public = |a: &mut [f32], o: &mut [f32]| d.divide_slice(a, o);
+        let public_in_place = |a: &mut [f32], _: &mut [f32]| {
+            d.divide_in_place(a);
+            e.divide_in_place(a)
+        };
+        let mut forms = every.to_vec();
         if backend == fmadiv::backend() {
-            forms.push(("public", false, false, &|a, o| d.divide_slice(a, o)));
-            forms.push(("public in place", false, true, &|a, _| {
-                d.divide_in_place(a);
-                e.divide_in_place(a)
-            }));
+            forms.push(("public", false, false, &public));
+            forms.push(("public in place", false, true, &public_in_place));
         }
         let in_place_base = forms
             .iter()
