@@ -542,10 +542,9 @@ impl Proven {
         }
     }
 
-    /// Whether a slice runs the proven sequence: every strategy but the divider's. (Until
-    /// the lane-checked loop ran its passing blocks with no call, Markstein's lost to the
-    /// divider's own loop and took it; BENCHMARKS.md, "Markstein's divisors in the public
-    /// slices".)
+    /// Whether a slice runs the proven sequence: every strategy but the divider's.
+    /// (Markstein's slices took the divider's own loop until they ran the window-checked
+    /// one: BENCHMARKS.md, "Markstein's divisors in the public slices".)
     #[cfg(fmadiv_x86)]
     fn runs_sequence(&self) -> bool {
         self.strategy != Strategy::Hardware
