@@ -1573,14 +1573,7 @@ fn the_divisors_lane_checked_loop_gives_the_sequence_its_lanes() {
         let mut a = x.to_vec();
         divide_checked_on(backend, &weakened, Check::Lanes, &mut a, Some(&mut out))
             .expect("runs here");
-        (0..x.len())
-            .map(|i| {
-                let (got, right) = (out[i].to_bits(), (x[i] / b).to_bits());
-                let sequence = weakened.divide(x[i]).to_bits();
-                assert!(got == right || got == sequence, "lane {i}");
-                got != right
-            })
-            .collect()
+        common::sequence_lanes("Check::Lanes", x, b, &weakened, &out)
     };
     // Lanes the sequence keeps: those of the blocks it runs (taken, or failed and fixed),
     // and the tail's, but for the NaN lanes (flagged).
@@ -1728,14 +1721,7 @@ fn the_divisors_window_checked_loop_gives_the_sequence_its_vectors_on_every_back
                 let read = |got: &[f32], how: &str| {
                     let what =
                         format!("{} {} over {len}{how}", backend.name(), weakened.strategy());
-                    let sequence: Vec<bool> = (0..len)
-                        .map(|i| {
-                            let (g, right) = (got[i].to_bits(), (x[i] / b).to_bits());
-                            let wrong = weakened.divide(x[i]).to_bits();
-                            assert!(g == right || g == wrong, "{what}: lane {i}");
-                            g != right
-                        })
-                        .collect();
+                    let sequence = common::sequence_lanes(&what, &x, b, &weakened, got);
                     // Every lane of `wrong` but the NaNs and zeros is wrong by the sequence.
                     let want: Vec<bool> = (0..len)
                         .map(|i| want[i] && !x[i].is_nan() && x[i] != 0.0)
@@ -1877,14 +1863,7 @@ fn the_divisors_flag_checked_chunks_give_the_sequence_its_chunks_on_every_backen
             let x = [&a[..head], x].concat();
             let mut out = LineOutput::new(x.len());
             divide_slice_on(backend, &weakened, true, &x, &mut out).expect("runs here");
-            let mut sequence: Vec<bool> = (0..x.len())
-                .map(|i| {
-                    let (got, right) = (out[i].to_bits(), (x[i] / b).to_bits());
-                    let wrong = weakened.divide(x[i]).to_bits();
-                    assert!(got == right || got == wrong, "{what}: lane {i}");
-                    got != right
-                })
-                .collect();
+            let mut sequence = common::sequence_lanes(what, &x, b, &weakened, &out);
             let past_head = sequence.split_off(head);
             assert!(
                 !sequence.contains(&true),

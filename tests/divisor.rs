@@ -518,16 +518,7 @@ fn the_divisors_slices_run_the_plans_choice_by_length() {
                 }
                 out.to_vec()
             });
-            (0..n)
-                .map(|i| {
-                    let (got, right) = (out[i].to_bits(), (x[i] / b).to_bits());
-                    assert!(
-                        got == right || got == weakened.divide(x[i]).to_bits(),
-                        "lane {i} of {n} is neither the sequence's nor the divider's"
-                    );
-                    got != right
-                })
-                .collect()
+            common::sequence_lanes(&format!("over {n}"), x, b, &weakened, &out)
         };
         let paths = [
             ("divide_slice", lens.sequence_from, false),

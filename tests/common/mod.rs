@@ -262,6 +262,31 @@ pub fn markstein_where_wrong() -> (f32, fmadiv::Divisor, Vec<f32>) {
     (b, weakened, wrong)
 }
 
+/// Which lanes of `got`, the quotients of `x` by `b` from a loop run with `weakened` (one
+/// of the divisors above), its sequence computed: every lane must be `/`'s or the
+/// sequence's (`weakened.divide`), and on the dividends where the sequence is wrong those
+/// differ. Panics, naming `what` and the lane, on a lane that is neither.
+pub fn sequence_lanes(
+    what: &str,
+    x: &[f32],
+    b: f32,
+    weakened: &fmadiv::Divisor,
+    got: &[f32],
+) -> Vec<bool> {
+    (0..x.len())
+        .map(|i| {
+            let (g, right) = (got[i].to_bits(), (x[i] / b).to_bits());
+            let sequence = weakened.divide(x[i]).to_bits();
+            assert!(
+                g == right || g == sequence,
+                "{what}: lane {i} of {} is neither the sequence's nor the divider's",
+                x.len()
+            );
+            g != right
+        })
+        .collect()
+}
+
 /// The dividends `weakened` gets wrong over `b`: the significands of [1, 2), at exponents
 /// -20..20, both signs (inside the window of both sequences, whose error does not change
 /// with the dividend's exponent there). Panics if there are none.
