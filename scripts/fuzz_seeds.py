@@ -29,6 +29,18 @@ LONG_PAIRS = 2 * 512 + 77
 # A divisor proven for two products (`Divisor::new(3.0).strategy()`), at the pick of the
 # header: the `Divisor`'s flag-checked chunks run for it.
 TWO_PRODUCTS_DIVISOR = 0x40400000
+# A divisor proven for Markstein's sequence (1.5847477: `Divisor::new(..).strategy()`, the
+# tests' `MARKSTEIN`), at the pick: its slices run the window-checked loop.
+MARKSTEIN_DIVISOR = 0x3FCAD903
+# Biased exponents of dividends just inside the window of Markstein's sequence by that
+# divisor (src/divisor.rs, `markstein_window`): from 2^-78 (the residual normal) up to
+# |a/b| = f32::MAX / 2, about 1.58 * 2^127; and the exponent just below it.
+MARKSTEIN_LOW_EDGE = range(127 - 78, 127 - 78 + 4)
+MARKSTEIN_HIGH_EDGE = range(251, 255)
+MARKSTEIN_BELOW = 127 - 79
+# Largest significand at the top exponent inside that window (1.5 < 1.5847477), and the
+# smallest one outside it (1.625).
+MARKSTEIN_TOP_INSIDE, MARKSTEIN_TOP_OUTSIDE = 0x400000, 0x500000
 # Biased exponents of the kernel's input window (src/bits.rs: unbiased -63 ..= 62).
 WINDOW = range(127 - 63, 127 - 63 + 126)
 # Significands of the near-all-ones divisors the kernel sends to the divider (src/bits.rs).
@@ -47,6 +59,22 @@ def in_window(rng: random.Random, significand: int | None = None) -> int:
     """A random float inside the window, with a random sign (and the given significand)."""
     m = rng.getrandbits(23) if significand is None else significand
     return rng.getrandbits(1) << 31 | rng.choice(WINDOW) << 23 | m
+
+
+def markstein_edge(rng: random.Random, i: int) -> int:
+    """A dividend at an edge of the window of Markstein's sequence by MARKSTEIN_DIVISOR:
+    inside it, but every 97th just outside (its block to the divider; sparse enough that
+    some blocks of 64 lanes hold none) and every 23rd a signed zero (the window loop's
+    sign OR)."""
+    sign = rng.getrandbits(1) << 31
+    if i % 23 == 0:
+        return sign
+    if i % 97 == 0:
+        outside = (MARKSTEIN_BELOW << 23 | rng.getrandbits(23), 254 << 23 | MARKSTEIN_TOP_OUTSIDE)
+        return sign | rng.choice(outside)
+    e = rng.choice([*MARKSTEIN_LOW_EDGE, *MARKSTEIN_HIGH_EDGE])
+    m = rng.randrange(MARKSTEIN_TOP_INSIDE) if e == 254 else rng.getrandbits(23)
+    return sign | e << 23 | m
 
 
 def seed(mode: int, dividends: list[int], divisors: list[int]) -> bytes:
@@ -69,6 +97,10 @@ def main() -> None:
     long_b[7] = TWO_PRODUCTS_DIVISOR
     # The short seed with the two-products divisor at the pick, for the window-checked path.
     b_two = b[:7] + [TWO_PRODUCTS_DIVISOR] + b[8:]
+    # The same with Markstein's divisor at the pick, and dividends at its window's edges.
+    b_markstein = b[:7] + [MARKSTEIN_DIVISOR] + b[8:]
+    long_b_markstein = long_b[:7] + [MARKSTEIN_DIVISOR] + long_b[8:]
+    edges = [markstein_edge(rng, i) for i in range(PAIRS)]
     seeds = {
         "in_window_long": seed(NEAREST, long_a, long_b),
         "in_window_long_down": seed(DOWN, long_a, long_b),
@@ -80,6 +112,9 @@ def main() -> None:
         ),
         "in_window_held_invalid": seed(NEAREST | HOLDS_INVALID, a, b_two),
         "in_window_long_held_flags": seed(NEAREST | HOLDS_VOIDING_FLAGS, long_a, long_b),
+        "in_window_markstein": seed(NEAREST, a, b_markstein),
+        "in_window_long_markstein": seed(NEAREST, long_a, long_b_markstein),
+        "markstein_window_edges": seed(NEAREST, edges, b_markstein),
     }
     if "--check" in sys.argv[1:]:
         stale = [

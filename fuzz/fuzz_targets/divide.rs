@@ -287,6 +287,21 @@ fn compute(
                 x,
                 None,
             );
+            // The same in place: the window-checked loop with the output its input, which
+            // the plan may never choose (Zen 4's row divides in place on the divider).
+            let mut x = a.to_vec();
+            let run = |x: &mut [f32]| {
+                fmadiv::verify::divisor::divide_in_place_on(fmadiv::backend(), d, true, x)
+            };
+            if nearest && run(&mut x).is_some() {
+                push(
+                    &format!("Divisor ({how}) in place, its sequence whatever the plan"),
+                    a,
+                    &ys,
+                    x,
+                    None,
+                );
+            }
             let one: Vec<f32> = a.iter().map(|&x| d.divide(x)).collect();
             push(&format!("Divisor ({how})::divide"), a, &ys, one, None);
             let eights: Vec<f32> = vectors::<8>(a)
