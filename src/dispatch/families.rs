@@ -162,7 +162,7 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
         vendor: "AuthenticAMD",
         family: 0x19,
         model: 0x11,
-        native_run: Some("docs/bench/native-0x19-0x11-d67e875"),
+        native_run: Some("docs/bench/native-0x19-0x11-55efccf"),
         sixteen_lanes_for: &[EntryPoint::Recip, EntryPoint::DivRounded],
         bounds_step_only: true,
         bounds_eight_lane_head_from: Some(ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM),
