@@ -368,17 +368,23 @@ pub(super) const ROWS: &[Row] = &[
             on normal data at 1K-16K in 40 processes (0x6-0xcf-divisors*.json)",
         sixteen: Some(Column {
             choices: Choices {
-                div: [mixed(8), mixed(8)],
+                div: [mixed(4), mixed(4)],
                 recip: [mixed(4), mixed(4)],
                 divisor: DIVISOR_DEFAULT,
             },
             recip_from: EMERALD_RAPIDS_RECIP_SIXTEEN_FROM,
-            evidence: "measured on family 6 model 0xcf with AVX-512F (2 vCPUs; the native \
-                run docs/bench/native-0x6-0xcf-710bc47): `fmadiv bench --schedules`, forced, \
-                against the 512-bit divider loop: `recip` mix-4 1.71, 1.42, 1.45, 1.53, 1.36x \
-                at 256, 1K, 4K, 16K, 64K (the best at each; mix-8 1.30-1.35x), `div` mix-8 \
-                1.26, 1.19, 1.28, 1.24x at 1K-64K (the best there; 1.23x at 256, mix-2 \
-                1.31x); `fmadiv bench --floors` with this column against the eight-lane row \
+            evidence: "measured on family 6 model 0xcf with AVX-512F (2 vCPUs): `fmadiv bench \
+                --schedules`, forced, against the 512-bit divider loop, ten processes of the \
+                native run docs/bench/native-0x6-0xcf-d26c38b: `div` mix-4 1.53, 1.63, 1.66, \
+                1.64, 1.65x at 256, 1K, 4K, 16K, 64K (the best at each; mix-8 1.33-1.50x, the \
+                kernel alone 1.08-1.12x), `recip` mix-4 1.80-1.85x (mix-2 1.76-1.91x); \
+                `fmadiv bench --floors`, three alternating rounds of div mix-4 against mix-8 \
+                (docs/bench/0x6-0xcf-div-mix4-ab.txt): `div`, `try_div` and `par_div` \
+                1.57-1.67x the plain 512-bit loop on normal data at 256-64K against \
+                1.33-1.50x, 1.56-1.67x with the arrays 16 bytes past a line, the other inputs \
+                and entry points level (271 of 276 cell medians at 0.97x or above in both); \
+                earlier (the native run docs/bench/native-0x6-0xcf-710bc47) `fmadiv bench \
+                --floors` with this column (`div` mix-8 then) against the eight-lane row \
                 (docs/bench/0x6-0xcf-sixteen-floors-ab.txt, six alternating rounds): `div` \
                 1.23-1.38x the plain 512-bit loop on normal data at 256-64K on every layout \
                 where the eight-lane mix-8 ran 0.79-1.46x, and 0.97-1.02x on random bits where \
