@@ -208,7 +208,10 @@ const ZEN4_RECIP_SIXTEEN_FROM: usize = 256;
 /// `docs/bench/0x6-0xcf-recip-by-length.txt`): sixteen lanes with mix-4 ran 0.68-0.98x the
 /// eight-lane time at 16-256 elements with the arrays 16 bytes past a cache line (most kinds
 /// of input), 0.99-1.10x at 384-512, and 1.36-1.40x at 1K-2K on normal data there (1.16-1.19x
-/// on a line), 0.90-0.97x with 1% specials.
+/// on a line), 0.90-0.97x with 1% specials. Again at b428a42, six alternating processes
+/// (`docs/bench/0x6-0xcf-recip-by-length-b428a42.txt`): at 256 elements 0.98-1.05x on normal
+/// data, 0.79-0.81x with 1% specials, 0.93-0.95x on random bits; from 384 1.10-1.63x on
+/// normal data, 0.78-0.94x with 1% specials.
 const EMERALD_RAPIDS_RECIP_SIXTEEN_FROM: usize = 1024;
 
 /// Predicted rows: the Divisor as where nothing was measured.
