@@ -8,9 +8,10 @@
 //!
 //! `Divisor(3.7)` (with `--markstein`, the first divisor of [1, 2) whose strategy is
 //! Markstein's: every form but the divider and "lanes" then runs the window-checked loop,
-//! which that strategy's slices take whatever the check) on normal dividends (each a zero with probability P%, 0 by
-//! default); each width's forms alternate in one process over rotating buffer layouts
-//! (dividends and output 2 KiB apart modulo 4 KiB), 41 rounds of about 200 us each; prints
+//! which that strategy's slices take whatever the check) on normal dividends (each a zero
+//! with probability P%, 0 by default); each width's forms alternate in one process over
+//! rotating buffer layouts (dividends and output 2 KiB apart modulo 4 KiB), 41 rounds of
+//! about 200 us each; prints
 //! the median ratio of the width's divider loop (out of place, or in place for the in-place
 //! forms) to each form: above 1 is faster. On the backend the process's `Divisor` runs
 //! (`fmadiv::backend()`), also the public `divide_slice` and `divide_in_place`, which run
