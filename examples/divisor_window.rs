@@ -11,12 +11,11 @@
 //! which that strategy's slices take whatever the check) on normal dividends (each a zero
 //! with probability P%, 0 by default); each width's forms alternate in one process over
 //! rotating buffer layouts (dividends and output 2 KiB apart modulo 4 KiB), 41 rounds of
-//! about 200 us each; prints
-//! the median ratio of the width's divider loop (out of place, or in place for the in-place
-//! forms) to each form: above 1 is faster. On the backend the process's `Divisor` runs
-//! (`fmadiv::backend()`), also the public `divide_slice` and `divide_in_place`, which run
-//! what the plan chooses at each length. Every form's bits
-//! are checked against `/` first, and the caller's underflow flag is checked to be kept.
+//! about 200 us each; prints the median ratio of the width's divider loop (out of place, or
+//! in place for the in-place forms) to each form: above 1 is faster. On the backend the
+//! process's `Divisor` runs (`fmadiv::backend()`), also the public `divide_slice` and
+//! `divide_in_place`, which run what the plan chooses at each length. Every form's bits are
+//! checked against `/` first, and the caller's underflow flag is checked to be kept.
 
 mod common;
 
