@@ -125,8 +125,9 @@ pub const A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW: usize = 8192;
 ///   The price, 16 bytes past a line: the head to the output's line was one more divider vector
 ///   where the divider bounds the loop, 0.80x at 64 elements and 0.94x at 256 for `div`, its kin
 ///   and the `Divisor` (measured before slices under `LINE_HEAD_FROM`, 1024 elements, stopped
-///   taking the head; not measured here since), and `div` on normal data 1.23-1.31x at 256-1K where eight lanes ran
-///   1.33-1.46x. `recip` with mix-4 at sixteen lanes ran 1.26-1.60x the plain 256-bit pass on
+///   taking the head; not measured here since), and `div` (then mix-8) on normal data
+///   1.23-1.31x at 256-1K where eight lanes ran 1.33-1.46x; with mix-4 since, 1.56-1.67x at
+///   256-64K on that layout (`docs/bench/0x6-0xcf-div-mix4-ab.txt`). `recip` with mix-4 at sixteen lanes ran 1.26-1.60x the plain 256-bit pass on
 ///   every layout at 256-256K where the eight-lane loops ran 0.86-1.47x
 ///   (`examples/aliasing_by_width.rs`, `docs/bench/0x6-0xcf-aliasing-by-width.txt`); below 1024
 ///   elements the eight-lane loops won with the arrays 16 bytes past a line
