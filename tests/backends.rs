@@ -293,21 +293,25 @@ fn kernel_lanes_of(what: &str, a: &[f32], b: &[f32], out: &[f32]) -> Vec<bool> {
 
 /// A mixed loop's shape over a slice: after the head to the output's cache line (a
 /// [`LineOutput`]'s, on a backend that aligns its stores), kernel blocks of `block` lanes,
-/// steps of `step`.
+/// steps of `step`, and a short step where what the whole steps leave holds a block and at
+/// least half a step's divider vectors (its block the kernel's, the rest the divider's).
 struct MixedShape {
     what: String,
     /// The elements the divider takes before the first step.
     head: usize,
     block: usize,
     step: usize,
-    /// The whole steps of a slice of `len` after the head (what is left after them is the
-    /// divider's).
+    /// The whole steps of a slice of `len` after the head.
     whole: usize,
+    /// Whether a short step follows them (what is left otherwise is the divider's).
+    short: bool,
     len: usize,
 }
 
 impl MixedShape {
-    /// Schedule `s` on `backend`, over a slice long enough for the back-off to run out twice.
+    /// Schedule `s` on `backend`, over a slice long enough for the back-off to run out twice,
+    /// ending in a short step where the schedule has one (two or more divider vectors), past
+    /// its block by a partial vector.
     fn of(backend: Backend, s: Schedule) -> MixedShape {
         let divider_vectors = match s {
             Schedule::Mixed(m) => m.divider_vectors() as usize,
@@ -315,17 +319,43 @@ impl MixedShape {
         };
         let block = fmadiv::verify::MIXED_BLOCK_VECTORS * backend.lanes();
         let step = block + divider_vectors * backend.lanes();
+        let short_from = block + divider_vectors.div_ceil(2) * backend.lanes();
         let steps = 2 * fmadiv::verify::MIXED_STEPS_AFTER_FAILURE.0 as usize + 5;
-        let len = steps * step + 37;
-        let head = fmadiv::verify::line_head(backend, &LineOutput::new(len));
-        MixedShape {
+        let rest = match short_from < step {
+            true => short_from + 5,
+            false => 37,
+        };
+        // The head depends on the length only through the line head's threshold.
+        let mut head = 0;
+        let len = loop {
+            let len = head + steps * step + rest;
+            let at = fmadiv::verify::line_head(backend, &LineOutput::new(len));
+            if at == head {
+                break len;
+            }
+            head = at;
+        };
+        let shape = MixedShape {
             what: format!("{} {}", backend.name(), s.name()),
             head,
             block,
             step,
             whole: (len - head) / step,
+            short: (len - head) % step >= short_from,
             len,
-        }
+        };
+        assert_eq!(
+            shape.short,
+            short_from < step,
+            "{}: the short step",
+            shape.what
+        );
+        shape
+    }
+
+    /// The steps a call over the slice runs: the whole ones and the short one.
+    fn steps(&self) -> usize {
+        self.whole + usize::from(self.short)
     }
 
     /// Where step `k` starts.
@@ -333,14 +363,14 @@ impl MixedShape {
         self.head + k * self.step
     }
 
-    /// Kernel lanes: the first `block` of each whole step the kernel takes.
+    /// Kernel lanes: the first `block` of each step (the short one too) the kernel takes.
     fn lanes_of(&self, taken: &[bool]) -> Vec<bool> {
         (0..self.len)
             .map(|i| {
                 let Some(j) = i.checked_sub(self.head) else {
                     return false;
                 };
-                j / self.step < self.whole && taken[j / self.step] && j % self.step < self.block
+                j / self.step < self.steps() && taken[j / self.step] && j % self.step < self.block
             })
             .collect()
     }
@@ -361,8 +391,8 @@ impl MixedShape {
         }
     }
 
-    /// Kernel lanes by what each whole step did: a `Kernel` step's block, a `Fixed` one's but
-    /// the lanes in `refused`.
+    /// Kernel lanes by what each step did: a `Kernel` step's block, a `Fixed` one's but the
+    /// lanes in `refused`.
     fn lanes_of_steps(&self, steps: &[StepTaken], refused: &[usize]) -> Vec<bool> {
         let mut lanes = self.lanes_of(
             &steps
@@ -395,7 +425,7 @@ impl MixedShape {
         let clean = on_a_fresh_thread(|| read(b));
         self.check(
             &clean,
-            &self.lanes_of(&vec![true; self.whole]),
+            &self.lanes_of(&vec![true; self.steps()]),
             "a clean slice",
         );
 
@@ -411,17 +441,22 @@ impl MixedShape {
             }
             (zeros, hit)
         };
-        let patterns: [(&str, &[usize], &[usize]); 4] = [
+        // The last two: the short step (where there is one) fails, or the back-off after
+        // the last whole step's failure covers it.
+        let last = self.steps() - 1;
+        let patterns: [(&str, &[usize], &[usize]); 6] = [
             ("failed blocks, twice", &[0, after_failure + 2], &[]),
             ("a lone special", &[], &[1]),
             ("two lone specials in a row", &[], &[1, 2]),
             ("a lone special after a failure", &[0], &[after_failure + 1]),
+            ("the last step failed", &[last], &[]),
+            ("a failure just before the last step", &[last - 1], &[]),
         ];
         for (case, dense, sparse) in patterns {
             let (zeros, hit) = zeros_in(dense, sparse);
             let got = on_a_fresh_thread(|| read(&zeros));
             let steps = mixed_steps(
-                self.whole,
+                self.steps(),
                 dense,
                 sparse,
                 by_vectors,
@@ -440,6 +475,7 @@ impl MixedShape {
         let one_step = MixedShape {
             what: self.what.clone(),
             whole: 1,
+            short: false,
             len: self.step_at(1),
             ..*self
         };
@@ -448,12 +484,12 @@ impl MixedShape {
             &one_step.lanes_of_steps(&one, &hit),
             "a one-step call",
         );
-        let steps = mixed_steps(self.whole, &[], &[], by_vectors, BACKOFF, &mut state);
+        let steps = mixed_steps(self.steps(), &[], &[], by_vectors, BACKOFF, &mut state);
         self.check(&second, &self.lanes_of_steps(&steps, &[]), "the next call");
     }
 }
 
-/// What a mixed loop did with one whole step.
+/// What a mixed loop did with one step (a short one too).
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum StepTaken {
     /// Its kernel block, stored.
@@ -465,13 +501,14 @@ enum StepTaken {
     Divider,
 }
 
-/// What a mixed loop does with `steps` whole steps, by its back-off's rule, where the
-/// `dense` steps' blocks fail with a lane outside the window in two or more vectors and the
-/// `sparse` ones in one. Without `by_vectors` a failed block goes to the divider and the
-/// next `first` steps too, twice as many after each further failure with no pass between
-/// (up to `max`); a passing block resets that. With `by_vectors` a failed block is fixed
-/// vector by vector, a dense failure backs off as above, and a sparse one only where a
-/// failure came before it with no pass between (what it would skip doubling either way).
+/// What a mixed loop does with `steps` steps (a short one counts as one), by its back-off's
+/// rule, where the `dense` steps' blocks fail with a lane outside the window in two or more
+/// vectors and the `sparse` ones in one. Without `by_vectors` a failed block goes to the
+/// divider and the next `first` steps too, twice as many after each further failure with
+/// no pass between (up to `max`); a passing block resets that. With `by_vectors` a failed
+/// block is fixed vector by vector, a dense failure backs off as above, and a sparse one
+/// only where a failure came before it with no pass between (what it would skip doubling
+/// either way).
 /// `skip` and `next` carry the state into the call and out of it.
 fn mixed_steps(
     steps: usize,
@@ -547,7 +584,7 @@ fn the_mixed_loops_give_the_kernel_its_blocks_on_every_backend() {
             let mut finite_first = a.clone();
             finite_first[first_block.clone()].fill(1.5);
             let got = on_a_fresh_thread(|| kernel_lanes(backend, s, &finite_first, &near_all_ones));
-            let mut want = shape.lanes_of(&vec![true; shape.whole]);
+            let mut want = shape.lanes_of(&vec![true; shape.steps()]);
             want[first_block].fill(false);
             shape.check(&got, &want, "a near-all-ones divisor");
 

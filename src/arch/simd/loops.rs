@@ -47,7 +47,9 @@ std::thread_local! {
 /// window the following steps use the divider alone (a back-off kept between calls on this
 /// thread: `MIX_BACKOFF`). The eight-lane reciprocal loops fix a failed block vector by
 /// vector instead, and back off from a lone special only at its second failure before a
-/// pass ([`reciprocal_block_by_vectors`]). What does not fill a step goes to the divider.
+/// pass ([`reciprocal_block_by_vectors`]). What does not fill a step goes to the divider,
+/// but for a short step where it holds a kernel block and at least half the step's divider
+/// vectors ([`short_step_from`]).
 ///
 /// The steps run in [`kernel_run`]s, loops with no call in them, and the slow paths' calls
 /// sit between runs: with those calls inside the loop the compiler re-broadcast three
@@ -97,23 +99,22 @@ pub unsafe fn div_raw<W: Vector, const V: u8, const D: usize, const RECIP: bool>
             };
             // SAFETY: the step at i failed its check and i + step <= len; its divider
             // vectors are stored, its kernel block is not; the caller's guarantees otherwise.
-            unsafe {
-                if RECIP && W::LANES < RECIPROCALS_BY_VECTOR_BELOW_LANES {
-                    match reciprocal_block_by_vectors::<W, V>(w, b, out, i, &quotients) {
-                        // A near-all-ones divisor alone: as below.
-                        0 => {}
-                        1 => backoff.failed_sparsely(),
-                        _ => backoff.failed(),
-                    }
-                } else if divider_block::<W, RECIP>(w, a, b, out, i) {
-                    backoff.failed();
-                }
-            }
+            unsafe { failed_block::<W, V, RECIP>(w, a, b, out, i, &quotients, &mut backoff) };
             i += step;
+        }
+        if len - i >= short_step_from::<W, D>() {
+            if backoff.skip() > 0 {
+                backoff.skipped(1);
+            } else {
+                // SAFETY: i + kernel_len <= short_step_from <= len - i; the caller's
+                // guarantees otherwise.
+                unsafe { short_step::<W, V, RECIP>(w, a, b, out, i, len, &mut backoff) };
+                i = len;
+            }
         }
         backoff.store(&MIX_BACKOFF);
     }
-    // Less than a step remains: the divider takes it.
+    // Less than a short step remains (or none, after one): the divider takes it.
     // SAFETY: i <= len; the caller's guarantees.
     unsafe { divider_vectors::<W, RECIP>(w, a, b, out, i, len) }
 }
@@ -160,6 +161,77 @@ unsafe fn kernel_run<W: Vector, const V: u8, const D: usize, const RECIP: bool>(
         i += step;
     }
     (i, None)
+}
+
+/// The fewest elements left after the whole steps that [`div_raw`] runs as a short step:
+/// a kernel block and half the step's divider vectors (rounded up), so that the kernel's
+/// block still runs beside the divider and the rest keeps about the step's share of the
+/// kernel. Without it a step's worth of lanes short of a multiple goes to the divider
+/// alone: `recip` at 256 elements in the eight-lane mix-8 (steps of 96) gave the divider
+/// 192 lanes, not 160. Never less than a step's for `D` of 0 or 1, which then have none.
+const fn short_step_from<W: Vector, const D: usize>() -> usize {
+    (BLOCK_VECTORS + D.div_ceil(2)) * W::LANES
+}
+
+/// The last step of [`div_raw`], shorter than the others: a kernel block from element `i`
+/// and the divider from the block's end up to `len`, then the block stored or, if it
+/// failed its check, fixed as a failed step's is ([`failed_block`]).
+///
+/// # Safety
+/// As [`div_raw`], past its head, with `i + BLOCK_VECTORS * LANES <= len`.
+#[inline(always)]
+unsafe fn short_step<W: Vector, const V: u8, const RECIP: bool>(
+    w: W,
+    a: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    i: usize,
+    len: usize,
+    backoff: &mut MixBackoff,
+) {
+    let block_end = i + BLOCK_VECTORS * W::LANES;
+    // SAFETY: the block is inside the slices (the caller's guarantee) and loaded before
+    // anything in it is stored; the divider stores only past it.
+    unsafe {
+        let (quotients, check) = kernel_block::<W, V, RECIP>(w, a, b, i);
+        divider_vectors::<W, RECIP>(w, a, b, out, block_end, len);
+        if check.all_accepted(w) {
+            store_block(w, out, i, &quotients);
+            backoff.passed();
+        } else {
+            failed_block::<W, V, RECIP>(w, a, b, out, i, &quotients, backoff);
+        }
+    }
+}
+
+/// A step's kernel block at element `i` that failed its check: fixed vector by vector
+/// (the eight-lane reciprocal loops) or redone by the divider, and the back-off told.
+///
+/// # Safety
+/// As [`div_raw`], with `i + BLOCK_VECTORS * LANES <= len`.
+#[inline(always)]
+unsafe fn failed_block<W: Vector, const V: u8, const RECIP: bool>(
+    w: W,
+    a: *const f32,
+    b: *const f32,
+    out: *mut f32,
+    i: usize,
+    quotients: &[W::F; BLOCK_VECTORS],
+    backoff: &mut MixBackoff,
+) {
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        if RECIP && W::LANES < RECIPROCALS_BY_VECTOR_BELOW_LANES {
+            match reciprocal_block_by_vectors::<W, V>(w, b, out, i, quotients) {
+                // A near-all-ones divisor alone: as below.
+                0 => {}
+                1 => backoff.failed_sparsely(),
+                _ => backoff.failed(),
+            }
+        } else if divider_block::<W, RECIP>(w, a, b, out, i) {
+            backoff.failed();
+        }
+    }
 }
 
 /// [`div_raw`] where MXCSR rounds to nearest; elsewhere the divider, which obeys the mode
