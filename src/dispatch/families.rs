@@ -112,8 +112,8 @@ pub const A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW: usize = 8192;
 ///   (`docs/bench/native-0x6-0xcf-710bc47`, its `vrcp14ps` Intel's reference table on all 2^32
 ///   inputs; `docs/bench/native-0x6-0xcf-2138c9d`, with every entry point at sixteen lanes by
 ///   default; `docs/bench/native-0x6-0xcf-d26c38b`, with the kernel's passing steps in runs
-///   and the 2^5 near-all-ones rule; `docs/bench/native-0x6-0xcf-3bf3797`, the latest in
-///   `native_run`, with `div` at mix-4). Every entry point takes sixteen lanes; `recip` below
+///   and the 2^5 near-all-ones rule; `docs/bench/native-0x6-0xcf-3bf3797`, with `div` at mix-4;
+///   `docs/bench/native-0x6-0xcf-b2754c6`, the latest in `native_run`, with the short step). Every entry point takes sixteen lanes; `recip` below
 ///   1024 elements the eight-lane loops. Its 512-bit divider is no faster per lane than the 256-bit one on normal data
 ///   (1.02-1.06x, `docs/bench/0x6-0xcf-wide-divider.txt`), so the gains come from the FMA kernel
 ///   beside it, and on random bit patterns the 512-bit divider is the faster: at eight lanes
@@ -192,7 +192,7 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
         vendor: "GenuineIntel",
         family: 6,
         model: 0xcf,
-        native_run: Some("docs/bench/native-0x6-0xcf-3bf3797"),
+        native_run: Some("docs/bench/native-0x6-0xcf-b2754c6"),
         sixteen_lanes_for: &EntryPoint::ALL,
         bounds_step_only: true,
         bounds_eight_lane_head_from: None,
