@@ -85,8 +85,9 @@ pub const A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW: usize = 8192;
 ///   `div_rounded` take sixteen lanes by default; `div` and its kin, the `Divisor` and `div_bounds`
 ///   stay at eight. The sixteen-lane rule for near-all-ones divisors (2^5, not 2^15) changed
 ///   none of that: with it `div`'s best schedule at sixteen lanes ran 0.99-1.01x the 512-bit loop
-///   at 4K-16K, median of nine processes (`docs/bench/native-0x19-0x11-ed90c65/summary.txt`). Its 512-bit divider is no faster per lane than the 256-bit one (the eight-lane
-///   divider schedule 1.00-1.01x the 512-bit loop at 256-16K). `div` and its kin lost at sixteen
+///   at 4K-16K, median of nine processes (`docs/bench/native-0x19-0x11-ed90c65/summary.txt`).
+///   Its 512-bit divider is no faster per lane than the 256-bit one (the eight-lane divider
+///   schedule 1.00-1.01x the 512-bit loop at 256-16K). `div` and its kin lost at sixteen
 ///   lanes (24 of 248 floor cells under 0.97x, against 1 at eight: the `Divisor` made per row,
 ///   `div` with 1% specials at 1K), and so did `div_bounds` (0.83-0.97x the eight-lane one on
 ///   normal data at 64-16K, `docs/bench/0x19-0x11-bounds-step-only-ab.txt`). The two that gained on
@@ -108,39 +109,41 @@ pub const A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW: usize = 8192;
 ///   4K-16K, where the passes run at 0.99x: `docs/bench/0x19-0x11-masked-step-ab.txt`). Its
 ///   eight-lane `div_bounds` takes the head to the lower bounds' vector boundary from 640 elements
 ///   (`ZEN4_BOUNDS_EIGHT_LANE_HEAD_FROM`, with its evidence).
-/// - Intel family 6 model 0xcf (Emerald Rapids): every native check passed
-///   (`docs/bench/native-0x6-0xcf-710bc47`, its `vrcp14ps` Intel's reference table on all 2^32
-///   inputs; `docs/bench/native-0x6-0xcf-2138c9d`, with every entry point at sixteen lanes by
-///   default; `docs/bench/native-0x6-0xcf-d26c38b`, with the kernel's passing steps in runs
-///   and the 2^5 near-all-ones rule; `docs/bench/native-0x6-0xcf-3bf3797`, with `div` at mix-4;
-///   `docs/bench/native-0x6-0xcf-b2754c6`, the latest in `native_run`, with the short step). Every entry point takes sixteen lanes; `recip` below
-///   1024 elements the eight-lane loops. Its 512-bit divider is no faster per lane than the 256-bit one on normal data
-///   (1.02-1.06x, `docs/bench/0x6-0xcf-wide-divider.txt`), so the gains come from the FMA kernel
-///   beside it, and on random bit patterns the 512-bit divider is the faster: at eight lanes
-///   `div` and its kin ran 0.72-0.89x the plain 512-bit loop on random bits at 64-64K, and with
-///   the arrays 16 bytes past a cache line (where a `Vec<f32>` lies) 0.79-0.99x on normal data
-///   at 4K-64K in most runs; at sixteen lanes 0.97-1.02x and 1.23-1.38x, 272 of 276 floor cells
-///   at 0.97x or above on the aligned layouts against 236
-///   (`docs/bench/0x6-0xcf-sixteen-floors-ab.txt`).
-///   The price, 16 bytes past a line: the head to the output's line was one more divider vector
-///   where the divider bounds the loop, 0.80x at 64 elements and 0.94x at 256 for `div`, its kin
-///   and the `Divisor` (measured before slices under `LINE_HEAD_FROM`, 1024 elements, stopped
-///   taking the head; not measured here since), and `div` (then mix-8) on normal data
-///   1.23-1.31x at 256-1K where eight lanes ran 1.33-1.46x; with mix-4 since, 1.56-1.67x at
-///   256-64K on that layout (`docs/bench/0x6-0xcf-div-mix4-ab.txt`). `recip` with mix-4 at sixteen lanes ran 1.26-1.60x the plain 256-bit pass on
-///   every layout at 256-256K where the eight-lane loops ran 0.86-1.47x
-///   (`examples/aliasing_by_width.rs`, `docs/bench/0x6-0xcf-aliasing-by-width.txt`); below 1024
-///   elements the eight-lane loops won with the arrays 16 bytes past a line
-///   (`docs/bench/0x6-0xcf-recip-by-length.txt`). `div_rounded` (an embedded-rounding pass) ran
-///   0.74-0.99x the plain pass at 8-128 elements where eight lanes ran 0.49-0.82x, the same from
-///   256 (`fmadiv bench --rounding`, `docs/bench/0x6-0xcf-rounding-by-width.txt`); `div_bounds`
-///   0.88-1.80x two divider passes at 8-1K where eight lanes ran 0.75-1.77x. Its `div_bounds`
-///   takes the step at every length: 1.69-1.79x two embedded passes at 4K-16K, where the
-///   passes from `TWO_PASSES_FROM` run at 1.00x (`fmadiv bench --rounding`, three alternating
-///   processes each); layout by layout 0.53-0.60 of one plain pass at 4K-64K on a line and
-///   0.87-0.92 16 bytes past one, where the passes run 0.50 (the eight-lane step 0.58-0.60 and
-///   0.39-0.45), but 0.45-0.46 in memory (256K) where the passes ran 0.49-0.59
-///   (`docs/bench/0x6-0xcf-bounds-step-only-ab.txt`).
+/// - Intel family 6 model 0xcf (Emerald Rapids): every native check passed in each native
+///   run (`docs/bench/native-0x6-0xcf-*`, the latest in `native_run`; the first,
+///   `native-0x6-0xcf-710bc47`, found its `vrcp14ps` Intel's reference table on all 2^32
+///   inputs). Every entry point takes sixteen lanes; `recip` below 1024 elements the eight-lane
+///   loops.
+///   - Why sixteen lanes: its 512-bit divider is no faster per lane than the 256-bit one on
+///     normal data (1.02-1.06x, `docs/bench/0x6-0xcf-wide-divider.txt`), so the gains come from
+///     the FMA kernel beside it; on random bit patterns the 512-bit divider is the faster. At
+///     eight lanes `div` and its kin ran 0.72-0.89x the plain 512-bit loop on random bits at
+///     64-64K and, with the arrays 16 bytes past a cache line (where a `Vec<f32>` lies),
+///     0.79-0.99x on normal data at 4K-64K in most runs; at sixteen lanes 0.97-1.02x and
+///     1.23-1.38x: 272 of 276 floor cells at 0.97x or above on the aligned layouts against 236
+///     (`docs/bench/0x6-0xcf-sixteen-floors-ab.txt`).
+///   - `div` and its kin: mix-4, 1.56-1.67x the plain 512-bit loop at 256-64K on normal data on
+///     both layouts, where mix-8 ran 1.33-1.50x (`docs/bench/0x6-0xcf-div-mix4-ab.txt`). The
+///     price 16 bytes past a line: the head to the output's line is one more divider vector
+///     where the divider bounds the loop, 0.80x at 64 elements and 0.94x at 256 (measured before
+///     slices under `LINE_HEAD_FROM`, 1024 elements, stopped taking the head; not measured
+///     since).
+///   - `recip`: mix-4 at sixteen lanes ran 1.26-1.60x the plain 256-bit pass on every layout at
+///     256-256K where the eight-lane loops ran 0.86-1.47x (`examples/aliasing_by_width.rs`,
+///     `docs/bench/0x6-0xcf-aliasing-by-width.txt`); below 1024 elements the eight-lane loops
+///     won with the arrays 16 bytes past a line (`docs/bench/0x6-0xcf-recip-by-length.txt`), and
+///     with the short step they reach 1.60x the 512-bit loop at 256
+///     (`docs/bench/0x6-0xcf-short-step-ab.txt`).
+///   - `div_rounded` (an embedded-rounding pass) ran 0.74-0.99x the plain pass at 8-128 elements
+///     where eight lanes ran 0.49-0.82x, the same from 256 (`fmadiv bench --rounding`,
+///     `docs/bench/0x6-0xcf-rounding-by-width.txt`).
+///   - `div_bounds` ran 0.88-1.80x two divider passes at 8-1K where eight lanes ran 0.75-1.77x,
+///     and takes the step at every length: 1.69-1.79x two embedded passes at 4K-16K, where the
+///     passes from `TWO_PASSES_FROM` run at 1.00x (`fmadiv bench --rounding`, three alternating
+///     processes each); layout by layout 0.53-0.60 of one plain pass at 4K-64K on a line and
+///     0.87-0.92 16 bytes past one, where the passes run 0.50 (the eight-lane step 0.58-0.60 and
+///     0.39-0.45), but 0.45-0.46 in memory (256K) where the passes ran 0.49-0.59
+///     (`docs/bench/0x6-0xcf-bounds-step-only-ab.txt`).
 /// - Intel family 6 model 0xa7: Rocket Lake's signature, measured on a KVM guest that reports
 ///   it with features Rocket Lake lacks (AMX, AVX512-FP16, 480 MiB of L3: a server core).
 ///   Every native check passed (`docs/bench/native-0x6-0xa7-8ffbbb8`, before the record, its
@@ -151,11 +154,12 @@ pub const A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW: usize = 8192;
 ///   products window-checked; `docs/bench/native-0x6-0xa7-139760d`, with the `Divisor` in
 ///   place from 4096 elements; `docs/bench/native-0x6-0xa7-2972452`, in place from 1024
 ///   and the window for held flags; `docs/bench/native-0x6-0xa7-6ef5e44`, the latest in
-///   `native_run`, `recip`'s eight-lane blocks fixed vector by vector). `div`, its kin, the `Divisor` and the
-///   directed functions take sixteen lanes; `recip` keeps eight (the record's `evidence`). Its 512-bit divider is no faster per
-///   lane than the 256-bit one on normal data (the eight-lane divider schedule 1.00-1.04x the
-///   512-bit loop at 256-64K, `docs/bench/0x6-0xa7-schedules.txt`) and, as on Emerald Rapids,
-///   faster on random bit patterns. Left below the floor: the `Divisor` and `div_scalar` made
+///   `native_run`, `recip`'s eight-lane blocks fixed vector by vector). `div`, its kin, the
+///   `Divisor` and the directed functions take sixteen lanes; `recip` keeps eight (the record's
+///   `evidence`). Its 512-bit divider is no faster per lane than the 256-bit one on normal
+///   data (the eight-lane divider schedule 1.00-1.04x the 512-bit loop at 256-64K,
+///   `docs/bench/0x6-0xa7-schedules.txt`) and, as on Emerald Rapids, faster on random bit
+///   patterns. Left below the floor: the `Divisor` and `div_scalar` made
 ///   per row of 256 elements, 0.90-0.93x the 256-bit per-row loop. Where the caller's MXCSR
 ///   holds the underflow, overflow or invalid flag, `div_bounds` keeps the window check below
 ///   8K elements (`A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW`, with its evidence). A Rocket Lake
