@@ -196,7 +196,7 @@ pub const AVX512_FAMILIES: &[Avx512Family] = &[
         vendor: "GenuineIntel",
         family: 6,
         model: 0xcf,
-        native_run: Some("docs/bench/native-0x6-0xcf-b2754c6"),
+        native_run: Some("docs/bench/native-0x6-0xcf-434b3fa"),
         sixteen_lanes_for: &EntryPoint::ALL,
         bounds_step_only: true,
         bounds_eight_lane_head_from: None,
