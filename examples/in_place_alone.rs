@@ -4,17 +4,16 @@
 //!
 //! `cargo run --release --example in_place_alone [LENGTH ...]` (256 to 64K by default)
 //!
-//! The floors restore the dividends before every in-place call (a 128-bit copy loop, the
-//! same on both sides), so their ratio is (copy + divider) / (copy + `fmadiv`), smaller
-//! than the division's own. Here each call divides by `b` and the next by `c`, where
-//! `c[i] = 1 / b[i]` rounded: the dividends stay normal and near where they started (each
-//! division is rounded once; checked each round: within a factor of two), so every call sees
-//! normal data inside the kernel's input window, and nothing is copied. Both sides run the same calls on the same
-//! values, alternately in one process, over the floors' four layouts in turn (one per round);
-//! both end on the same bits, checked each round. Printed per length: ns per call of the
-//! divider loop and of `div_in_place`, and of the floors' `(+copy)` pair and the copy alone
-//! for comparison; then the medians and ranges over the rounds of the ratios
-//! (divider / `div_in_place`, with and without the copy).
+//! The floors restore the dividends before every in-place call (a 128-bit copy loop, the same on
+//! both sides), so their ratio is (copy + divider) / (copy + `fmadiv`), smaller than the division's
+//! own. Here each call divides by `b` and the next by `c`, where `c[i] = 1 / b[i]` rounded: the
+//! dividends stay normal and near where they started (each division is rounded once; checked each
+//! round: within a factor of two), so every call sees normal data inside the kernel's input window,
+//! and nothing is copied. Both sides run the same calls on the same values, alternately in one
+//! process, over the floors' four layouts in turn (one per round); both end on the same bits,
+//! checked each round. Printed per length: ns per call of the divider loop and of `div_in_place`,
+//! and of the floors' `(+copy)` pair and the copy alone for comparison; then the medians and ranges
+//! over the rounds of the ratios (divider / `div_in_place`, with and without the copy).
 
 mod common;
 

@@ -8,14 +8,14 @@
 //! cargo run --release --example kernel_check_cost -- --normal    # divisors near all ones too
 //! ```
 //!
-//! The check (`InputCheck` in `src/arch/simd/kernel.rs`) is integer work beside the kernel's
-//! seven arithmetic operations per vector (the seed and six FMA-pipe ones): both operands'
-//! window (a shift and a subtraction each, a maximum of the two and one into the block's) and
-//! the divisor's near-all-ones field (an AND and a maximum), eight operations per vector.
-//! Where the CPU runs wide vectors on few ports (two for 512-bit operations on Intel's server
-//! cores) that may be what holds the kernel back beside the divider. This measures it: the harness loop below is the library's mixed loop (blocks of
-//! four kernel vectors, each followed by `D` divider vectors, the block's check reduced and
-//! branched on once) without the back-off and the line head, built with each of
+//! The check (`InputCheck` in `src/arch/simd/kernel.rs`) is integer work beside the kernel's seven
+//! arithmetic operations per vector (the seed and six FMA-pipe ones): both operands' window (a
+//! shift and a subtraction each, a maximum of the two and one into the block's) and the divisor's
+//! near-all-ones field (an AND and a maximum), eight operations per vector. Where the CPU runs wide
+//! vectors on few ports (two for 512-bit operations on Intel's server cores) that may be what holds
+//! the kernel back beside the divider. This measures it: the harness loop below is the library's
+//! mixed loop (blocks of four kernel vectors, each followed by `D` divider vectors, the block's
+//! check reduced and branched on once) without the back-off and the line head, built with each of
 //!
 //! - `full`: the shipped check (both windows, the near-all-ones rule);
 //! - `windows`: both windows, no near-all-ones rule;
@@ -285,8 +285,8 @@ fn main() {
     }
 
     /// The checks' two comparisons for one width's loops: on [`COMPARED`] elements of the timed
-    /// kind of data every loop matches `/`; on the data with a zero, an infinity and a near-all-ones divisor the `full`
-    /// loops match and the `none` loops do not. Panics otherwise.
+    /// kind of data every loop matches `/`; on the data with a zero, an infinity and a
+    /// near-all-ones divisor the `full` loops match and the `none` loops do not. Panics otherwise.
     fn compare(width: &str, loops: &[[Loop; 3]; 6], (a, b): (&[f32], &[f32])) {
         let mut out = vec![0.0f32; a.len()];
         for (name, row) in CHECKS.iter().zip(loops) {

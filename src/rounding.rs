@@ -131,23 +131,21 @@ pub fn try_div_rounded(
 /// interval `[lo[i], hi[i]]` holds the exact quotient, and is one point exactly where the
 /// quotient is exact.
 ///
-/// How: one round-to-nearest division and the directed step of [`div_rounded`] give both
-/// bounds (in slices of 32 vectors and more, 256 elements at eight lanes and 512 at
-/// sixteen, every lane of a chunk of 4096 that raised no underflow, overflow or invalid
-/// flag, MXCSR read once per chunk; in shorter ones, lanes
-/// inside the kernel's input window; the others take `vdivps` under each mode). On the
-/// 16-lane backend, from 4096 elements, two passes of embedded rounding instead (one per
-/// bound: on family 6 model 0xcf a 512-bit sketch of the step measured 1.72–1.75× two such
-/// passes at 256–1K and 0.72–0.87× at 4K–64K), except on a CPU family whose record says
-/// [`crate::Avx512Family::bounds_step_only`] (family 0x19 model 0x11, where the step
-/// measured 1.46–1.50× two passes at 4K–16K, and family 6 model 0xcf, 1.69–1.79×): the step
-/// at every length there. At eight
-/// lanes, where the CPU's record gives a length ([`crate::Avx512Family::bounds_eight_lane_head_from`],
-/// Zen 4: 640), the step loop first divides the elements before the lower bounds' next
-/// 32-byte boundary and ends with whole vectors (no split or masked stores). Which backend
-/// runs: [`crate::backend_of`]`(EntryPoint::DivBounds)`. Flags: those of the
-/// round-to-nearest divisions the step starts from (on either backend), none from the
-/// embedded-rounding passes or from the vectors they redo (as [`div_rounded`]'s).
+/// How: one round-to-nearest division and the directed step of [`div_rounded`] give both bounds (in
+/// slices of 32 vectors and more, 256 elements at eight lanes and 512 at sixteen, every lane of a
+/// chunk of 4096 that raised no underflow, overflow or invalid flag, MXCSR read once per chunk; in
+/// shorter ones, lanes inside the kernel's input window; the others take `vdivps` under each mode).
+/// On the 16-lane backend, from 4096 elements, two passes of embedded rounding instead (one per
+/// bound: on family 6 model 0xcf a 512-bit sketch of the step measured 1.72–1.75× two such passes
+/// at 256–1K and 0.72–0.87× at 4K–64K), except on a CPU family whose record says
+/// [`crate::Avx512Family::bounds_step_only`] (family 0x19 model 0x11, where the step measured
+/// 1.46–1.50× two passes at 4K–16K, and family 6 model 0xcf, 1.69–1.79×): the step at every length
+/// there. At eight lanes, where the CPU's record gives a length
+/// ([`crate::Avx512Family::bounds_eight_lane_head_from`], Zen 4: 640), the step loop first divides
+/// the elements before the lower bounds' next 32-byte boundary and ends with whole vectors (no
+/// split or masked stores). Which backend runs: [`crate::backend_of`]`(EntryPoint::DivBounds)`.
+/// Flags: those of the round-to-nearest divisions the step starts from (on either backend), none
+/// from the embedded-rounding passes or from the vectors they redo (as [`div_rounded`]'s).
 ///
 /// # Panics
 /// If the four slices do not have the same length (nothing is written then).

@@ -652,11 +652,11 @@ fn the_mixed_loops_of_recip_give_the_kernel_its_blocks_on_every_backend() {
                 shape.holds_through(&b, &read, backend.lanes(), by_vectors);
             }
 
-            // A near-all-ones divisor in the first block's second vector, zero divisors
-            // around it (one in that vector too), read through the window-free kernel (readable on every table: a
-            // zero's lane NaN where the kernel computed it, `±∞` where the divider did): fixed
-            // vector by vector, the block's zeros stay the kernel's and the near-all-ones lane
-            // alone is the divider's; redone by the divider, none is the kernel's.
+            // A near-all-ones divisor in the first block's second vector, zero divisors around it
+            // (one in that vector too), read through the window-free kernel (readable on every
+            // table: a zero's lane NaN where the kernel computed it, `±∞` where the divider did):
+            // fixed vector by vector, the block's zeros stay the kernel's and the near-all-ones
+            // lane alone is the divider's; redone by the divider, none is the kernel's.
             let mut b = divisors_with_zeros(shape.len, 12);
             let block = shape.step_at(0)..shape.step_at(0) + shape.block;
             let second = block.start + backend.lanes()..block.start + 2 * backend.lanes();

@@ -452,15 +452,15 @@ fn shapes_that_do_not_broadcast_are_errors_and_write_nothing() {
     assert!(panicked.is_err());
 }
 
-/// Every path of `fmadiv::ndarray` that reaches the slice functions runs the plan's loop
-/// there, not a `/` of its own (which gives the same bits): read through the mixed loop's
-/// back-off (`common::PlansLoops`). The paths: one flat division into fresh memory
-/// (contiguous operands), fresh rows divided lane by lane (a broadcast row divisor), a
-/// strided operand gathered a piece at a time, a transposed one a tile at a time, `div_to`
-/// flat, lane by lane and into a strided output, and `div_assign` flat, lane by lane, strided and by a transposed
-/// divisor; and short rows a group at a time (`div`, `div_to`, `div_assign`; contiguous, and
-/// as columns of a wider matrix). A column divisor goes to `div_scalar`:
-/// [`a_column_divisor_runs_the_divisors_chunks`] reads that path.
+/// Every path of `fmadiv::ndarray` that reaches the slice functions runs the plan's loop there, not
+/// a `/` of its own (which gives the same bits): read through the mixed loop's back-off
+/// (`common::PlansLoops`). The paths: one flat division into fresh memory (contiguous operands),
+/// fresh rows divided lane by lane (a broadcast row divisor), a strided operand gathered a piece at
+/// a time, a transposed one a tile at a time, `div_to` flat, lane by lane and into a strided
+/// output, and `div_assign` flat, lane by lane, strided and by a transposed divisor; and short rows
+/// a group at a time (`div`, `div_to`, `div_assign`; contiguous, and as columns of a wider matrix).
+/// A column divisor goes to `div_scalar`: [`a_column_divisor_runs_the_divisors_chunks`] reads that
+/// path.
 #[cfg(fmadiv_x86)]
 #[test]
 fn every_path_runs_the_plans_loop() {

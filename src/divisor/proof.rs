@@ -30,8 +30,8 @@ impl Reciprocal {
     }
 }
 
-/// The proof-carrying choice of [`Divisor::new`](crate::Divisor::new): the strategy, and for two products the
-/// rounding of `zh`.
+/// The proof-carrying choice of [`Divisor::new`](crate::Divisor::new): the strategy, and for two
+/// products the rounding of `zh`.
 #[inline(always)]
 pub(super) fn choose(b: f32) -> (Strategy, Reciprocal) {
     let zh = 1.0 / b;
