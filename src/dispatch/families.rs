@@ -123,11 +123,11 @@ pub const A7_BOUNDS_WINDOW_IF_FLAGS_HELD_BELOW: usize = 8192;
 ///     1.23-1.38x: 272 of 276 floor cells at 0.97x or above on the aligned layouts against 236
 ///     (`docs/bench/0x6-0xcf-sixteen-floors-ab.txt`).
 ///   - `div` and its kin: mix-4, 1.56-1.67x the plain 512-bit loop at 256-64K on normal data on
-///     both layouts, where mix-8 ran 1.33-1.50x (`docs/bench/0x6-0xcf-div-mix4-ab.txt`). The
-///     price 16 bytes past a line: the head to the output's line is one more divider vector
-///     where the divider bounds the loop, 0.80x at 64 elements and 0.94x at 256 (measured before
-///     slices under `LINE_HEAD_FROM`, 1024 elements, stopped taking the head; not measured
-///     since).
+///     both layouts, where mix-8 ran 1.33-1.50x (`docs/bench/0x6-0xcf-div-mix4-ab.txt`). The price
+///     16 bytes past a line: the head to the output's line is one more divider vector where the
+///     divider bounds the loop, 0.80x at 64 elements and 0.94x at 256 for them and the `Divisor`
+///     (measured before slices under `LINE_HEAD_FROM`, 1024 elements, stopped taking the head; not
+///     measured since).
 ///   - `recip`: mix-4 at sixteen lanes ran 1.26-1.60x the plain 256-bit pass on every layout at
 ///     256-256K where the eight-lane loops ran 0.86-1.47x (`examples/aliasing_by_width.rs`,
 ///     `docs/bench/0x6-0xcf-aliasing-by-width.txt`); below 1024 elements the eight-lane loops
